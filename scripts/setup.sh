@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One entry point for a fresh Debian 12 machine:
+#   scripts/setup.sh run     install what is missing, build, launch the explorer
+#   scripts/setup.sh test    install what is missing, build with warnings as errors, run every test
+#   scripts/setup.sh deps    only install the Debian packages
+#   scripts/setup.sh build   only build (release)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+install_deps() {
+    local wanted missing=()
+    mapfile -t wanted < <(grep -vE '^\s*(#|$)' packaging/debian-packages.txt)
+    for p in "${wanted[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        say "All ${#wanted[@]} Debian packages are installed"
+        return
+    fi
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "error: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+        sudo=(sudo)
+    fi
+    say "Installing ${#missing[@]} Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+njobs() { nproc 2>/dev/null || echo 2; }
+
+build() {
+    local preset=$1
+    say "Configuring ($preset)"
+    cmake --preset "$preset" >/dev/null
+    say "Building ($preset) with $(njobs) jobs"
+    cmake --build --preset "$preset" -j "$(njobs)"
+}
+
+case "${1:-}" in
+deps) install_deps ;;
+build) install_deps; build release ;;
+run)
+    install_deps
+    build release
+    shift
+    bin=build/release/src/app/pe-explorer
+    if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        say "No display: starting the explorer under xvfb-run (set DISPLAY to see the window)"
+        exec xvfb-run -a -s '-screen 0 1600x1000x24' "$bin" "$@"
+    fi
+    exec "$bin" "$@"
+    ;;
+test)
+    install_deps
+    build ci
+    say "Running the tests (GUI and GL tests under xvfb-run)"
+    cd build/ci
+    xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 900
+    ;;
+*)
+    echo "usage: scripts/setup.sh {run|test|deps|build}" >&2
+    exit 2
+    ;;
+esac

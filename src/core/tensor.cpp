@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+#include "tensor.h"
+
+#include <stdexcept>
+
+namespace pe {
+
+const char* npyDescr(DType t) {
+    switch (t) {
+    case DType::F32: return "<f4";
+    case DType::F64: return "<f8";
+    case DType::I32: return "<i4";
+    }
+    return "?";
+}
+
+const char* safetensorsName(DType t) {
+    switch (t) {
+    case DType::F32: return "F32";
+    case DType::F64: return "F64";
+    case DType::I32: return "I32";
+    }
+    return "?";
+}
+
+std::size_t dtypeSize(DType t) { return t == DType::F64 ? 8 : 4; }
+
+Tensor::Tensor(DType dtype, std::vector<std::int64_t> shape) : m_shape(std::move(shape)) {
+    const auto n = static_cast<std::size_t>(shapeElements(m_shape));
+    switch (dtype) {
+    case DType::F32: m_data = std::vector<float>(n); break;
+    case DType::F64: m_data = std::vector<double>(n); break;
+    case DType::I32: m_data = std::vector<std::int32_t>(n); break;
+    }
+}
+
+DType Tensor::dtype() const {
+    switch (m_data.index()) {
+    case 0: return DType::F32;
+    case 1: return DType::F64;
+    default: return DType::I32;
+    }
+}
+
+std::int64_t Tensor::size() const {
+    return std::visit([](const auto& v) { return static_cast<std::int64_t>(v.size()); }, m_data);
+}
+
+const void* Tensor::raw() const {
+    return std::visit([](const auto& v) { return static_cast<const void*>(v.data()); }, m_data);
+}
+
+void* Tensor::raw() {
+    return std::visit([](auto& v) { return static_cast<void*>(v.data()); }, m_data);
+}
+
+double Tensor::at(std::int64_t flat) const {
+    return std::visit([flat](const auto& v) { return static_cast<double>(v.at(static_cast<std::size_t>(flat))); }, m_data);
+}
+
+Tensor Tensor::converted(DType to) const {
+    Tensor out(to, m_shape);
+    std::visit(
+        [&out, to](const auto& src) {
+            auto copy = [&src](auto* dst) {
+                using D = std::remove_pointer_t<decltype(dst)>;
+                for (std::size_t i = 0; i < src.size(); ++i)
+                    dst[i] = static_cast<D>(src[i]);
+            };
+            switch (to) {
+            case DType::F32: copy(out.data<float>()); break;
+            case DType::F64: copy(out.data<double>()); break;
+            case DType::I32: copy(out.data<std::int32_t>()); break;
+            }
+        },
+        m_data);
+    return out;
+}
+
+std::string Tensor::shapeString() const {
+    std::string s = "[";
+    for (std::size_t i = 0; i < m_shape.size(); ++i) {
+        if (i)
+            s += ", ";
+        s += std::to_string(m_shape[i]);
+    }
+    return s + "]";
+}
+
+} // namespace pe

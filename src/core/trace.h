@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * The reference forward pass: one multi-head self-attention layer with a position scheme,
+ * returning every named stage of SPEC-trace.md ("E", "P", "X", "Q", "K", "V", "logits",
+ * "weights", "head_out", "out", and the scheme's component tensors).
+ *
+ * Shapes: n = sequence length with special tokens; per-head tensors are [heads, n, ·].
+ * Row-vector convention, Q = X W_q; head h takes columns [h d_h, (h+1) d_h).
+ * Computes in float32 or float64 (Params::precision); index tensors are int32.
+ */
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "expected.h"
+#include "params.h"
+#include "tensor.h"
+#include "weights.h"
+
+namespace pe {
+
+struct Trace {
+    Params params;
+    std::vector<std::pair<std::string, Tensor>> tensors; ///< in the contract's order
+    std::vector<std::string> tokens;                     ///< one label per position
+
+    const Tensor* find(std::string_view name) const;
+    Tensor* find(std::string_view name);
+};
+
+/** Names of the tensors a trace of these parameters produces, in order. */
+std::vector<std::string> traceTensorNames(const Params& p);
+
+/** Bytes a trace of these parameters holds at its peak (outputs plus working buffers). */
+std::uint64_t estimateTraceBytes(const Params& p);
+
+/**
+ * Runs the forward pass. `w` must be complete (completeWeights) and E must hold the input
+ * tokens. `cancel`, if given, is polled between heads; a cancelled run returns an Error
+ * "cancelled". Errors name the option or tensor at fault.
+ */
+Expected<Trace> computeTrace(const Params& p, const Weights& w,
+                             const std::atomic<bool>* cancel = nullptr);
+
+/** Default token labels: "t0".."t{n-1}" with "[CLS]"/"[SEP]" where present. */
+std::vector<std::string> defaultTokens(const Params& p);
+
+} // namespace pe
