@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+
+#include "compute_worker.h"
+#include "session.h"
+#include "settings.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+class QUndoStack;
+
+namespace pe {
+
+class ParamsPanel;
+class TraceViews;
+
+/** Wires the parameter panel, the worker and the views; owns menus and the status bar. */
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /** `persist` = false leaves QSettings alone (tests, screenshots). */
+    explicit MainWindow(const Session& initial, bool persist = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ParamsPanel* panel() const { return m_panel; }
+    TraceViews* views() const { return m_views; }
+    ComputeController* controller() const { return m_controller; }
+    QUndoStack* undoStack() const { return m_undo; }
+    Session session() const;
+    /** Applies a session: controls, then a computation (no undo entry). */
+    void applySession(const Session& s);
+    /** Parameters of the trace now on screen; frames() counts traces shown. */
+    const Params* shownParams() const;
+    int frames() const { return m_frames; }
+    QString statusText() const;
+
+    Status exportFigure(const QString& path, int dpi);
+    Status exportMatrix(const QString& path);
+
+Q_SIGNALS:
+    void frameShown();
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+
+private:
+    void buildMenus();
+    void onPanelChanged(const Params& p, const InputChoice& in);
+    void submit(const Session& s);
+    void onResult(const ComputeResult& r);
+    void showPending();
+    void onBusy(bool busy);
+    void openSession();
+    void saveSession();
+    void exportFigureDialog();
+    void exportPanelDialog();
+    void exportMatrixDialog();
+    void copyFigure();
+
+    Settings m_settings;
+    bool m_persist;
+    ParamsPanel* m_panel;
+    TraceViews* m_views;
+    ComputeController* m_controller;
+    QUndoStack* m_undo;
+    Session m_current;
+    bool m_applyingUndo = false;
+
+    ComputeResult m_pending;
+    QTimer* m_frameTimer;
+    QTimer* m_progressDelay;
+    QLabel* m_timing;
+    QLabel* m_hover;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    int m_frames = 0;
+};
+
+} // namespace pe
