@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include "main_window.h"
+#include "params_panel.h"
+#include "trace_views.h"
+
+using namespace pe;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void firstViewIsSinusoidal();
+    void controlReachesWorkerAndRedraws_data();
+    void controlReachesWorkerAndRedraws();
+    void quickChangesEndOnTheLast();
+    void sliderDragCoalesces();
+    void undoRedoRestoresParameters();
+    void everySchemeShowsItsViews_data();
+    void everySchemeShowsItsViews();
+    void exportsCurrentView();
+
+private:
+    bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
+    MainWindow* m_w = nullptr;
+};
+
+bool TestMainWindow::waitForShown(std::function<bool(const Params&)> pred, int ms) {
+    return QTest::qWaitFor([&] { return m_w->shownParams() && pred(*m_w->shownParams()); }, ms);
+}
+
+void TestMainWindow::init() {
+    m_w = new MainWindow(Settings::defaultSession(), /*persist=*/false);
+    m_w->resize(1200, 800);
+    m_w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_w));
+    QVERIFY(waitForShown([](const Params&) { return true; }));
+}
+
+void TestMainWindow::cleanup() {
+    delete m_w;
+    m_w = nullptr;
+}
+
+void TestMainWindow::firstViewIsSinusoidal() {
+    const Params& p = *m_w->shownParams();
+    QVERIFY(p.scheme == Scheme::Sinusoidal);
+    QCOMPARE(p.n, 64);
+    QCOMPARE(p.d, 128);
+    QCOMPARE(p.heads, 4);
+    HeatmapView* h = m_w->views()->currentHeatmap();
+    QCOMPARE(h->data().rows, 64);
+    QCOMPARE(h->data().cols, 128);
+    QVERIFY(m_w->statusText().contains(QLatin1String("compute")));
+}
+
+void TestMainWindow::controlReachesWorkerAndRedraws_data() {
+    QTest::addColumn<QString>("control");
+    QTest::addColumn<int>("value");
+    QTest::newRow("length") << QStringLiteral("n") << 33;
+    QTest::newRow("width") << QStringLiteral("d") << 64;
+    QTest::newRow("heads") << QStringLiteral("heads") << 8;
+}
+
+void TestMainWindow::controlReachesWorkerAndRedraws() {
+    QFETCH(QString, control);
+    QFETCH(int, value);
+    ParamsPanel* panel = m_w->panel();
+    QSpinBox* box = control == QLatin1String("n")   ? panel->lengthBox()
+                    : control == QLatin1String("d") ? panel->widthBox()
+                                                    : panel->headsBox();
+    HeatmapView* p = m_w->views()->currentHeatmap();
+    const int before = p->redrawCount();
+    const int frames = m_w->frames();
+    box->setValue(value);
+    QVERIFY(waitForShown([&](const Params& s) {
+        return control == QLatin1String("n")   ? s.n == value
+               : control == QLatin1String("d") ? s.d == value
+                                               : s.heads == value;
+    }));
+    QVERIFY(m_w->frames() > frames);
+    QTRY_VERIFY(p->redrawCount() > before);
+    if (control == QLatin1String("n"))
+        QCOMPARE(p->data().rows, value);
+    if (control == QLatin1String("d"))
+        QCOMPARE(p->data().cols, value);
+}
+
+void TestMainWindow::quickChangesEndOnTheLast() {
+    QSpinBox* n = m_w->panel()->lengthBox();
+    for (int v = 100; v <= 400; v += 10) {
+        n->setValue(v);
+        QCoreApplication::processEvents(); // events interleave as they would under a drag
+    }
+    QVERIFY(waitForShown([](const Params& s) { return s.n == 400; }));
+    QTest::qWait(300);
+    QCOMPARE(m_w->shownParams()->n, 400);
+    QCOMPARE(m_w->views()->currentHeatmap()->data().rows, 400);
+}
+
+void TestMainWindow::sliderDragCoalesces() {
+    QSlider* s = m_w->panel()->lengthSlider();
+    QSignalSpy changed(m_w->panel(), &ParamsPanel::changed);
+    for (int v = 500; v <= 800; v += 5)
+        s->setValue(v); // no event loop turn between the steps: one emission
+    QVERIFY(changed.wait(2000));
+    QTest::qWait(ParamsPanel::kCoalesceMs * 3);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.at(0).at(0).value<Params>().n, sliderToLength(800));
+    QCOMPARE(m_w->panel()->lengthBox()->value(), sliderToLength(800));
+}
+
+void TestMainWindow::undoRedoRestoresParameters() {
+    m_w->panel()->widthBox()->setValue(32);
+    QVERIFY(waitForShown([](const Params& s) { return s.d == 32; }));
+    QVERIFY(m_w->undoStack()->canUndo());
+    m_w->undoStack()->undo();
+    QCOMPARE(m_w->panel()->params().d, 128);
+    QVERIFY(waitForShown([](const Params& s) { return s.d == 128; }));
+    m_w->undoStack()->redo();
+    QCOMPARE(m_w->panel()->params().d, 32);
+    QVERIFY(waitForShown([](const Params& s) { return s.d == 32; }));
+}
+
+void TestMainWindow::everySchemeShowsItsViews_data() {
+    QTest::addColumn<int>("scheme");
+    for (Scheme s : allSchemes())
+        QTest::newRow(std::string(toString(s)).c_str()) << static_cast<int>(s);
+}
+
+void TestMainWindow::everySchemeShowsItsViews() {
+    QFETCH(int, scheme);
+    const auto s = static_cast<Scheme>(scheme);
+    QComboBox* box = m_w->panel()->schemeBox();
+    box->setCurrentIndex(box->findData(scheme));
+    QVERIFY(waitForShown([s](const Params& p) { return p.scheme == s; }));
+    TraceViews* v = m_w->views();
+    const Trace* t = v->trace();
+    QVERIFY(t);
+    // Encoding tab: P for absolute schemes only.
+    QCOMPARE(!v->heatmaps()[0]->data().empty(), isAbsolute(s));
+    // Relative tab: the bias view holds the trace's bias for head 0.
+    if (const Tensor* b = t->find("bias")) {
+        QCOMPARE(v->heatmaps()[3]->data().rows, t->params.seqLen());
+        QCOMPARE(v->heatmaps()[3]->data().at(1, 0), b->at(t->params.seqLen()));
+    }
+    // Attention tab: the enlarged map is head 0's weights; rows sum to 1 under softmax (URPE
+    // multiplies the softmax by its C table afterwards).
+    v->setCurrentIndex(3);
+    const Grid& w = v->currentHeatmap()->data();
+    QCOMPARE(w.rows, t->params.seqLen());
+    double sum = 0;
+    for (int j = 0; j < w.cols; ++j)
+        sum += w.at(5, j);
+    if (s != Scheme::URPE)
+        QVERIFY(qAbs(sum - 1.0) < 1e-5);
+    QCOMPARE(w.at(5, 3), t->find("weights")->at(5 * w.cols + 3));
+}
+
+void TestMainWindow::exportsCurrentView() {
+    QTemporaryDir dir;
+    for (const char* name : {"v.png", "v.svg", "v.pdf", "v.npy", "v.csv"}) {
+        const QString path = dir.filePath(QLatin1String(name));
+        const bool matrix =
+            path.endsWith(QLatin1String("npy")) || path.endsWith(QLatin1String("csv"));
+        const Status st = matrix ? m_w->exportMatrix(path) : m_w->exportFigure(path, 96);
+        QVERIFY2(st.ok(), st.ok() ? name : st.error().message.c_str());
+        QVERIFY(QFileInfo(path).size() > 500);
+    }
+    QVERIFY(!m_w->exportFigure(dir.filePath(QStringLiteral("v.bmp")), 96).ok());
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
