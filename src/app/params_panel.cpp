@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSlider>
 #include <QSpinBox>
@@ -96,7 +97,9 @@ void ParamsPanel::build() {
     auto* nRow = new QHBoxLayout;
     nRow->addWidget(m_nSlider, 1);
     nRow->addWidget(m_n);
-    f1->addRow(tr("&Length n"), nRow);
+    auto* nLabel = new QLabel(tr("&Length n"));
+    nLabel->setBuddy(m_n); // a row holding a layout gets no buddy by itself
+    f1->addRow(nLabel, nRow);
     m_d = spin(1, 4096, tr("Model width d; Q = X W_q with W_q [d, d]; head width d_h = d / heads"));
     f1->addRow(tr("Width &d"), m_d);
     m_heads = spin(1, 64, tr("Number of heads h; d must be a multiple of h (d_h = d / h)"));
