@@ -21,6 +21,7 @@
 
 #include "qcp.h"
 
+#include "comparison_view.h"
 #include "exporter.h"
 #include "params_command.h"
 #include "params_panel.h"
@@ -33,12 +34,14 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     , m_persist(persist)
     , m_panel(new ParamsPanel)
     , m_views(new TraceViews)
+    , m_compare(new ComparisonView)
     , m_controller(new ComputeController(BackendKind::CpuReference, this))
     , m_undo(new QUndoStack(this))
     , m_frameTimer(new QTimer(this))
     , m_progressDelay(new QTimer(this)) {
     setWindowTitle(tr("pe-explorer"));
     setCentralWidget(m_views);
+    m_views->addTab(m_compare, tr("Com&pare"));
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
@@ -79,6 +82,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     connect(m_controller, &ComputeController::resultReady, this, &MainWindow::onResult);
     connect(m_controller, &ComputeController::busyChanged, this, &MainWindow::onBusy);
     connect(m_views, &TraceViews::hovered, m_hover, &QLabel::setText);
+    connect(m_compare, &ComparisonView::hovered, m_hover, &QLabel::setText);
 
     m_views->setColorMap(persist ? m_settings.colorMap() : ColorMapKind::Auto);
     m_views->setPoolMode(persist ? m_settings.poolMode() : PoolMode::Mean);
@@ -128,6 +132,7 @@ void MainWindow::buildMenus() {
         mapGroup->addAction(a);
         connect(a, &QAction::triggered, this, [this, k] {
             m_views->setColorMap(k);
+            m_compare->setColorMap(k);
             if (m_persist)
                 m_settings.setColorMap(k);
         });
@@ -141,6 +146,7 @@ void MainWindow::buildMenus() {
         poolGroup->addAction(a);
         connect(a, &QAction::triggered, this, [this, m] {
             m_views->setPoolMode(m);
+            m_compare->setPoolMode(m);
             if (m_persist)
                 m_settings.setPoolMode(m);
         });
@@ -189,6 +195,7 @@ void MainWindow::showPending() {
     QElapsedTimer render;
     render.start();
     m_views->setTrace(r.trace);
+    m_compare->setReference(r.trace, m_current.input);
     ++m_frames;
     m_timing->setText(tr("compute %1 ms | render %2 ms | %3")
                           .arg(r.computeMs, 0, 'f', 1)
@@ -224,8 +231,13 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     QMainWindow::closeEvent(e);
 }
 
+HeatmapView* MainWindow::currentHeatmap() const {
+    return m_views->currentWidget() == m_compare ? m_compare->difference()
+                                                 : m_views->currentHeatmap();
+}
+
 Status MainWindow::exportFigure(const QString& path, int dpi) {
-    HeatmapView* h = m_views->currentHeatmap();
+    HeatmapView* h = currentHeatmap();
     if (!h)
         return Error{"this view has no figure to export"};
     bool ok = false;
@@ -236,7 +248,7 @@ Status MainWindow::exportFigure(const QString& path, int dpi) {
 }
 
 Status MainWindow::exportMatrix(const QString& path) {
-    HeatmapView* h = m_views->currentHeatmap();
+    HeatmapView* h = currentHeatmap();
     if (!h || h->data().empty())
         return Error{"this view has no matrix to export"};
     if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0)
@@ -292,7 +304,7 @@ void MainWindow::exportMatrixDialog() {
 }
 
 void MainWindow::copyFigure() {
-    if (HeatmapView* h = m_views->currentHeatmap())
+    if (HeatmapView* h = currentHeatmap())
         QApplication::clipboard()->setPixmap(h->plot()->toPixmap());
 }
 

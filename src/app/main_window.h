@@ -16,6 +16,8 @@ class QUndoStack;
 
 namespace pe {
 
+class ComparisonView;
+class HeatmapView;
 class ParamsPanel;
 class TraceViews;
 
@@ -29,6 +31,7 @@ public:
 
     ParamsPanel* panel() const { return m_panel; }
     TraceViews* views() const { return m_views; }
+    ComparisonView* comparison() const { return m_compare; }
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
     Session session() const;
@@ -39,6 +42,8 @@ public:
     int frames() const { return m_frames; }
     QString statusText() const;
 
+    /** The heat map that export and copy act on: the current tab's main one. */
+    HeatmapView* currentHeatmap() const;
     Status exportFigure(const QString& path, int dpi);
     Status exportMatrix(const QString& path);
 
@@ -66,10 +71,10 @@ private:
     bool m_persist;
     ParamsPanel* m_panel;
     TraceViews* m_views;
+    ComparisonView* m_compare;
     ComputeController* m_controller;
     QUndoStack* m_undo;
     Session m_current;
-    bool m_applyingUndo = false;
 
     ComputeResult m_pending;
     QTimer* m_frameTimer;

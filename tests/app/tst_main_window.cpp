@@ -7,6 +7,7 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include "comparison_view.h"
 #include "main_window.h"
 #include "params_panel.h"
 #include "trace_views.h"
@@ -27,6 +28,7 @@ private Q_SLOTS:
     void everySchemeShowsItsViews_data();
     void everySchemeShowsItsViews();
     void exportsCurrentView();
+    void comparisonShowsTheDifference();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -176,6 +178,24 @@ void TestMainWindow::exportsCurrentView() {
         QVERIFY(QFileInfo(path).size() > 500);
     }
     QVERIFY(!m_w->exportFigure(dir.filePath(QStringLiteral("v.bmp")), 96).ok());
+}
+
+void TestMainWindow::comparisonShowsTheDifference() {
+    ComparisonView* c = m_w->comparison();
+    QSignalSpy updated(c, &ComparisonView::updated);
+    c->setOtherScheme(Scheme::ALiBi);
+    m_w->views()->setCurrentWidget(c); // B is computed only while the view is shown
+    QVERIFY(updated.wait(8000) || updated.count() > 0);
+    QVERIFY(c->other());
+    QVERIFY(c->other()->params.scheme == Scheme::ALiBi);
+    QCOMPARE(c->other()->params.n, 64);
+    const Grid& a = c->left()->data();
+    const Grid& b = c->right()->data();
+    const Grid& d = c->difference()->data();
+    QCOMPARE(d.rows, 64);
+    QCOMPARE(d.at(3, 7), a.at(3, 7) - b.at(3, 7));
+    QVERIFY(qAbs(d.at(3, 7)) > 0); // sinusoidal and ALiBi attend differently
+    QCOMPARE(m_w->currentHeatmap(), c->difference());
 }
 
 QTEST_MAIN(TestMainWindow)
