@@ -78,23 +78,36 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
     out.cols = std::clamp(outCols, 1, w);
     out.values.assign(static_cast<std::size_t>(out.rows) * out.cols,
                       mode == PoolMode::Max ? -std::numeric_limits<double>::infinity() : 0.0);
-    std::vector<int> count(out.values.size(), 0);
+    // Column bins are the same for every row: work them out once.
+    std::vector<int> colBin(static_cast<std::size_t>(w));
+    std::vector<int> colCount(static_cast<std::size_t>(out.cols), 0);
+    for (int c = 0; c < w; ++c) {
+        colBin[static_cast<std::size_t>(c)] =
+            static_cast<int>(static_cast<std::int64_t>(c) * out.cols / w);
+        ++colCount[static_cast<std::size_t>(colBin[static_cast<std::size_t>(c)])];
+    }
+    std::vector<int> rowCount(static_cast<std::size_t>(out.rows), 0);
     for (int r = r0; r < r1; ++r) {
         const int orow = static_cast<int>(static_cast<std::int64_t>(r - r0) * out.rows / h);
-        for (int c = c0; c < c1; ++c) {
-            const int ocol = static_cast<int>(static_cast<std::int64_t>(c - c0) * out.cols / w);
-            const std::size_t k = static_cast<std::size_t>(orow) * out.cols + ocol;
-            const double v = g.at(r, c);
-            if (mode == PoolMode::Max)
-                out.values[k] = std::max(out.values[k], v);
-            else
-                out.values[k] += v;
-            ++count[k];
+        ++rowCount[static_cast<std::size_t>(orow)];
+        double* dst = out.values.data() + static_cast<std::size_t>(orow) * out.cols;
+        const double* src = g.values.data() + static_cast<std::size_t>(r) * g.cols + c0;
+        if (mode == PoolMode::Max) {
+            for (int c = 0; c < w; ++c) {
+                double& d = dst[colBin[static_cast<std::size_t>(c)]];
+                d = std::max(d, src[c]);
+            }
+        } else {
+            for (int c = 0; c < w; ++c)
+                dst[colBin[static_cast<std::size_t>(c)]] += src[c];
         }
     }
     if (mode == PoolMode::Mean) {
-        for (std::size_t k = 0; k < out.values.size(); ++k)
-            out.values[k] /= std::max(count[k], 1);
+        for (int r = 0; r < out.rows; ++r)
+            for (int c = 0; c < out.cols; ++c)
+                out.values[static_cast<std::size_t>(r) * out.cols + c] /=
+                    std::max(1, rowCount[static_cast<std::size_t>(r)] *
+                                    colCount[static_cast<std::size_t>(c)]);
     }
     return out;
 }

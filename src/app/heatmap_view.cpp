@@ -164,8 +164,8 @@ void HeatmapView::applyGradient() {
     if (k == ColorMapKind::Auto)
         k = m_signed ? ColorMapKind::RdBu : ColorMapKind::Viridis;
     m_map->setGradient(gradientFor(k));
-    double lo = m_grid.empty() ? 0.0 : m_grid.minValue();
-    double hi = m_grid.empty() ? 1.0 : m_grid.maxValue();
+    double lo = m_lo;
+    double hi = m_hi;
     if (isDiverging(k)) { // centre the diverging map on 0
         const double a = std::max({std::abs(lo), std::abs(hi), 1e-12});
         lo = -a;
@@ -179,7 +179,14 @@ void HeatmapView::applyGradient() {
 void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_grid = std::move(g);
     m_info = info;
-    m_signed = !m_grid.empty() && m_grid.minValue() < 0 && m_grid.maxValue() > 0;
+    m_lo = 0;
+    m_hi = 1;
+    if (!m_grid.empty()) {
+        const auto [lo, hi] = std::minmax_element(m_grid.values.begin(), m_grid.values.end());
+        m_lo = *lo;
+        m_hi = *hi;
+    }
+    m_signed = m_lo < 0 && m_hi > 0;
     m_title->setText(info.title);
     if (m_subtitle)
         m_subtitle->setText(info.subtitle);

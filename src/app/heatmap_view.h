@@ -93,6 +93,8 @@ private:
     int m_redraws = 0;
     bool m_compact;
     bool m_signed = false;
+    double m_lo = 0; ///< data range of the whole grid (the colour scale stays put while zooming)
+    double m_hi = 1;
     bool m_dirty = false; ///< data arrived while hidden: rebuild when shown
 };
 
