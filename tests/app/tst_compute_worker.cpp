@@ -14,6 +14,7 @@ private Q_SLOTS:
     void newestRequestWins();
     void cancelDropsTheRunningResult();
     void invalidParamsGiveOneMessage();
+    void overBudgetIsRefusedWithAMessage();
 };
 
 static Params small(Scheme s) {
@@ -99,6 +100,25 @@ void TestComputeWorker::invalidParamsGiveOneMessage() {
     c.submit(p, InputChoice{});
     QVERIFY(failed.wait(5000));
     QVERIFY(!failed.at(0).at(0).toString().isEmpty());
+}
+
+void TestComputeWorker::overBudgetIsRefusedWithAMessage() {
+    ComputeController c;
+    c.setMemoryBudget(1 << 20); // 1 MiB
+    QSignalSpy failed(&c, &ComputeController::computeFailed);
+    Params p = small(Scheme::T5);
+    p.n = 1024;
+    c.submit(p, InputChoice{});
+    QVERIFY(failed.wait(5000));
+    QVERIFY2(failed.at(0).at(0).toString().contains(QLatin1String("GB")),
+             qPrintable(failed.at(0).at(0).toString()));
+    // Within budget the same controller computes.
+    QSignalSpy ok(&c, &ComputeController::resultReady);
+    c.setMemoryBudget(std::uint64_t{1} << 30);
+    c.submit(p, InputChoice{});
+    QVERIFY(QTest::qWaitFor(
+        [&] { return ok.count() > 0 && ok.last().at(0).value<ComputeResult>().trace != nullptr; },
+        10000));
 }
 
 QTEST_GUILESS_MAIN(TestComputeWorker)

@@ -5,6 +5,8 @@
 #include <QLoggingCategory>
 #include <QMetaObject>
 
+#include <unistd.h>
+
 #include "weights.h"
 
 Q_LOGGING_CATEGORY(lcWorker, "pe.worker")
@@ -19,6 +21,14 @@ ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
 }
 
 ComputeWorker::~ComputeWorker() = default;
+
+std::uint64_t ComputeWorker::defaultMemoryBudget() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || size <= 0)
+        return std::uint64_t{4} << 30;
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) / 3;
+}
 
 void ComputeWorker::supersede(quint64 generation) {
     // Order matters: the worker clears the flag before it compares generations, so a request
@@ -53,6 +63,16 @@ void ComputeWorker::process(const ComputeRequest& request) {
     if (Status st = validate(p); !st) {
         result.error = QString::fromStdString(st.error().message);
         result.computeMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        Q_EMIT finished(result);
+        return;
+    }
+    if (const std::uint64_t need = estimateTraceBytes(p); need > m_budget.load()) {
+        result.error = QStringLiteral("n = %1 with %2 heads needs about %3 GB for the trace, more "
+                                      "than the %4 GB allowed: lower n or the number of heads")
+                           .arg(p.seqLen())
+                           .arg(p.heads)
+                           .arg(static_cast<double>(need) / 1e9, 0, 'f', 1)
+                           .arg(static_cast<double>(m_budget.load()) / 1e9, 0, 'f', 1);
         Q_EMIT finished(result);
         return;
     }

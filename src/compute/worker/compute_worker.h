@@ -46,6 +46,10 @@ public:
     /** Thread-safe: marks `generation` as the newest and cancels whatever runs now. */
     void supersede(quint64 generation);
     quint64 latestGeneration() const { return m_latest.load(); }
+    /** Requests whose trace would exceed this many bytes are refused with a message. */
+    void setMemoryBudget(std::uint64_t bytes) { m_budget.store(bytes); }
+    /** A third of physical memory: room for the trace, the views and a comparison trace. */
+    static std::uint64_t defaultMemoryBudget();
 
 public Q_SLOTS:
     /** Runs in the worker's thread (queued). Skips the request if it is no longer the newest. */
@@ -62,6 +66,7 @@ private:
     std::unique_ptr<Backend> m_backend;
     std::atomic<quint64> m_latest{0};
     std::atomic<bool> m_cancel{false};
+    std::atomic<std::uint64_t> m_budget{defaultMemoryBudget()};
 };
 
 /**
@@ -79,6 +84,7 @@ public:
     quint64 submit(const Params& p, const InputChoice& in);
     /** Cancels the running computation (its result is dropped). */
     void cancel();
+    void setMemoryBudget(std::uint64_t bytes) { m_worker->setMemoryBudget(bytes); }
 
     bool busy() const { return m_busy; }
     quint64 generation() const { return m_generation; }
