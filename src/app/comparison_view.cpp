@@ -48,6 +48,9 @@ ComparisonView::ComparisonView(QWidget* parent)
     m_right = new HeatmapView(split);
     m_diff = new HeatmapView(split);
     layout->addWidget(split, 1);
+    m_left->linkTo(m_right);
+    m_left->linkTo(m_diff);
+    m_right->linkTo(m_diff);
     for (HeatmapView* h : {m_left, m_right, m_diff})
         connect(h, &HeatmapView::hovered, this, &ComparisonView::hovered);
 

@@ -148,6 +148,22 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
 
 HeatmapView::~HeatmapView() = default;
 
+void HeatmapView::linkTo(HeatmapView* other) {
+    auto follow = [](QCPAxis* from, QCPAxis* to, QCustomPlot* plot) {
+        QObject::connect(from, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), to,
+                         [to, plot](const QCPRange& r) {
+                             if (to->range() == r)
+                                 return; // already there: stops the ping-pong
+                             to->setRange(r);
+                             plot->replot(QCustomPlot::rpQueuedReplot);
+                         });
+    };
+    for (auto [a, b] : {std::pair{this, other}, std::pair{other, this}}) {
+        follow(a->m_plot->xAxis, b->m_plot->xAxis, b->m_plot);
+        follow(a->m_plot->yAxis, b->m_plot->yAxis, b->m_plot);
+    }
+}
+
 void HeatmapView::setColorMap(ColorMapKind k) {
     m_colorMap = k;
     applyGradient();

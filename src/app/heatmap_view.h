@@ -57,6 +57,9 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     QString hoverText() const { return m_hover; }
 
+    /** Zoom and pan together with `other` (both ways), for maps of the same positions. */
+    void linkTo(HeatmapView* other);
+
     /** Value read-out for a cell, as shown on hover. */
     QString describeCell(int i, int j) const;
 

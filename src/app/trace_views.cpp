@@ -105,6 +105,7 @@ TraceViews::TraceViews(QWidget* parent)
     auto* rel = new QSplitter(Qt::Horizontal);
     m_relIndex = addHeatmap(rel);
     m_bias = addHeatmap(rel);
+    m_relIndex->linkTo(m_bias);
     addTab(rel, tr("&Relative"));
 
     // Logit terms
@@ -315,7 +316,10 @@ void TraceViews::refreshTerms() {
         if (const Tensor* x = m_trace->find(t.name); x && !x->empty())
             present.push_back(&t);
     while (m_terms.size() < present.size()) {
-        m_terms.push_back(addHeatmap(m_termsHost));
+        HeatmapView* v = addHeatmap(m_termsHost);
+        for (HeatmapView* other : m_terms)
+            v->linkTo(other); // the terms share their axes: zoom one, zoom all
+        m_terms.push_back(v);
     }
     const int columns = present.size() > 4 ? 3 : 2;
     for (std::size_t k = 0; k < m_terms.size(); ++k) {

@@ -10,6 +10,7 @@
 #include "comparison_view.h"
 #include "main_window.h"
 #include "params_panel.h"
+#include "qcp.h"
 #include "trace_views.h"
 
 using namespace pe;
@@ -196,6 +197,11 @@ void TestMainWindow::comparisonShowsTheDifference() {
     QCOMPARE(d.at(3, 7), a.at(3, 7) - b.at(3, 7));
     QVERIFY(qAbs(d.at(3, 7)) > 0); // sinusoidal and ALiBi attend differently
     QCOMPARE(m_w->currentHeatmap(), c->difference());
+    // Linked zoom: zooming A zooms B and the difference, and they re-pool the visible block.
+    c->left()->plot()->xAxis->setRange(9.5, 25.5);
+    QCOMPARE(c->difference()->plot()->xAxis->range().lower, 9.5);
+    QCOMPARE(c->right()->plot()->xAxis->range().upper, 25.5);
+    QTRY_COMPARE(c->difference()->displayedCells().width(), 16);
 }
 
 QTEST_MAIN(TestMainWindow)
