@@ -8,7 +8,6 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -22,6 +21,7 @@
 #include "qcp.h"
 
 #include "comparison_view.h"
+#include "export_dialog.h"
 #include "exporter.h"
 #include "params_command.h"
 #include "params_panel.h"
@@ -102,11 +102,11 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Save session…"), QKeySequence::Save, this, &MainWindow::saveSession);
     file->addSeparator();
     file->addAction(tr("&Export figure (PNG/SVG/PDF)…"), QKeySequence(tr("Ctrl+E")), this,
-                    &MainWindow::exportFigureDialog);
+                    [this] { exportDialog(0); });
     file->addAction(tr("Export whole &panel…"), QKeySequence(tr("Ctrl+Shift+P")), this,
-                    &MainWindow::exportPanelDialog);
+                    [this] { exportDialog(1); });
     file->addAction(tr("Export &matrix (.npy/.csv)…"), QKeySequence(tr("Ctrl+Shift+E")), this,
-                    &MainWindow::exportMatrixDialog);
+                    [this] { exportDialog(2); });
     file->addAction(tr("&Copy figure"), QKeySequence(tr("Ctrl+Shift+C")), this,
                     &MainWindow::copyFigure);
     file->addSeparator();
@@ -264,43 +264,29 @@ void report(QWidget* parent, const Status& st) {
 }
 } // namespace
 
-void MainWindow::exportFigureDialog() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export figure"), m_settings.lastDirectory(),
-        tr("PNG image (*.png);;SVG vector (*.svg);;PDF vector (*.pdf)"));
-    if (path.isEmpty())
+void MainWindow::exportDialog(int what) {
+    ExportDialog dlg(m_settings.lastDirectory(), m_settings.exportDpi(), this);
+    dlg.setWhat(static_cast<ExportDialog::What>(what));
+    if (dlg.exec() != QDialog::Accepted)
         return;
-    int dpi = m_settings.exportDpi();
-    if (path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)) {
-        bool ok = false;
-        dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch"), dpi, 72, 1200,
-                                   50, &ok);
-        if (!ok)
-            return;
-        m_settings.setExportDpi(dpi);
-    }
+    const QString path = dlg.path();
+    m_settings.setExportDpi(dlg.dpi());
     m_settings.setLastDirectory(QFileInfo(path).absolutePath());
-    report(this, exportFigure(path, dpi));
-}
-
-void MainWindow::exportPanelDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export panel"), m_settings.lastDirectory(),
-                                     tr("PNG image (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-    if (path.isEmpty())
-        return;
-    bool ok = false;
-    const FigureFormat fmt = figureFormatFor(path, &ok);
-    report(this, ok ? exportWidget(m_views->currentWidget(), path, fmt, m_settings.exportDpi())
-                    : Status(Error{"panels are written as .png, .svg or .pdf"}));
-}
-
-void MainWindow::exportMatrixDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export matrix"), m_settings.lastDirectory(),
-                                     tr("NumPy array (*.npy);;CSV (*.csv)"));
-    if (!path.isEmpty())
+    switch (dlg.what()) {
+    case ExportDialog::What::Figure:
+        report(this, exportFigure(path, dlg.dpi()));
+        break;
+    case ExportDialog::What::Panel: {
+        bool ok = false;
+        const FigureFormat fmt = figureFormatFor(path, &ok);
+        report(this, ok ? exportWidget(m_views->currentWidget(), path, fmt, dlg.dpi())
+                        : Status(Error{"panels are written as .png, .svg or .pdf"}));
+        break;
+    }
+    case ExportDialog::What::Matrix:
         report(this, exportMatrix(path));
+        break;
+    }
 }
 
 void MainWindow::copyFigure() {

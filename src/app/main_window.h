@@ -62,9 +62,7 @@ private:
     void onBusy(bool busy);
     void openSession();
     void saveSession();
-    void exportFigureDialog();
-    void exportPanelDialog();
-    void exportMatrixDialog();
+    void exportDialog(int what); ///< 0 figure, 1 panel, 2 matrix
     void copyFigure();
 
     Settings m_settings;
