@@ -1,0 +1,470 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""End-to-end comparison of `pe-explorer-cli trace` with the independent float64 reference.
+
+  compare_trace.py --cli PATH --case '{"scheme": "t5", "n": 8, "unidirectional": true}'
+  compare_trace.py --cli PATH --all [--group NAME] [--dtype float32|float64|both] [-v]
+  compare_trace.py --list
+
+For each case: random float32 weights (seeded) go to a temporary .safetensors; the CLI runs with
+--weights F --dtype float64 and again with --dtype float32; every .npy written is compared with
+pe_reference.trace(). Exit 0 when everything matches, 1 on any mismatch, 2 on bad usage,
+77 (CTest skip) when numpy is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("numpy not available: skipping")
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pe_reference as ref  # noqa: E402
+import safetensors_np  # noqa: E402
+
+RTOL = {"float32": 2e-4, "float64": 1e-9}
+NPY_DTYPE = {"float32": "<f4", "float64": "<f8"}
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------------------------
+
+
+def _cases() -> dict[str, list[dict]]:
+    g: dict[str, list[dict]] = {}
+    small = {"n": 6, "d": 8, "heads": 2}
+
+    g["absolute"] = [
+        {"scheme": "none"},  # every default (n=16, d=64, heads=4)
+        {"scheme": "none", "n": 1, "d": 8, "heads": 1},
+        {"scheme": "none", "n": 5, "d": 12, "heads": 1, "mask": "causal"},
+        {"scheme": "none", "n": 5, "d": 12, "heads": 3, "cls": True, "mask": "causal"},
+        {"scheme": "sinusoidal", "n": 7, "d": 16, "heads": 4},
+        {"scheme": "sinusoidal", "n": 7, "d": 16, "heads": 2, "layout": "concat"},
+        {"scheme": "sinusoidal", "n": 7, "d": 16, "heads": 2, "layout": "t2t"},
+        {"scheme": "sinusoidal", "n": 9, "d": 16, "heads": 2, "base": 500},
+        {"scheme": "sinusoidal", "n": 9, "d": 12, "heads": 3, "layout": "concat", "base": 37.5},
+        {"scheme": "sinusoidal", "n": 6, "d": 15, "heads": 3, "layout": "interleaved"},
+        {"scheme": "sinusoidal", "n": 6, "d": 15, "heads": 5, "layout": "t2t"},
+        {"scheme": "sinusoidal", "n": 5, "d": 15, "heads": 1, "layout": "t2t", "base": 100,
+         "cls": True, "sep": True},
+        {"scheme": "sinusoidal", "n": 1, "d": 8, "heads": 1, "cls": True},
+        {"scheme": "learned", "n": 6, "d": 8, "heads": 2},
+        {"scheme": "learned", "n": 5, "d": 8, "heads": 4, "cls": True, "sep": True,
+         "_p_max_extra": 0},
+        {"scheme": "learned", "n": 1, "d": 4, "heads": 1, "sep": True},
+    ]
+
+    norm_cases = []
+    for norm in ("softmax", "exp", "l2", "relu2", "relu2_visible"):
+        norm_cases += [
+            dict(small, scheme="sinusoidal", norm=norm),
+            dict(small, scheme="sinusoidal", norm=norm, mask="causal"),
+            dict(small, scheme="sinusoidal", norm=norm, valid_len=4),
+            dict(small, scheme="sinusoidal", norm=norm, mask="causal", valid_len=3, cls=True),
+            dict(small, scheme="none", norm=norm, n=1, heads=1),
+        ]
+    g["norm"] = norm_cases
+
+    g["shaw"] = [
+        dict(small, scheme="shaw", clip=2),
+        dict(small, scheme="shaw", clip=1, mask="causal"),
+        dict(small, scheme="shaw", clip=0),
+        dict(small, scheme="shaw", clip=20),
+        dict(small, scheme="shaw"),  # default clip 16 > n
+        dict(small, scheme="shaw", clip=3, cls=True, sep=True),
+        dict(small, scheme="shaw", clip=2, norm="exp", valid_len=5),
+        dict(small, scheme="shaw", clip=2, norm="l2", mask="causal"),
+        dict(small, scheme="shaw", clip=2, norm="relu2_visible", mask="causal", valid_len=4),
+        dict(small, scheme="shaw", clip=2, norm="relu2"),
+        {"scheme": "shaw", "n": 1, "d": 4, "heads": 1, "clip": 2},
+        {"scheme": "shaw", "n": 9, "d": 12, "heads": 3, "clip": 4},
+    ]
+
+    g["txl"] = [
+        dict(small, scheme="txl"),
+        dict(small, scheme="txl", mask="causal"),
+        dict(small, scheme="txl", mask="causal", cls=True, sep=True),
+        dict(small, scheme="txl", norm="exp", valid_len=4),
+        dict(small, scheme="txl", norm="l2", mask="causal"),
+        dict(small, scheme="txl", norm="relu2", base=500),  # TXL's R ignores --base
+        {"scheme": "txl", "n": 1, "d": 4, "heads": 1},
+        {"scheme": "txl", "n": 7, "d": 16, "heads": 4, "mask": "causal", "valid_len": 5},
+    ]
+
+    g["t5"] = [
+        dict(small, scheme="t5"),
+        dict(small, scheme="t5", unidirectional=True, mask="causal"),
+        dict(small, scheme="t5", unidirectional=True),
+        {"scheme": "t5", "n": 24, "d": 8, "heads": 2, "buckets": 16, "max_distance": 50},
+        {"scheme": "t5", "n": 24, "d": 8, "heads": 2, "buckets": 16, "max_distance": 50,
+         "unidirectional": True},
+        # rel -20 with 32/50: float32 bucket 12 (spec); 11 only with other arithmetic
+        {"scheme": "t5", "n": 22, "d": 8, "heads": 2, "buckets": 32, "max_distance": 50},
+        {"scheme": "t5", "n": 20, "d": 8, "heads": 1, "buckets": 8, "max_distance": 12,
+         "unidirectional": True, "norm": "l2"},
+        dict(small, scheme="t5", cls=True, sep=True, norm="exp"),
+        dict(small, scheme="t5", valid_len=4, norm="relu2"),
+        dict(small, scheme="t5", mask="causal", valid_len=4, norm="relu2_visible"),
+        {"scheme": "t5", "n": 1, "d": 4, "heads": 1},
+    ]
+
+    g["deberta"] = [
+        dict(small, scheme="deberta", clip=2),
+        dict(small, scheme="deberta", clip=2, deberta_terms="c2p"),
+        dict(small, scheme="deberta", clip=2, deberta_terms="p2c"),
+        dict(small, scheme="deberta", clip=2, p2c_convention="paper"),
+        dict(small, scheme="deberta", clip=3, deberta_terms="p2c", p2c_convention="paper"),
+        dict(small, scheme="deberta", clip=3, p2c_convention="code"),
+        dict(small, scheme="deberta", clip=8),  # span larger than n
+        dict(small, scheme="deberta"),  # default clip 16
+        dict(small, scheme="deberta", clip=2, cls=True, sep=True, mask="causal"),
+        dict(small, scheme="deberta", clip=2, norm="l2", valid_len=4),
+        dict(small, scheme="deberta", clip=1, norm="relu2"),
+        {"scheme": "deberta", "n": 1, "d": 4, "heads": 1, "clip": 2},
+    ]
+
+    g["rope"] = [
+        dict(small, scheme="rope"),
+        dict(small, scheme="rope", rope_convention="half"),
+        dict(small, scheme="rope", rope_convention="interleaved", base=500),
+        dict(small, scheme="rope", rope_convention="half", base=500, cls=True, sep=True),
+        {"scheme": "rope", "n": 9, "d": 24, "heads": 2, "rope_convention": "half",
+         "mask": "causal"},
+        {"scheme": "rope", "n": 9, "d": 24, "heads": 3, "norm": "exp", "valid_len": 6},
+        {"scheme": "rope", "n": 1, "d": 4, "heads": 1},
+        dict(small, scheme="rope", norm="relu2_visible", mask="causal"),
+    ]
+
+    alibi = []
+    for h in (4, 6, 12):
+        alibi += [
+            {"scheme": "alibi", "n": 6, "d": 2 * h, "heads": h},
+            {"scheme": "alibi", "n": 6, "d": 2 * h, "heads": h, "alibi_mode": "causal",
+             "mask": "causal"},
+        ]
+    alibi += [
+        {"scheme": "alibi", "n": 7, "d": 16, "heads": 8, "alibi_mode": "causal",
+         "mask": "causal", "norm": "exp"},
+        {"scheme": "alibi", "n": 7, "d": 16, "heads": 8, "alibi_mode": "causal",
+         "mask": "causal", "norm": "relu2"},
+        {"scheme": "alibi", "n": 7, "d": 12, "heads": 6, "norm": "l2", "valid_len": 5},
+        {"scheme": "alibi", "n": 5, "d": 12, "heads": 3, "cls": True, "sep": True},
+        {"scheme": "alibi", "n": 1, "d": 4, "heads": 1},
+    ]
+    g["alibi"] = alibi
+
+    g["urpe"] = [
+        dict(small, scheme="urpe"),
+        dict(small, scheme="urpe", urpe_bias="t5"),
+        dict(small, scheme="urpe", urpe_bias="t5", unidirectional=True, mask="causal"),
+        dict(small, scheme="urpe", urpe_bias="t5", buckets=8, max_distance=10, n=12),
+        dict(small, scheme="urpe", cls=True, sep=True),
+        dict(small, scheme="urpe", urpe_bias="t5", cls=True, norm="l2"),
+        dict(small, scheme="urpe", valid_len=4, norm="relu2_visible"),
+        {"scheme": "urpe", "n": 1, "d": 4, "heads": 1},
+    ]
+    return g
+
+
+CASES = _cases()
+
+# ---------------------------------------------------------------------------------------------
+# Weights and CLI
+# ---------------------------------------------------------------------------------------------
+
+
+def make_weights(case: dict, seed: int) -> dict:
+    """Float32 weights at realistic scales, only the tensors the scheme uses."""
+    o = ref.full_options(case)
+    rng = np.random.default_rng(seed)
+    d, H, n = int(o["d"]), int(o["heads"]), int(o["n"])
+    dh = d // H
+    N = n + int(bool(o["cls"])) + int(bool(o["sep"]))
+    s = o["scheme"]
+    w = {"E": rng.normal(size=(n, d))}
+    for nm in ("W_q", "W_k", "W_v", "W_o"):
+        w[nm] = rng.normal(size=(d, d)) / math.sqrt(d)
+    if o["cls"]:
+        w["special.cls"] = rng.normal(size=d)
+    if o["sep"]:
+        w["special.sep"] = rng.normal(size=d)
+    k = int(o["clip"])
+    if s == "learned":
+        w["learned.table"] = rng.normal(size=(N + int(case.get("_p_max_extra", 3)), d))
+    elif s == "shaw":
+        w["shaw.w_k"] = rng.normal(size=(2 * k + 1, dh))
+        w["shaw.w_v"] = rng.normal(size=(2 * k + 1, dh))
+    elif s == "txl":
+        w["txl.u"] = rng.normal(size=(H, dh)) * 0.1
+        w["txl.v"] = rng.normal(size=(H, dh)) * 0.1
+        w["txl.W_r"] = rng.normal(size=(d, d)) / math.sqrt(d)
+    elif s == "t5" or (s == "urpe" and o["urpe_bias"] == "t5"):
+        w["t5.table"] = rng.normal(size=(int(o["buckets"]), H))
+    if s == "deberta":
+        w["deberta.rel"] = rng.normal(size=(2 * k, d))
+        w["deberta.W_qr"] = rng.normal(size=(d, d)) / math.sqrt(d)
+        w["deberta.W_kr"] = rng.normal(size=(d, d)) / math.sqrt(d)
+    if s == "urpe":
+        w["urpe.c"] = 1.0 + 0.3 * rng.normal(size=(H, 2 * N - 1))
+    return {key: np.asarray(v, dtype=np.float32) for key, v in w.items()}
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def cli_args(case: dict) -> list[str]:
+    args = []
+    for key, val in case.items():
+        if key.startswith("_"):
+            continue
+        flag = "--" + key.replace("_", "-")
+        if isinstance(val, bool):
+            if val:
+                args.append(flag)
+        elif val is None:
+            continue
+        else:
+            args += [flag, _fmt(val)]
+    return args
+
+
+def case_label(case: dict) -> str:
+    return " ".join(cli_args(case))
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison
+# ---------------------------------------------------------------------------------------------
+
+
+def read_npy(path: str):
+    """Load an .npy and return (array, header problems)."""
+    problems = []
+    with open(path, "rb") as f:
+        major, minor = np.lib.format.read_magic(f)
+        if (major, minor) != (1, 0):
+            problems.append(f"npy version {major}.{minor}, expected 1.0")
+        if major == 1:
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+        if fortran:
+            problems.append("fortran_order is True, expected C order")
+    arr = np.load(path, allow_pickle=False)
+    return arr, dtype, problems
+
+
+def compare_tensor(name: str, got: np.ndarray, want: np.ndarray, rtol: float):
+    """Return (ok, max_abs_err, worst_rel, detail)."""
+    if got.shape != want.shape:
+        return False, float("nan"), float("nan"), f"shape {got.shape} != reference {want.shape}"
+    if got.size == 0:
+        return True, 0.0, 0.0, ""
+    if np.issubdtype(want.dtype, np.integer):
+        bad = got != want
+        if bad.any():
+            pos = tuple(int(x) for x in np.argwhere(bad)[0])
+            return (False, float(np.abs(got.astype(np.int64) - want).max()), float("nan"),
+                    f"{int(bad.sum())} int entries differ, first at {pos}: got {got[pos]} "
+                    f"want {want[pos]}")
+        return True, 0.0, 0.0, ""
+    g = got.astype(np.float64)
+    if np.isnan(g).any():
+        pos = tuple(int(x) for x in np.argwhere(np.isnan(g))[0])
+        return False, float("nan"), float("nan"), f"NaN at {pos}"
+    ninf_g, ninf_w = np.isneginf(g), np.isneginf(want)
+    if (ninf_g != ninf_w).any():
+        pos = tuple(int(x) for x in np.argwhere(ninf_g != ninf_w)[0])
+        return (False, float("inf"), float("inf"),
+                f"-inf pattern differs ({int((ninf_g != ninf_w).sum())} entries), first at "
+                f"{pos}: got {g[pos]} want {want[pos]}")
+    fin = ~ninf_w
+    if (np.isinf(g[fin])).any():
+        return False, float("inf"), float("inf"), "unexpected inf"
+    gf, wf = g[fin], want[fin]
+    if gf.size == 0:
+        return True, 0.0, 0.0, ""
+    err = np.abs(gf - wf)
+    scale = 1e-3 * float(np.abs(wf).max())
+    denom = np.maximum(np.abs(wf), scale)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(denom > 0, err / np.where(denom > 0, denom, 1.0),
+                       np.where(err > 0, np.inf, 0.0))
+    worst = int(np.argmax(rel))
+    ok = bool((err <= rtol * denom).all())
+    detail = ""
+    if not ok:
+        full_idx = np.argwhere(fin)[worst]
+        pos = tuple(int(x) for x in full_idx)
+        nbad = int((err > rtol * denom).sum())
+        detail = (f"{nbad}/{err.size} entries beyond rtol {rtol:g}; worst at {pos}: "
+                  f"got {gf[worst]!r} want {wf[worst]!r}")
+    return ok, float(err.max()), float(rel[worst]), detail
+
+
+def run_cli(cli: str, case: dict, wfile: str, dtype: str, outdir: str):
+    cmd = [cli, "trace"] + cli_args(case) + ["--weights", wfile, "--dtype", dtype, "--out", outdir]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return cmd, None, "timeout after 60 s"
+    return cmd, p.returncode, (p.stderr or "") + (p.stdout or "")
+
+
+def check_case(cli: str, case: dict, seed: int, dtypes: list[str], verbose: bool) -> list[str]:
+    """Run one case; return a list of failure messages (empty = pass)."""
+    failures: list[str] = []
+    label = case_label(case)
+    weights = make_weights(case, seed)
+    want = ref.trace(case, weights)
+    names_want = ref.expected_tensor_names(case)
+    assert set(want) == names_want
+    with tempfile.TemporaryDirectory(prefix="pe_cmp_") as tmp:
+        wfile = os.path.join(tmp, "weights.safetensors")
+        safetensors_np.save(wfile, weights)
+        for dtype in dtypes:
+            outdir = os.path.join(tmp, "out_" + dtype)
+            cmd, rc, msg = run_cli(cli, case, wfile, dtype, outdir)
+            head = f"[{label} --dtype {dtype}]"
+            if rc != 0:
+                failures.append(f"{head} CLI exit {rc}: {msg.strip()[:500]}\n    command: "
+                                + " ".join(cmd))
+                continue
+            files = sorted(f for f in os.listdir(outdir) if f.endswith(".npy"))
+            got_names = {f[:-4] for f in files}
+            # manifest
+            try:
+                with open(os.path.join(outdir, "manifest.json"), encoding="utf-8") as f:
+                    manifest = json.load(f)
+            except (OSError, ValueError) as e:
+                failures.append(f"{head} manifest.json unreadable: {e}")
+                manifest = {}
+            for key in ("options", "tensors", "backend", "device", "timings_ms"):
+                if key not in manifest:
+                    failures.append(f"{head} manifest lacks \"{key}\"")
+            tm = manifest.get("timings_ms", {})
+            if isinstance(tm, dict):
+                for key in ("compute", "write"):
+                    if key not in tm:
+                        failures.append(f"{head} manifest timings_ms lacks \"{key}\"")
+            listed = {}
+            for t in manifest.get("tensors", []) or []:
+                if isinstance(t, dict) and "name" in t:
+                    listed[t["name"]] = t
+            if set(listed) != got_names:
+                failures.append(f"{head} manifest tensors {sorted(listed)} != files "
+                                f"{sorted(got_names)}")
+            missing = sorted(names_want - got_names)
+            extra = sorted(got_names - names_want)
+            if missing:
+                failures.append(f"{head} missing tensors: {missing}")
+            if extra:
+                failures.append(f"{head} extra tensors (not in SPEC-trace table for this "
+                                f"scheme): {extra}")
+            rows = []
+            for name in sorted(got_names & names_want):
+                path = os.path.join(outdir, name + ".npy")
+                arr, npy_dtype, problems = read_npy(path)
+                exp_dtype = "<i4" if name == "rel_index" else NPY_DTYPE[dtype]
+                if npy_dtype.str != exp_dtype:
+                    problems.append(f"dtype {npy_dtype.str}, expected {exp_dtype}")
+                m = listed.get(name)
+                if m is not None:
+                    if list(m.get("shape", [])) != list(arr.shape):
+                        problems.append(f"manifest shape {m.get('shape')} != file {arr.shape}")
+                    if m.get("file") not in (name + ".npy", None):
+                        problems.append(f"manifest file {m.get('file')!r}")
+                    md = str(m.get("dtype", ""))
+                    ok_names = {exp_dtype, np.dtype(exp_dtype).name}
+                    if md not in ok_names:
+                        problems.append(f"manifest dtype {md!r} not in {sorted(ok_names)}")
+                ok, abs_err, rel_err, detail = compare_tensor(name, arr, want[name], RTOL[dtype])
+                status = "ok" if ok and not problems else "MISMATCH"
+                rows.append((name, "x".join(map(str, arr.shape)), npy_dtype.str, abs_err,
+                             rel_err, status))
+                if not ok:
+                    failures.append(f"{head} tensor {name}: max|err| {abs_err:.3g}, worst "
+                                    f"robust rel {rel_err:.3g} — {detail}")
+                for pr in problems:
+                    failures.append(f"{head} tensor {name}: {pr}")
+            if verbose or any(r[5] != "ok" for r in rows):
+                print(f"  {head}")
+                print(f"    {'tensor':<12} {'shape':<12} {'dtype':<5} {'max|err|':>10} "
+                      f"{'robust rel':>10}  status")
+                for r in rows:
+                    print(f"    {r[0]:<12} {r[1]:<12} {r[2]:<5} {r[3]:>10.3g} {r[4]:>10.3g}  "
+                          f"{r[5]}")
+    return failures
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", help="path of the built pe-explorer-cli")
+    ap.add_argument("--case", help="JSON object of options (keys as CLI options, _ or -)")
+    ap.add_argument("--all", action="store_true", help="run the built-in cases")
+    ap.add_argument("--group", action="append", help="with --all: only this group (repeatable)")
+    ap.add_argument("--dtype", default="both", choices=["both", "float32", "float64"])
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--list", action="store_true", help="list the built-in groups and cases")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every per-tensor table")
+    a = ap.parse_args()
+
+    if a.list:
+        for gname, cases in CASES.items():
+            print(f"{gname}: {len(cases)} cases")
+            for c in cases:
+                print("   ", case_label(c))
+        return 0
+    if not a.cli or not (a.all or a.case):
+        ap.error("need --cli and one of --case / --all")
+    if not os.access(a.cli, os.X_OK):
+        print(f"error: --cli {a.cli} is not an executable file", file=sys.stderr)
+        return 2
+    dtypes = ["float64", "float32"] if a.dtype == "both" else [a.dtype]
+
+    todo: list[tuple[str, dict]] = []
+    if a.case:
+        case = json.loads(a.case)
+        case = {k.replace("-", "_"): v for k, v in case.items()}
+        todo.append(("case", case))
+    if a.all:
+        groups = a.group or list(CASES)
+        for gname in groups:
+            if gname not in CASES:
+                print(f"error: unknown group {gname}; have {list(CASES)}", file=sys.stderr)
+                return 2
+            todo += [(gname, c) for c in CASES[gname]]
+
+    all_failures = []
+    for k, (gname, case) in enumerate(todo):
+        fails = check_case(a.cli, case, a.seed + k, dtypes, a.verbose)
+        status = "PASS" if not fails else f"FAIL ({len(fails)})"
+        print(f"{status:<9} {gname:<9} {case_label(case)}")
+        for f in fails:
+            print("    " + f)
+        all_failures += fails
+    print(f"\n{len(todo)} cases, {len(all_failures)} failures")
+    if all_failures:
+        print("MISMATCH between pe-explorer-cli trace and the float64 reference "
+              "(see the lines above).")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
