@@ -174,7 +174,71 @@ def _cases() -> dict[str, list[dict]]:
         dict(small, scheme="urpe", valid_len=4, norm="relu2_visible"),
         {"scheme": "urpe", "n": 1, "d": 4, "heads": 1},
     ]
+    g["edge"] = [
+        # valid-len 0: every row fully masked -> all-zero weights, never NaN (SPEC-encodings §0)
+        dict(small, scheme="sinusoidal", valid_len=0, norm=nm)
+        for nm in ("softmax", "exp", "l2", "relu2", "relu2_visible")
+    ] + [
+        dict(small, scheme="t5", valid_len=0, mask="causal"),
+        dict(small, scheme="urpe", valid_len=0, norm="l2"),
+        dict(small, scheme="shaw", clip=2, valid_len=0),
+        dict(small, scheme="none", valid_len=6),  # L = N: nothing masked
+        dict(small, scheme="none", valid_len=7, cls=True, sep=True, mask="causal"),
+    ]
     return g
+
+
+# Usage/input errors: (options, weight edits, words of which one must appear in the message)
+def _bad_shape(name, shape):
+    def edit(w):
+        w[name] = np.zeros(shape, dtype=np.float32)
+    edit.label = f"{name} of shape {list(shape)}"
+    return edit
+
+
+def _drop(name):
+    def edit(w):
+        w.pop(name, None)
+    edit.label = f"no {name} in --weights"
+    return edit
+
+
+ERROR_CASES = [
+    ({"scheme": "alibi", "n": 4, "d": 8, "heads": 2, "alibi_mode": "causal"}, None,
+     ["alibi-mode", "alibi_mode", "mask"]),
+    ({"scheme": "none", "n": 4, "d": 8, "heads": 3}, None, ["heads"]),
+    ({"scheme": "foo", "n": 4, "d": 8, "heads": 2}, None, ["scheme"]),
+    ({"scheme": "none", "n": 4, "d": 8, "heads": 2, "norm": "softmax2"}, None, ["norm"]),
+    ({"scheme": "none", "n": 4, "d": 8, "heads": 2, "mask": "upper"}, None, ["mask"]),
+    ({"scheme": "sinusoidal", "n": 4, "d": 8, "heads": 2, "layout": "zigzag"}, None,
+     ["layout"]),
+    ({"scheme": "rope", "n": 4, "d": 8, "heads": 2, "rope_convention": "sideways"}, None,
+     ["rope-convention", "rope_convention"]),
+    ({"scheme": "deberta", "n": 4, "d": 8, "heads": 2, "clip": 2, "deberta_terms": "c2x"},
+     None, ["deberta-terms", "deberta_terms", "c2x"]),
+    ({"scheme": "deberta", "n": 4, "d": 8, "heads": 2, "clip": 2, "p2c_convention": "x"},
+     None, ["p2c-convention", "p2c_convention"]),
+    ({"scheme": "urpe", "n": 4, "d": 8, "heads": 2, "urpe_bias": "alibi"}, None,
+     ["urpe-bias", "urpe_bias"]),
+    ({"scheme": "none", "n": 4, "d": 8, "heads": 2, "valid_len": -1}, None, ["valid-len",
+                                                                           "valid_len"]),
+    ({"scheme": "none", "n": 4, "d": 8, "heads": 2}, _bad_shape("W_q", (8, 9)), ["W_q"]),
+    ({"scheme": "none", "n": 4, "d": 8, "heads": 2}, _bad_shape("E", (4, 7)), ["E"]),
+    ({"scheme": "learned", "n": 4, "d": 8, "heads": 2, "cls": True},
+     _bad_shape("learned.table", (4, 8)), ["learned.table", "P_max", "learned"]),
+    ({"scheme": "shaw", "n": 4, "d": 8, "heads": 2, "clip": 2},
+     _bad_shape("shaw.w_k", (4, 4)), ["shaw.w_k"]),
+    ({"scheme": "t5", "n": 4, "d": 8, "heads": 2}, _bad_shape("t5.table", (16, 2)),
+     ["t5.table"]),
+    ({"scheme": "txl", "n": 4, "d": 8, "heads": 2}, _bad_shape("txl.u", (2, 3)), ["txl.u"]),
+    ({"scheme": "deberta", "n": 4, "d": 8, "heads": 2, "clip": 2},
+     _bad_shape("deberta.rel", (5, 8)), ["deberta.rel"]),
+    # urpe.c must have 2N-1 columns with N counting the special tokens
+    ({"scheme": "urpe", "n": 4, "d": 8, "heads": 2, "cls": True},
+     _bad_shape("urpe.c", (2, 7)), ["urpe.c"]),
+    ({"scheme": "none", "n": 4, "d": 8, "heads": 2, "cls": True}, _drop("special.cls"),
+     ["special.cls", "cls"]),
+]
 
 
 CASES = _cases()
@@ -411,6 +475,49 @@ def check_case(cli: str, case: dict, seed: int, dtypes: list[str], verbose: bool
     return failures
 
 
+def check_error_case(cli: str, case: dict, edit, words: list[str], seed: int) -> list[str]:
+    """The CLI must exit 2 with one clear stderr line naming the fault, leaving no outputs."""
+    label = case_label(case)
+    o = ref.full_options(case)
+    safe = dict(case)
+    if o["scheme"] not in ("none", "sinusoidal", "learned", "shaw", "txl", "t5", "deberta",
+                           "rope", "alibi", "urpe"):
+        safe["scheme"] = "none"
+    if int(o["d"]) % int(o["heads"]) != 0:
+        safe["heads"] = 1
+    w = make_weights(safe, seed)
+    if edit is not None:
+        edit(w)
+    with tempfile.TemporaryDirectory(prefix="pe_err_") as tmp:
+        wfile = os.path.join(tmp, "weights.safetensors")
+        safetensors_np.save(wfile, w)
+        outdir = os.path.join(tmp, "out")
+        cmd = [cli, "trace"] + cli_args(case) + ["--weights", wfile, "--dtype", "float32",
+                                                 "--out", outdir]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return [f"[error case: {label}] CLI timed out (60 s)"]
+        fails = []
+        head = f"[error case: {label}{' + ' + edit.label if edit else ''}]"
+        if p.returncode != 2:
+            fails.append(f"{head} exit {p.returncode}, expected 2; stderr: "
+                         f"{p.stderr.strip()[:300]!r}")
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        if p.returncode == 2:
+            if len(lines) != 1:
+                fails.append(f"{head} expected one stderr line, got {len(lines)}: "
+                             f"{p.stderr.strip()[:300]!r}")
+            if not any(wd.lower() in p.stderr.lower() for wd in words):
+                fails.append(f"{head} message does not name any of {words}: "
+                             f"{p.stderr.strip()[:300]!r}")
+        if os.path.isdir(outdir):
+            left = [f for f in os.listdir(outdir) if f.endswith(".npy") or f == "manifest.json"]
+            if left:
+                fails.append(f"{head} left files in --out: {sorted(left)[:6]}")
+    return fails
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -420,6 +527,8 @@ def main() -> int:
     ap.add_argument("--group", action="append", help="with --all: only this group (repeatable)")
     ap.add_argument("--dtype", default="both", choices=["both", "float32", "float64"])
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--errors", action="store_true",
+                    help="run the usage/input error cases (group 'errors'; --all includes them)")
     ap.add_argument("--list", action="store_true", help="list the built-in groups and cases")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every per-tensor table")
     a = ap.parse_args()
@@ -429,9 +538,12 @@ def main() -> int:
             print(f"{gname}: {len(cases)} cases")
             for c in cases:
                 print("   ", case_label(c))
+        print(f"errors: {len(ERROR_CASES)} cases")
+        for c, edit, _ in ERROR_CASES:
+            print("   ", case_label(c), "+ " + edit.label if edit else "")
         return 0
-    if not a.cli or not (a.all or a.case):
-        ap.error("need --cli and one of --case / --all")
+    if not a.cli or not (a.all or a.case or a.errors):
+        ap.error("need --cli and one of --case / --all / --errors")
     if not os.access(a.cli, os.X_OK):
         print(f"error: --cli {a.cli} is not an executable file", file=sys.stderr)
         return 2
@@ -442,19 +554,31 @@ def main() -> int:
         case = json.loads(a.case)
         case = {k.replace("-", "_"): v for k, v in case.items()}
         todo.append(("case", case))
+    groups = []
     if a.all:
-        groups = a.group or list(CASES)
-        for gname in groups:
-            if gname not in CASES:
-                print(f"error: unknown group {gname}; have {list(CASES)}", file=sys.stderr)
-                return 2
+        groups = a.group or list(CASES) + ["errors"]
+    elif a.errors:
+        groups = ["errors"]
+    for gname in groups:
+        if gname == "errors":
+            todo += [("errors", c) for c in ERROR_CASES]
+        elif gname in CASES:
             todo += [(gname, c) for c in CASES[gname]]
+        else:
+            print(f"error: unknown group {gname}; have {list(CASES) + ['errors']}",
+                  file=sys.stderr)
+            return 2
 
     all_failures = []
     for k, (gname, case) in enumerate(todo):
-        fails = check_case(a.cli, case, a.seed + k, dtypes, a.verbose)
+        if gname == "errors":
+            case, edit, words = case
+            fails = check_error_case(a.cli, case, edit, words, a.seed + k)
+        else:
+            fails = check_case(a.cli, case, a.seed + k, dtypes, a.verbose)
         status = "PASS" if not fails else f"FAIL ({len(fails)})"
-        print(f"{status:<9} {gname:<9} {case_label(case)}")
+        extra = " + " + edit.label if gname == "errors" and edit is not None else ""
+        print(f"{status:<9} {gname:<9} {case_label(case)}{extra}")
         for f in fails:
             print("    " + f)
         all_failures += fails
