@@ -196,13 +196,6 @@ def _bad_shape(name, shape):
     return edit
 
 
-def _drop(name):
-    def edit(w):
-        w.pop(name, None)
-    edit.label = f"no {name} in --weights"
-    return edit
-
-
 ERROR_CASES = [
     ({"scheme": "alibi", "n": 4, "d": 8, "heads": 2, "alibi_mode": "causal"}, None,
      ["alibi-mode", "alibi_mode", "mask"]),
@@ -236,8 +229,6 @@ ERROR_CASES = [
     # urpe.c must have 2N-1 columns with N counting the special tokens
     ({"scheme": "urpe", "n": 4, "d": 8, "heads": 2, "cls": True},
      _bad_shape("urpe.c", (2, 7)), ["urpe.c"]),
-    ({"scheme": "none", "n": 4, "d": 8, "heads": 2, "cls": True}, _drop("special.cls"),
-     ["special.cls", "cls"]),
 ]
 
 
