@@ -57,7 +57,9 @@ int debertaIndex(int rel, const Params& p);
 std::vector<double> alibiSlopes(int heads);
 
 /** URPE unique-table column (j − i) + L − 1 for a C table of 2L − 1 entries, SPEC §9. */
-inline int urpeIndex(int i, int j, int L) { return (j - i) + L - 1; }
+inline int urpeIndex(int i, int j, int L) {
+    return (j - i) + L - 1;
+}
 
 /**
  * URPE's official bucketed index (ur_attn_unique = False) for an L×L grid, SPEC §9:

@@ -16,11 +16,12 @@ struct Error {
  * Either a value or an Error (a small stand-in for C++23 std::expected).
  * Errors are values so they cross threads and library boundaries without exceptions.
  */
-template <typename T>
-class Expected {
+template <typename T> class Expected {
 public:
-    Expected(T value) : m_v(std::move(value)) {}
-    Expected(Error error) : m_v(std::move(error)) {}
+    Expected(T value)
+        : m_v(std::move(value)) {}
+    Expected(Error error)
+        : m_v(std::move(error)) {}
 
     bool ok() const { return m_v.index() == 0; }
     explicit operator bool() const { return ok(); }
@@ -41,7 +42,9 @@ private:
 class Status {
 public:
     Status() = default;
-    Status(Error error) : m_error(std::move(error)), m_failed(true) {}
+    Status(Error error)
+        : m_error(std::move(error))
+        , m_failed(true) {}
     static Status success() { return {}; }
     bool ok() const { return !m_failed; }
     explicit operator bool() const { return ok(); }

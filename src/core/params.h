@@ -12,7 +12,18 @@
 namespace pe {
 
 /** The position-encoding scheme; see SPEC-encodings.md §1–§9. */
-enum class Scheme { None, Sinusoidal, Learned, Shaw, TransformerXL, T5, DeBERTa, RoPE, ALiBi, URPE };
+enum class Scheme {
+    None,
+    Sinusoidal,
+    Learned,
+    Shaw,
+    TransformerXL,
+    T5,
+    DeBERTa,
+    RoPE,
+    ALiBi,
+    URPE
+};
 /** The attention normaliser N(S); SPEC §10. */
 enum class Normaliser { Softmax, Exp, L2, Relu2, Relu2Visible };
 enum class MaskKind { None, Causal };
@@ -34,15 +45,15 @@ enum class Precision { Float32, Float64 };
  */
 struct Params {
     Scheme scheme = Scheme::None;
-    int n = 16;     ///< input tokens (special tokens come on top)
-    int d = 64;     ///< model width
-    int heads = 4;  ///< number of heads; d % heads == 0
+    int n = 16;    ///< input tokens (special tokens come on top)
+    int d = 64;    ///< model width
+    int heads = 4; ///< number of heads; d % heads == 0
     Normaliser norm = Normaliser::Softmax;
     MaskKind mask = MaskKind::None;
     int validLen = -1; ///< keys at positions >= validLen are padding; -1 = all valid
 
-    int clip = 16;        ///< Shaw clip distance k; DeBERTa v1 span k
-    double base = 10000;  ///< sinusoid and RoPE base
+    int clip = 16;       ///< Shaw clip distance k; DeBERTa v1 span k
+    double base = 10000; ///< sinusoid and RoPE base
     SinLayout layout = SinLayout::Interleaved;
     RopeConvention ropeConvention = RopeConvention::Interleaved;
     int ropeDims = 0; ///< rotated features per head (partial rotary); 0 = d_h

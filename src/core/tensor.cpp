@@ -7,38 +7,56 @@ namespace pe {
 
 const char* npyDescr(DType t) {
     switch (t) {
-    case DType::F32: return "<f4";
-    case DType::F64: return "<f8";
-    case DType::I32: return "<i4";
+    case DType::F32:
+        return "<f4";
+    case DType::F64:
+        return "<f8";
+    case DType::I32:
+        return "<i4";
     }
     return "?";
 }
 
 const char* safetensorsName(DType t) {
     switch (t) {
-    case DType::F32: return "F32";
-    case DType::F64: return "F64";
-    case DType::I32: return "I32";
+    case DType::F32:
+        return "F32";
+    case DType::F64:
+        return "F64";
+    case DType::I32:
+        return "I32";
     }
     return "?";
 }
 
-std::size_t dtypeSize(DType t) { return t == DType::F64 ? 8 : 4; }
+std::size_t dtypeSize(DType t) {
+    return t == DType::F64 ? 8 : 4;
+}
 
-Tensor::Tensor(DType dtype, std::vector<std::int64_t> shape) : m_shape(std::move(shape)) {
+Tensor::Tensor(DType dtype, std::vector<std::int64_t> shape)
+    : m_shape(std::move(shape)) {
     const auto n = static_cast<std::size_t>(shapeElements(m_shape));
     switch (dtype) {
-    case DType::F32: m_data = std::vector<float>(n); break;
-    case DType::F64: m_data = std::vector<double>(n); break;
-    case DType::I32: m_data = std::vector<std::int32_t>(n); break;
+    case DType::F32:
+        m_data = std::vector<float>(n);
+        break;
+    case DType::F64:
+        m_data = std::vector<double>(n);
+        break;
+    case DType::I32:
+        m_data = std::vector<std::int32_t>(n);
+        break;
     }
 }
 
 DType Tensor::dtype() const {
     switch (m_data.index()) {
-    case 0: return DType::F32;
-    case 1: return DType::F64;
-    default: return DType::I32;
+    case 0:
+        return DType::F32;
+    case 1:
+        return DType::F64;
+    default:
+        return DType::I32;
     }
 }
 
@@ -55,7 +73,9 @@ void* Tensor::raw() {
 }
 
 double Tensor::at(std::int64_t flat) const {
-    return std::visit([flat](const auto& v) { return static_cast<double>(v.at(static_cast<std::size_t>(flat))); }, m_data);
+    return std::visit(
+        [flat](const auto& v) { return static_cast<double>(v.at(static_cast<std::size_t>(flat))); },
+        m_data);
 }
 
 Tensor Tensor::converted(DType to) const {
@@ -68,9 +88,15 @@ Tensor Tensor::converted(DType to) const {
                     dst[i] = static_cast<D>(src[i]);
             };
             switch (to) {
-            case DType::F32: copy(out.data<float>()); break;
-            case DType::F64: copy(out.data<double>()); break;
-            case DType::I32: copy(out.data<std::int32_t>()); break;
+            case DType::F32:
+                copy(out.data<float>());
+                break;
+            case DType::F64:
+                copy(out.data<double>());
+                break;
+            case DType::I32:
+                copy(out.data<std::int32_t>());
+                break;
             }
         },
         m_data);

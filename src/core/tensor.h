@@ -24,7 +24,8 @@ std::size_t dtypeSize(DType t);
  */
 class Tensor {
 public:
-    using Storage = std::variant<std::vector<float>, std::vector<double>, std::vector<std::int32_t>>;
+    using Storage =
+        std::variant<std::vector<float>, std::vector<double>, std::vector<std::int32_t>>;
 
     Tensor() = default;
     Tensor(DType dtype, std::vector<std::int64_t> shape);
@@ -45,12 +46,11 @@ public:
     std::size_t byteSize() const { return static_cast<std::size_t>(size()) * dtypeSize(dtype()); }
     bool empty() const { return size() == 0; }
 
-    template <typename T>
-    T* data() { return std::get<std::vector<T>>(m_data).data(); }
-    template <typename T>
-    const T* data() const { return std::get<std::vector<T>>(m_data).data(); }
-    template <typename T>
-    bool holds() const { return std::holds_alternative<std::vector<T>>(m_data); }
+    template <typename T> T* data() { return std::get<std::vector<T>>(m_data).data(); }
+    template <typename T> const T* data() const { return std::get<std::vector<T>>(m_data).data(); }
+    template <typename T> bool holds() const {
+        return std::holds_alternative<std::vector<T>>(m_data);
+    }
 
     /** Raw bytes (little-endian on every platform we build for). */
     const void* raw() const;

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+#include "encodings.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace pe {
+
+Eigen::MatrixXd sinusoidal(int n, int d, double base, SinLayout layout, double start) {
+    Eigen::MatrixXd pe = Eigen::MatrixXd::Zero(n, d);
+    switch (layout) {
+    case SinLayout::Interleaved:
+        for (int c = 0; c < d; ++c) {
+            const int m = c / 2;
+            const double w = std::pow(base, -2.0 * m / d);
+            for (int p = 0; p < n; ++p) {
+                const double a = (start + p) * w;
+                pe(p, c) = (c % 2 == 0) ? std::sin(a) : std::cos(a);
+            }
+        }
+        break;
+    case SinLayout::Concat: {
+        assert(d % 2 == 0 && "concat layout needs an even width");
+        const int half = d / 2;
+        for (int m = 0; m < half; ++m) {
+            const double w = std::pow(base, -2.0 * m / d);
+            for (int p = 0; p < n; ++p) {
+                const double a = (start + p) * w;
+                pe(p, m) = std::sin(a);
+                pe(p, half + m) = std::cos(a);
+            }
+        }
+        break;
+    }
+    case SinLayout::T2T: {
+        const int K = d / 2;
+        const double logInc = std::log(base) / std::max(K - 1, 1);
+        for (int m = 0; m < K; ++m) {
+            const double w = std::exp(-m * logInc);
+            for (int p = 0; p < n; ++p) {
+                const double a = (start + p) * w;
+                pe(p, m) = std::sin(a);
+                pe(p, K + m) = std::cos(a);
+            }
+        }
+        break; // odd d: the last column stays zero
+    }
+    }
+    return pe;
+}
+
+Eigen::RowVectorXd txlRelativeSinusoid(double t, int d) {
+    const int half = d / 2;
+    Eigen::RowVectorXd r(d);
+    for (int m = 0; m < half; ++m) {
+        const double a = t * std::pow(10000.0, -2.0 * m / d);
+        r(m) = std::sin(a);
+        r(half + m) = std::cos(a);
+    }
+    return r;
+}
+
+int t5Bucket(int rel, bool bidirectional, int numBuckets, int maxDistance) {
+    long n = -static_cast<long>(rel);
+    int half = numBuckets;
+    int offset = 0;
+    if (bidirectional) {
+        half = numBuckets / 2;
+        offset = rel > 0 ? half : 0;
+        n = std::labs(n);
+    } else {
+        n = std::max(n, 0L);
+    }
+    const int exact = half / 2;
+    if (n < exact)
+        return offset + static_cast<int>(n);
+    // Mesh-TF: float32 log of float32(n)/max_exact, over a Python-double log cast to float32.
+    const float ratio = static_cast<float>(n) / static_cast<float>(exact);
+    const float denom = static_cast<float>(std::log(static_cast<double>(maxDistance) / exact));
+    const float scaled = std::log(ratio) / denom * static_cast<float>(half - exact);
+    const long large = exact + static_cast<long>(scaled); // truncation toward zero (scaled >= 0)
+    return offset + static_cast<int>(std::min<long>(half - 1, large));
+}
+
+int t5BucketF64(int rel, bool bidirectional, int numBuckets, int maxDistance) {
+    long n = -static_cast<long>(rel);
+    int half = numBuckets;
+    int offset = 0;
+    if (bidirectional) {
+        half = numBuckets / 2;
+        offset = rel > 0 ? half : 0;
+        n = std::labs(n);
+    } else {
+        n = std::max(n, 0L);
+    }
+    const int exact = half / 2;
+    if (n < exact)
+        return offset + static_cast<int>(n);
+    const double scaled = std::log(static_cast<double>(n) / exact) /
+                          std::log(static_cast<double>(maxDistance) / exact) * (half - exact);
+    const long large = exact + static_cast<long>(scaled);
+    return offset + static_cast<int>(std::min<long>(half - 1, large));
+}
+
+int debertaLogBucket(int rel, int buckets, int maxPosition) {
+    const int mid = buckets / 2;
+    const int a = std::abs(rel);
+    if (a <= mid)
+        return rel;
+    const double logPos =
+        std::ceil(std::log(static_cast<double>(a) / mid) /
+                  std::log(static_cast<double>(maxPosition - 1) / mid) * (mid - 1)) +
+        mid;
+    return (rel > 0 ? 1 : -1) * static_cast<int>(logPos);
+}
+
+int debertaIndex(int rel, const Params& p) {
+    const int span = p.debertaSpan();
+    const int b =
+        p.debertaLogBuckets ? debertaLogBucket(rel, p.debertaBuckets, p.debertaMaxPosition) : rel;
+    return std::clamp(b + span, 0, 2 * span - 1);
+}
+
+std::vector<double> alibiSlopes(int heads) {
+    auto pow2 = [](int n) {
+        const double start =
+            std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(n)) - 3)));
+        std::vector<double> s(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i)
+            s[static_cast<std::size_t>(i)] = start * std::pow(start, i);
+        return s;
+    };
+    if (heads <= 0)
+        return {};
+    const double l = std::log2(static_cast<double>(heads));
+    if (l == std::floor(l))
+        return pow2(heads);
+    const int c = 1 << static_cast<int>(std::floor(l));
+    std::vector<double> s = pow2(c);
+    const std::vector<double> s2 = alibiSlopes(2 * c);
+    for (std::size_t i = 0; i < s2.size() && static_cast<int>(s.size()) < heads; i += 2)
+        s.push_back(s2[i]);
+    return s;
+}
+
+std::vector<int> urpeOfficialBuckets(int L) {
+    std::vector<int> b(static_cast<std::size_t>(L) * static_cast<std::size_t>(L));
+    int lo = 0;
+    for (int i = 0; i < L; ++i) {
+        for (int j = 0; j < L; ++j) {
+            const int rel = j - i;
+            // T5 magnitude with 64 buckets -> half 32, exact 16, max distance 128, capped at 31.
+            const int mag = t5Bucket(-std::abs(rel), false, 32, 128);
+            int v = rel > 0 ? mag : (rel < 0 ? -mag : 0);
+            if (v >= 0)
+                v += 2;
+            b[static_cast<std::size_t>(i) * L + j] = v;
+            lo = std::min(lo, v);
+        }
+    }
+    for (int& v : b)
+        v -= lo;
+    return b;
+}
+
+void applyRope(Eigen::Ref<Eigen::MatrixXd> x, const std::vector<double>& positions, double base,
+               RopeConvention conv, int dRot) {
+    const int half = dRot / 2;
+    std::vector<double> theta(static_cast<std::size_t>(half));
+    for (int m = 0; m < half; ++m)
+        theta[static_cast<std::size_t>(m)] = std::pow(base, -2.0 * m / dRot);
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const double pos = positions[static_cast<std::size_t>(r)];
+        for (int m = 0; m < half; ++m) {
+            const double ang = pos * theta[static_cast<std::size_t>(m)];
+            const double c = std::cos(ang), s = std::sin(ang);
+            const int ia = conv == RopeConvention::Interleaved ? 2 * m : m;
+            const int ib = conv == RopeConvention::Interleaved ? 2 * m + 1 : m + half;
+            const double a = x(r, ia), b = x(r, ib);
+            x(r, ia) = a * c - b * s;
+            x(r, ib) = b * c + a * s;
+        }
+    }
+}
+
+} // namespace pe

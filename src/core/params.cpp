@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+#include "params.h"
+
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace pe {
+
+namespace {
+
+template <typename E, std::size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr NameTable<Scheme, 10> kSchemes{{{Scheme::None, "none"},
+                                          {Scheme::Sinusoidal, "sinusoidal"},
+                                          {Scheme::Learned, "learned"},
+                                          {Scheme::Shaw, "shaw"},
+                                          {Scheme::TransformerXL, "txl"},
+                                          {Scheme::T5, "t5"},
+                                          {Scheme::DeBERTa, "deberta"},
+                                          {Scheme::RoPE, "rope"},
+                                          {Scheme::ALiBi, "alibi"},
+                                          {Scheme::URPE, "urpe"}}};
+constexpr NameTable<Normaliser, 5> kNorms{{{Normaliser::Softmax, "softmax"},
+                                           {Normaliser::Exp, "exp"},
+                                           {Normaliser::L2, "l2"},
+                                           {Normaliser::Relu2, "relu2"},
+                                           {Normaliser::Relu2Visible, "relu2_visible"}}};
+constexpr NameTable<MaskKind, 2> kMasks{{{MaskKind::None, "none"}, {MaskKind::Causal, "causal"}}};
+constexpr NameTable<SinLayout, 3> kLayouts{{{SinLayout::Interleaved, "interleaved"},
+                                            {SinLayout::Concat, "concat"},
+                                            {SinLayout::T2T, "t2t"}}};
+constexpr NameTable<RopeConvention, 2> kRope{
+    {{RopeConvention::Interleaved, "interleaved"}, {RopeConvention::Half, "half"}}};
+constexpr NameTable<AlibiMode, 2> kAlibi{
+    {{AlibiMode::Causal, "causal"}, {AlibiMode::Symmetric, "symmetric"}}};
+constexpr NameTable<P2CConvention, 2> kP2C{
+    {{P2CConvention::Code, "code"}, {P2CConvention::Paper, "paper"}}};
+constexpr NameTable<UrpeBias, 2> kUrpe{{{UrpeBias::None, "none"}, {UrpeBias::T5, "t5"}}};
+constexpr NameTable<Precision, 2> kPrecision{
+    {{Precision::Float32, "float32"}, {Precision::Float64, "float64"}}};
+
+template <typename E, std::size_t N> std::string_view nameOf(const NameTable<E, N>& t, E v) {
+    for (const auto& [e, s] : t)
+        if (e == v)
+            return s;
+    return "?";
+}
+
+template <typename E, std::size_t N>
+std::optional<E> parse(const NameTable<E, N>& t, std::string_view s) {
+    for (const auto& [e, name] : t)
+        if (name == s)
+            return e;
+    return std::nullopt;
+}
+
+Error err(std::string s) {
+    return Error{std::move(s)};
+}
+
+} // namespace
+
+std::string_view toString(Scheme s) {
+    return nameOf(kSchemes, s);
+}
+std::string_view toString(Normaliser n) {
+    return nameOf(kNorms, n);
+}
+std::string_view toString(MaskKind m) {
+    return nameOf(kMasks, m);
+}
+std::string_view toString(SinLayout l) {
+    return nameOf(kLayouts, l);
+}
+std::string_view toString(RopeConvention c) {
+    return nameOf(kRope, c);
+}
+std::string_view toString(AlibiMode m) {
+    return nameOf(kAlibi, m);
+}
+std::string_view toString(P2CConvention c) {
+    return nameOf(kP2C, c);
+}
+std::string_view toString(UrpeBias b) {
+    return nameOf(kUrpe, b);
+}
+std::string_view toString(Precision p) {
+    return nameOf(kPrecision, p);
+}
+std::optional<Scheme> schemeFromString(std::string_view s) {
+    return parse(kSchemes, s);
+}
+std::optional<Normaliser> normaliserFromString(std::string_view s) {
+    return parse(kNorms, s);
+}
+std::optional<MaskKind> maskFromString(std::string_view s) {
+    return parse(kMasks, s);
+}
+std::optional<SinLayout> layoutFromString(std::string_view s) {
+    return parse(kLayouts, s);
+}
+std::optional<RopeConvention> ropeConventionFromString(std::string_view s) {
+    return parse(kRope, s);
+}
+std::optional<AlibiMode> alibiModeFromString(std::string_view s) {
+    return parse(kAlibi, s);
+}
+std::optional<P2CConvention> p2cFromString(std::string_view s) {
+    return parse(kP2C, s);
+}
+std::optional<UrpeBias> urpeBiasFromString(std::string_view s) {
+    return parse(kUrpe, s);
+}
+std::optional<Precision> precisionFromString(std::string_view s) {
+    return parse(kPrecision, s);
+}
+
+const std::vector<Scheme>& allSchemes() {
+    static const std::vector<Scheme> v = [] {
+        std::vector<Scheme> r;
+        for (const auto& [e, s] : kSchemes)
+            r.push_back(e);
+        return r;
+    }();
+    return v;
+}
+
+const std::vector<Normaliser>& allNormalisers() {
+    static const std::vector<Normaliser> v = [] {
+        std::vector<Normaliser> r;
+        for (const auto& [e, s] : kNorms)
+            r.push_back(e);
+        return r;
+    }();
+    return v;
+}
+
+bool isAbsolute(Scheme s) {
+    return s == Scheme::Sinusoidal || s == Scheme::Learned;
+}
+
+bool hasRelIndex(const Params& p) {
+    return p.scheme == Scheme::Shaw || p.scheme == Scheme::T5 || p.scheme == Scheme::DeBERTa ||
+           (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+}
+
+bool hasBias(const Params& p) {
+    return p.scheme == Scheme::T5 || p.scheme == Scheme::ALiBi ||
+           (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+}
+
+Status validate(const Params& p) {
+    constexpr int kMaxN = 1 << 20;
+    constexpr int kMaxD = 1 << 16;
+    if (p.n < 1 || p.n > kMaxN)
+        return err("--n must be between 1 and " + std::to_string(kMaxN) + ", got " +
+                   std::to_string(p.n));
+    if (p.d < 1 || p.d > kMaxD)
+        return err("--d must be between 1 and " + std::to_string(kMaxD) + ", got " +
+                   std::to_string(p.d));
+    if (p.heads < 1)
+        return err("--heads must be at least 1, got " + std::to_string(p.heads));
+    if (p.d % p.heads != 0)
+        return err("--d " + std::to_string(p.d) + " is not divisible by --heads " +
+                   std::to_string(p.heads));
+    const int N = p.seqLen();
+    if (p.validLen < -1 || p.validLen > N)
+        return err("--valid-len must be between 0 and the sequence length " + std::to_string(N) +
+                   " (special tokens included), got " + std::to_string(p.validLen));
+    if (p.clip < 0)
+        return err("--clip must be >= 0, got " + std::to_string(p.clip));
+    if (!(p.base > 1.0) || !std::isfinite(p.base))
+        return err("--base must be a finite number greater than 1");
+    const int dh = p.headDim();
+    switch (p.scheme) {
+    case Scheme::Sinusoidal:
+        if (p.layout == SinLayout::Concat && p.d % 2 != 0)
+            return err("--layout concat needs an even --d, got " + std::to_string(p.d));
+        break;
+    case Scheme::Learned:
+        if (p.learnedRows < 1)
+            return err("--max-positions must be >= 1");
+        break;
+    case Scheme::TransformerXL:
+        if (p.d % 2 != 0)
+            return err("txl needs an even --d for its [sin | cos] relative sinusoid, got " +
+                       std::to_string(p.d));
+        if (p.txlClampLen < 0)
+            return err("--clamp-len must be >= 0");
+        break;
+    case Scheme::T5:
+        break;
+    case Scheme::DeBERTa:
+        if (p.debertaLogBuckets) {
+            if (p.debertaBuckets < 4 || p.debertaBuckets % 2 != 0)
+                return err("--deberta-buckets must be even and >= 4");
+            if (p.debertaMaxPosition <= p.debertaBuckets / 2 + 1)
+                return err("--deberta-max-position must exceed half the buckets plus one");
+        } else if (p.clip < 1) {
+            return err("--clip (the DeBERTa span k) must be >= 1 for deberta, got " +
+                       std::to_string(p.clip));
+        }
+        break;
+    case Scheme::RoPE: {
+        const int dRot = p.ropeDims == 0 ? dh : p.ropeDims;
+        if (dRot % 2 != 0)
+            return err("rope needs an even head width d/heads (rotary dims), got " +
+                       std::to_string(dRot));
+        if (dRot < 2 || dRot > dh)
+            return err("--rope-dims must be even and between 2 and d/heads = " +
+                       std::to_string(dh));
+        break;
+    }
+    case Scheme::ALiBi:
+        if (p.alibiMode == AlibiMode::Causal && p.mask != MaskKind::Causal)
+            return err("--alibi-mode causal is the paper's causal form and needs --mask causal");
+        break;
+    case Scheme::URPE:
+    case Scheme::None:
+    case Scheme::Shaw:
+        break;
+    }
+    if (p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5)) {
+        if (p.buckets < 2)
+            return err("--buckets must be >= 2, got " + std::to_string(p.buckets));
+        if (p.buckets % 2 != 0)
+            return err("--buckets must be even, got " + std::to_string(p.buckets));
+        const int half = p.unidirectional ? p.buckets : p.buckets / 2;
+        if (half / 2 < 1)
+            return err("--buckets is too small: at least 2 exact buckets per direction are needed");
+        if (p.maxDistance <= half / 2)
+            return err("--max-distance must be greater than the exact range " +
+                       std::to_string(half / 2) + ", got " + std::to_string(p.maxDistance));
+    }
+    return Status::success();
+}
+
+} // namespace pe

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "probe.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "encodings.h"
+#include "trace_internal.h"
+
+namespace pe {
+
+namespace {
+
+Eigen::MatrixXd rmsNorm(const Eigen::MatrixXd& x) {
+    Eigen::MatrixXd y = x;
+    for (Eigen::Index r = 0; r < x.rows(); ++r)
+        y.row(r) /= std::sqrt(x.row(r).squaredNorm() / static_cast<double>(x.cols()) + 1e-6);
+    return y;
+}
+
+} // namespace
+
+ProbeResult runProbe(const Params& base, int layers, bool shawValues) {
+    Params p = base;
+    p.precision = Precision::Float64;
+    const int d = p.d;
+    Weights w0;
+    w0.E = seededNormal(1, d, p.seed, "probe.token").replicate(p.n, 1); // n identical tokens
+    completeWeights(p, w0);
+    Eigen::MatrixXd x = assembleSequence(p, w0);
+    // The position signal of absolute schemes enters the residual stream once, at the input.
+    if (p.scheme == Scheme::Sinusoidal)
+        x += sinusoidal(p.seqLen(), d, p.base, p.layout);
+    else if (p.scheme == Scheme::Learned)
+        x += w0.learnedTable.topRows(p.seqLen());
+    const int first = p.cls ? 1 : 0;
+
+    for (int layer = 0; layer < layers; ++layer) {
+        Params pl = p;
+        pl.seed = p.seed + 1000 * static_cast<std::uint64_t>(layer + 1);
+        Weights w;
+        w.E = w0.E;
+        w.cls = w0.cls;
+        w.sep = w0.sep;
+        completeWeights(pl, w);
+        // Keys close to the queries so relu² sees positive logits (SPEC §10 pitfall).
+        w.W_k = w.W_q + 0.1 * seededNormal(d, d, pl.seed, "probe.k_noise") / std::sqrt(double(d));
+        if (p.scheme == Scheme::Shaw && !shawValues)
+            w.shawWv.setZero();
+        if (p.scheme == Scheme::Learned)
+            w.learnedTable = w0.learnedTable;
+        auto tr = computeTraceFromSequence(pl, w, rmsNorm(x), false);
+        if (!tr)
+            return {};
+        const Tensor* out = tr->find("out");
+        Eigen::MatrixXd attn(x.rows(), d);
+        for (Eigen::Index i = 0; i < attn.rows(); ++i)
+            for (int c = 0; c < d; ++c)
+                attn(i, c) = out->data<double>()[i * d + c];
+        x += attn;
+        const Eigen::MatrixXd W1 =
+            seededNormal(d, 2 * d, pl.seed, "probe.ffn1") / std::sqrt(double(d));
+        const Eigen::MatrixXd W2 =
+            seededNormal(2 * d, d, pl.seed, "probe.ffn2") / std::sqrt(2.0 * d);
+        x += (rmsNorm(x) * W1).cwiseMax(0.0) * W2;
+    }
+    ProbeResult r;
+    for (int i = first; i < first + p.n; ++i)
+        r.spread = std::max(r.spread, (x.row(i) - x.row(first)).cwiseAbs().maxCoeff());
+    r.canTellApart = r.spread > kProbeBrokenThreshold;
+    return r;
+}
+
+} // namespace pe

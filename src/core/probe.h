@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * The probe experiment of SPEC §12: n identical input tokens through a small pre-RMSNorm stack
+ * (x += Attn(RMSNorm(x)); x += FFN(RMSNorm(x))), in float64. If every input row comes out
+ * identical the configuration cannot tell positions apart.
+ */
+
+#include "params.h"
+
+namespace pe {
+
+struct ProbeResult {
+    double spread = 0;         ///< max over input rows i and features of |o_i − o_first|
+    bool canTellApart = false; ///< spread > kProbeBrokenThreshold
+};
+
+/** Spreads at or below this are "identical rows" (SPEC §12 suggests 1e-12 and 1e-9). */
+inline constexpr double kProbeIdenticalThreshold = 1e-12;
+inline constexpr double kProbeBrokenThreshold = 1e-9;
+
+/**
+ * Runs the probe with p's scheme, normaliser, mask and special tokens (p.n identical tokens).
+ * `shawValues = false` gives Shaw "keys only" (w_v = 0). Seeded by p.seed.
+ */
+ProbeResult runProbe(const Params& p, int layers = 2, bool shawValues = true);
+
+} // namespace pe
