@@ -174,6 +174,20 @@ def _cases() -> dict[str, list[dict]]:
         dict(small, scheme="urpe", valid_len=4, norm="relu2_visible"),
         {"scheme": "urpe", "n": 1, "d": 4, "heads": 1},
     ]
+    # CLI extensions beyond SPEC-trace; the math is SPEC-encodings §4 (clamp_len), §6 (v2/v3
+    # log buckets: span = position_buckets, table 2*span rows), §7 (partial rotary).
+    g["extensions"] = [
+        dict(small, scheme="rope", d=16, rope_dims=2),
+        dict(small, scheme="rope", d=16, rope_dims=4, rope_convention="half"),
+        dict(small, scheme="rope", d=24, heads=2, rope_dims=6, rope_convention="half",
+             cls=True),
+        dict(small, scheme="txl", clamp_len=2, mask="causal"),
+        dict(small, scheme="txl", clamp_len=3),
+        {"scheme": "deberta", "n": 16, "d": 8, "heads": 2, "deberta_log_buckets": True,
+         "deberta_buckets": 8, "deberta_max_position": 20},
+        {"scheme": "deberta", "n": 12, "d": 8, "heads": 2, "deberta_log_buckets": True,
+         "deberta_buckets": 6, "deberta_max_position": 12, "p2c_convention": "paper"},
+    ]
     g["edge"] = [
         # valid-len 0: every row fully masked -> all-zero weights, never NaN (SPEC-encodings §0)
         dict(small, scheme="sinusoidal", valid_len=0, norm=nm)
@@ -184,6 +198,9 @@ def _cases() -> dict[str, list[dict]]:
         dict(small, scheme="shaw", clip=2, valid_len=0),
         dict(small, scheme="none", valid_len=6),  # L = N: nothing masked
         dict(small, scheme="none", valid_len=7, cls=True, sep=True, mask="causal"),
+        dict(small, scheme="t5", n=14, buckets=8, max_distance=6),  # saturating buckets
+        dict(small, scheme="alibi", _input_npy=True, cls=True),
+        dict(small, scheme="shaw", clip=2, _tensors="logits,shaw_v_term,out"),
     ]
     return g
 
@@ -267,7 +284,7 @@ def make_weights(case: dict, seed: int) -> dict:
     elif s == "t5" or (s == "urpe" and o["urpe_bias"] == "t5"):
         w["t5.table"] = rng.normal(size=(int(o["buckets"]), H))
     if s == "deberta":
-        w["deberta.rel"] = rng.normal(size=(2 * k, d))
+        w["deberta.rel"] = rng.normal(size=(2 * ref.deberta_span(o), d))
         w["deberta.W_qr"] = rng.normal(size=(d, d)) / math.sqrt(d)
         w["deberta.W_kr"] = rng.normal(size=(d, d)) / math.sqrt(d)
     if s == "urpe":
@@ -284,7 +301,7 @@ def _fmt(v) -> str:
 def cli_args(case: dict) -> list[str]:
     args = []
     for key, val in case.items():
-        if key.startswith("_"):
+        if key.startswith("_") or (key == "n" and case.get("_input_npy")):
             continue
         flag = "--" + key.replace("_", "-")
         if isinstance(val, bool):
@@ -298,7 +315,12 @@ def cli_args(case: dict) -> list[str]:
 
 
 def case_label(case: dict) -> str:
-    return " ".join(cli_args(case))
+    label = " ".join(cli_args(case))
+    if case.get("_input_npy"):
+        label += " (E via --input .npy)"
+    if case.get("_tensors"):
+        label += " --tensors " + case["_tensors"]
+    return label
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,8 +393,9 @@ def compare_tensor(name: str, got: np.ndarray, want: np.ndarray, rtol: float):
     return ok, float(err.max()), float(rel[worst]), detail
 
 
-def run_cli(cli: str, case: dict, wfile: str, dtype: str, outdir: str):
-    cmd = [cli, "trace"] + cli_args(case) + ["--weights", wfile, "--dtype", dtype, "--out", outdir]
+def run_cli(cli: str, case: dict, wfile: str, dtype: str, outdir: str, extra=()):
+    cmd = ([cli, "trace"] + cli_args(case) + list(extra)
+           + ["--weights", wfile, "--dtype", dtype, "--out", outdir])
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
@@ -387,13 +410,25 @@ def check_case(cli: str, case: dict, seed: int, dtypes: list[str], verbose: bool
     weights = make_weights(case, seed)
     want = ref.trace(case, weights)
     names_want = ref.expected_tensor_names(case)
-    assert set(want) == names_want
+    assert set(want) >= names_want
+    extra_args: list[str] = []
+    if case.get("_tensors"):
+        # --tensors: only these are written (everything is still computed)
+        extra_args += ["--tensors", case["_tensors"]]
+        names_want = names_want & set(case["_tensors"].split(","))
     with tempfile.TemporaryDirectory(prefix="pe_cmp_") as tmp:
         wfile = os.path.join(tmp, "weights.safetensors")
-        safetensors_np.save(wfile, weights)
+        if case.get("_input_npy"):
+            # E through --input (.npy) instead of --weights; --input overrides --n
+            npy = os.path.join(tmp, "E.npy")
+            np.save(npy, weights["E"])
+            extra_args += ["--input", npy]
+            safetensors_np.save(wfile, {k: v for k, v in weights.items() if k != "E"})
+        else:
+            safetensors_np.save(wfile, weights)
         for dtype in dtypes:
             outdir = os.path.join(tmp, "out_" + dtype)
-            cmd, rc, msg = run_cli(cli, case, wfile, dtype, outdir)
+            cmd, rc, msg = run_cli(cli, case, wfile, dtype, outdir, extra_args)
             head = f"[{label} --dtype {dtype}]"
             if rc != 0:
                 failures.append(f"{head} CLI exit {rc}: {msg.strip()[:500]}\n    command: "
@@ -431,7 +466,7 @@ def check_case(cli: str, case: dict, seed: int, dtypes: list[str], verbose: bool
                 failures.append(f"{head} extra tensors (not in SPEC-trace table for this "
                                 f"scheme): {extra}")
             rows = []
-            for name in sorted(got_names & names_want):
+            for name in sorted(got_names & set(want)):
                 path = os.path.join(outdir, name + ".npy")
                 arr, npy_dtype, problems = read_npy(path)
                 exp_dtype = "<i4" if name == "rel_index" else NPY_DTYPE[dtype]

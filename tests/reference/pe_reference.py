@@ -130,22 +130,24 @@ def alibi_slopes(h: int) -> np.ndarray:
 
 
 def rope(x: np.ndarray, positions: np.ndarray, base: float = 10000.0,
-         convention: str = "interleaved") -> np.ndarray:
-    """[§7] Rotate rows of x [n, d_h] at the given absolute positions. d_rot = d_h."""
+         convention: str = "interleaved", d_rot: int = 0) -> np.ndarray:
+    """[§7] Rotate rows of x [n, d_h] at the given absolute positions. d_rot = d_h unless
+    partial (0 means d_h): features [0, d_rot) rotate with theta from d_rot, the rest pass."""
     n, dh = x.shape
-    if dh % 2 != 0:
-        raise ValueError("rope needs even head width")
+    dr = dh if d_rot in (0, None) else int(d_rot)
+    if dr % 2 != 0 or dr > dh:
+        raise ValueError("rope needs an even rotated width <= head width")
     out = np.array(x, dtype=np.float64, copy=True)
     for r in range(n):
         p = float(positions[r])
-        for m in range(dh // 2):
-            theta = float(base) ** (-2.0 * m / dh)
+        for m in range(dr // 2):
+            theta = float(base) ** (-2.0 * m / dr)
             ang = p * theta
             c, s = math.cos(ang), math.sin(ang)
             if convention == "interleaved":
                 ia, ib = 2 * m, 2 * m + 1
             elif convention == "half":
-                ia, ib = m, m + dh // 2
+                ia, ib = m, m + dr // 2
             else:
                 raise ValueError(f"unknown rope convention {convention}")
             a, b = x[r, ia], x[r, ib]
@@ -176,7 +178,7 @@ def txl_rel_sinusoid(t: float, d: int) -> np.ndarray:
     return r
 
 
-def txl_scores_direct(q, k, u, v, W_r_head, mem: int = 0):
+def txl_scores_direct(q, k, u, v, W_r_head, mem: int = 0, clamp_len: int = 0):
     """[§4] Direct TXL logits (unscaled sum) for one head, R_t evaluated per (i, j).
 
     q [L, dh], k [M+L, dh], u, v [dh], W_r_head [d, dh]. Returns (ac, bd) unscaled, [L, M+L].
@@ -188,6 +190,8 @@ def txl_scores_direct(q, k, u, v, W_r_head, mem: int = 0):
     for i in range(L):
         for j in range(K):
             t = mem + i - j
+            if clamp_len > 0:
+                t = min(t, clamp_len)
             r = txl_rel_sinusoid(float(t), d) @ W_r_head
             ac[i, j] = (q[i] + u) @ k[j]
             bd[i, j] = (q[i] + v) @ r
@@ -284,7 +288,15 @@ DEFAULTS = {
     "rope_convention": "interleaved", "buckets": 32, "max_distance": 128,
     "unidirectional": False, "alibi_mode": "symmetric", "deberta_terms": "c2p,p2c",
     "p2c_convention": "code", "urpe_bias": "none", "cls": False, "sep": False,
+    # extensions of the CLI beyond SPEC-trace (math from SPEC-encodings)
+    "rope_dims": 0, "clamp_len": 0, "deberta_log_buckets": False, "deberta_buckets": 256,
+    "deberta_max_position": 512,
 }
+
+
+def deberta_span(o: dict) -> int:
+    """v1: span = --clip k. v2/v3 log buckets: span = position_buckets (SPEC §6: 256 -> 256)."""
+    return int(o["deberta_buckets"]) if o["deberta_log_buckets"] else int(o["clip"])
 
 
 def full_options(options: dict) -> dict:
@@ -348,8 +360,11 @@ def trace(options: dict, weights: dict) -> dict:
     K = heads_of(X @ w["W_k"])
     V = heads_of(X @ w["W_v"])
     if scheme == "rope":
-        Q = np.stack([rope(Q[h], pos, float(o["base"]), o["rope_convention"]) for h in range(H)])
-        K = np.stack([rope(K[h], pos, float(o["base"]), o["rope_convention"]) for h in range(H)])
+        rd = int(o["rope_dims"])
+        Q = np.stack([rope(Q[h], pos, float(o["base"]), o["rope_convention"], rd)
+                      for h in range(H)])
+        K = np.stack([rope(K[h], pos, float(o["base"]), o["rope_convention"], rd)
+                      for h in range(H)])
     out["Q"], out["K"], out["V"] = Q, K, V
 
     # --- mask (true = visible)
@@ -384,7 +399,8 @@ def trace(options: dict, weights: dict) -> dict:
         ac = np.zeros((H, n, n))
         bd = np.zeros((H, n, n))
         for h in range(H):
-            a_, b_ = txl_scores_direct(Q[h], K[h], u[h], v[h], Wr[:, h * dh:(h + 1) * dh])
+            a_, b_ = txl_scores_direct(Q[h], K[h], u[h], v[h], Wr[:, h * dh:(h + 1) * dh],
+                                       0, int(o["clamp_len"]))
             ac[h], bd[h] = a_ * inv, b_ * inv
         out["txl_ac"], out["txl_bd"] = ac, bd
         logits = ac + bd
@@ -412,9 +428,13 @@ def trace(options: dict, weights: dict) -> dict:
         logits = qk * inv + bias
     elif scheme == "deberta":
         terms = deberta_terms(o)
-        span = int(o["clip"])
+        span = deberta_span(o)
         scale = 1.0 / math.sqrt(dh * (1 + len(terms)))
-        delta = deberta_index(n, n, span)
+        if o["deberta_log_buckets"]:
+            delta = deberta_index(n, n, span, int(o["deberta_buckets"]),
+                                  int(o["deberta_max_position"]))
+        else:
+            delta = deberta_index(n, n, span)
         rel = w["deberta.rel"]
         Kr = heads_of(rel @ w["deberta.W_kr"])  # [H, 2span, dh]
         Qr = heads_of(rel @ w["deberta.W_qr"])
@@ -446,8 +466,12 @@ def trace(options: dict, weights: dict) -> dict:
                                        not o["unidirectional"]) for j in range(n)]
                             for i in range(n)])
             T = w["t5.table"]
-            logits = logits + np.stack([T[idx, h] for h in range(H)])
+            bias = np.stack([T[idx, h] for h in range(H)])
+            logits = logits + bias
             out["rel_index"] = idx.astype(np.int32)
+            # Not in the SPEC-trace table for urpe (bias: "t5, alibi"); computed so that a
+            # CLI that writes it can still be checked value by value (reported as extra).
+            out["bias"] = bias
         elif o["urpe_bias"] != "none":
             raise ValueError("urpe_bias")
     else:
