@@ -287,6 +287,8 @@ private Q_SLOTS:
             << s("--scheme none --tensors Q,foo") << QString() << QStringLiteral("foo");
         QTest::newRow("non-integer n")
             << s("--scheme none --n abc") << QString() << QStringLiteral("--n");
+        QTest::newRow("too large for memory") << s("--scheme t5 --n 1000000 --d 512 --heads 8")
+                                              << QString() << QStringLiteral("memory");
         QTest::newRow("learned past table") << s("--scheme learned --n 8 --max-positions 4")
                                             << QString() << QStringLiteral("learned.table");
         QTest::newRow("weights wrong shape") << s("--scheme none --d 8 --heads 2")
