@@ -391,7 +391,7 @@ int run(const TraceOptions& o, int argc, char** argv) {
     const auto tWrite = Clock::now();
     StagedOutput& out = **staged;
     if (Status st = out.begin(); !st)
-        throw Failure{st.error().message, kExitFailure};
+        throw Failure{st.error().message}; // an --out that cannot be created: a usage error
     const DType floatType = p.precision == Precision::Float64 ? DType::F64 : DType::F32;
     Json tensorList = Json::array();
     for (const auto& [name, t] : trace->tensors) {
@@ -510,6 +510,12 @@ CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
     t->add_flag("--cls", o.cls, "prepend [CLS]");
     t->add_flag("--sep", o.sep, "append [SEP]");
     t->add_option("--seed", o.seed, "seed for every tensor that --weights does not give")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                return v.find('-') == std::string::npos ? std::string()
+                                                        : "must be an unsigned integer, got " + v;
+            },
+            "", "unsigned"))
         ->capture_default_str();
     t->add_option("--weights", o.weights,
                   ".safetensors file; each (float32) tensor replaces the generated one");
