@@ -347,17 +347,25 @@ int run(const TraceOptions& o, int argc, char** argv) {
     if (wanted.empty())
         throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
 
+    // The trace itself plus the weights completeWeights is about to generate (in double).
+    std::uint64_t need = estimateTraceBytes(p);
+    for (const WeightSpec& spec : weightSpecs(p)) {
+        if (!spec.used || (w.*(spec.member)).size() > 0)
+            continue;
+        std::uint64_t elements = 8;
+        for (const std::int64_t dim : spec.shape)
+            elements *= static_cast<std::uint64_t>(dim < 0 ? p.learnedRows : dim);
+        need += elements;
+    }
+    if (const auto avail = memAvailableBytes(); avail && need > *avail)
+        throw Failure{"the trace needs about " + humanBytes(need) + " of memory but only " +
+                      humanBytes(*avail) + " is available; lower --n, --heads or --max-positions" +
+                      (p.precision == Precision::Float64 ? ", or use --dtype float32" : "")};
+
     completeWeights(p, w);
     if (Status st = checkWeights(p, w); !st)
         throw Failure{(o.weights.empty() ? "" : "--weights " + o.weights + ": ") +
                       st.error().message};
-
-    const std::uint64_t need = estimateTraceBytes(p);
-    if (const auto avail = memAvailableBytes(); avail && need > *avail)
-        throw Failure{"the trace needs about " + humanBytes(need) + " of memory but only " +
-                      humanBytes(*avail) +
-                      " is available; lower --n or --heads, or use --dtype "
-                      "float32"};
 
     // The GL backend needs a GUI application object (an offscreen one is enough).
     std::unique_ptr<QGuiApplication> guiApp;
@@ -383,7 +391,7 @@ int run(const TraceOptions& o, int argc, char** argv) {
     const auto tWrite = Clock::now();
     StagedOutput& out = **staged;
     if (Status st = out.begin(); !st)
-        throw Failure{st.error().message, kExitFailure};
+        throw Failure{st.error().message}; // an --out that cannot be created: a usage error
     const DType floatType = p.precision == Precision::Float64 ? DType::F64 : DType::F32;
     Json tensorList = Json::array();
     for (const auto& [name, t] : trace->tensors) {
@@ -502,6 +510,12 @@ CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
     t->add_flag("--cls", o.cls, "prepend [CLS]");
     t->add_flag("--sep", o.sep, "append [SEP]");
     t->add_option("--seed", o.seed, "seed for every tensor that --weights does not give")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                return v.find('-') == std::string::npos ? std::string()
+                                                        : "must be an unsigned integer, got " + v;
+            },
+            "", "unsigned"))
         ->capture_default_str();
     t->add_option("--weights", o.weights,
                   ".safetensors file; each (float32) tensor replaces the generated one");

@@ -287,6 +287,8 @@ private Q_SLOTS:
             << s("--scheme none --tensors Q,foo") << QString() << QStringLiteral("foo");
         QTest::newRow("non-integer n")
             << s("--scheme none --n abc") << QString() << QStringLiteral("--n");
+        QTest::newRow("too large for memory") << s("--scheme t5 --n 1000000 --d 512 --heads 8")
+                                              << QString() << QStringLiteral("memory");
         QTest::newRow("learned past table") << s("--scheme learned --n 8 --max-positions 4")
                                             << QString() << QStringLiteral("learned.table");
         QTest::newRow("weights wrong shape") << s("--scheme none --d 8 --heads 2")
@@ -353,6 +355,65 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(out));
         for (const QString& f : filesIn(tmp.path()))
             QVERIFY2(!f.startsWith(QLatin1String(".out")), qPrintable(f)); // no temp folder left
+    }
+
+    // Every option reaches the computation: adding it changes the tensor it governs.
+    void optionChangesResult_data() {
+        QTest::addColumn<QString>("baseArgs");
+        QTest::addColumn<QString>("extra");
+        QTest::addColumn<QString>("tensor");
+        auto row = [](const char* name, const char* base, const char* extra, const char* tensor) {
+            QTest::newRow(name) << QString::fromLatin1(base) << QString::fromLatin1(extra)
+                                << QString::fromLatin1(tensor);
+        };
+        row("norm", "--scheme none", "--norm exp", "weights");
+        row("mask", "--scheme none", "--mask causal", "weights");
+        row("valid-len", "--scheme none", "--valid-len 3", "weights");
+        row("seed", "--scheme none", "--seed 5", "E");
+        row("clip", "--scheme shaw", "--clip 1", "rel_index");
+        row("base", "--scheme sinusoidal", "--base 100", "P");
+        row("layout concat", "--scheme sinusoidal", "--layout concat", "P");
+        row("layout t2t", "--scheme sinusoidal", "--layout t2t", "P");
+        row("rope-convention", "--scheme rope", "--rope-convention half", "Q");
+        row("rope base", "--scheme rope", "--base 100", "Q");
+        row("rope-dims", "--scheme rope", "--rope-dims 2", "Q");
+        row("buckets", "--scheme t5", "--buckets 8", "rel_index");
+        row("max-distance", "--scheme t5", "--max-distance 20", "rel_index");
+        row("unidirectional", "--scheme t5", "--unidirectional", "rel_index");
+        row("alibi-mode", "--scheme alibi --mask causal", "--alibi-mode causal", "bias");
+        row("deberta-terms", "--scheme deberta", "--deberta-terms c2p", "logits");
+        row("p2c-convention", "--scheme deberta", "--p2c-convention paper", "p2c");
+        row("deberta-log-buckets", "--scheme deberta", "--deberta-log-buckets", "rel_index");
+        row("clamp-len", "--scheme txl", "--clamp-len 2", "txl_bd");
+        row("urpe-bias", "--scheme urpe", "--urpe-bias t5", "logits");
+        row("sep", "--scheme sinusoidal --cls", "--sep", "P");
+    }
+    void optionChangesResult() {
+        QFETCH(QString, baseArgs);
+        QFETCH(QString, extra);
+        QFETCH(QString, tensor);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QStringList common =
+            QStringList{QStringLiteral("trace"), QStringLiteral("--n"), QStringLiteral("12"),
+                        QStringLiteral("--d"),   QStringLiteral("16"),  QStringLiteral("--heads"),
+                        QStringLiteral("2")} +
+            baseArgs.split(QLatin1Char(' '));
+        const QString a = tmp.filePath(QStringLiteral("a"));
+        const QString b = tmp.filePath(QStringLiteral("b"));
+        Run r = runCli(common + QStringList{QStringLiteral("--out"), a});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runCli(common + extra.split(QLatin1Char(' ')) +
+                   QStringList{QStringLiteral("--out"), b});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString file = QLatin1Char('/') + tensor + QStringLiteral(".npy");
+        const Tensor ta = readTensor(a + file);
+        const Tensor tb = readTensor(b + file);
+        QVERIFY(!ta.empty() && !tb.empty());
+        bool differs = ta.shape() != tb.shape();
+        for (std::int64_t i = 0; !differs && i < ta.size(); ++i)
+            differs = ta.at(i) != tb.at(i);
+        QVERIFY2(differs, qPrintable(extra));
     }
 
     void weightsReplaceWq() {

@@ -3,22 +3,31 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
 namespace pe {
 
 Expected<std::string> readFileBytes(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return Error{path + ": is a folder, not a file"};
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return Error{path + ": cannot open (" + std::strerror(errno) + ")"};
-    in.seekg(0, std::ios::end);
-    const std::streamoff size = in.tellg();
-    if (size < 0)
-        return Error{path + ": cannot read (not a regular file?)"};
-    in.seekg(0, std::ios::beg);
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    if (size > 0 && !in.read(bytes.data(), size))
+    if (std::filesystem::is_regular_file(path, ec)) {
+        const auto size = std::filesystem::file_size(path, ec);
+        if (ec)
+            return Error{path + ": cannot read its size (" + ec.message() + ")"};
+        std::string bytes(static_cast<std::size_t>(size), '\0');
+        if (size > 0 && !in.read(bytes.data(), static_cast<std::streamsize>(size)))
+            return Error{path + ": read error"};
+        return bytes;
+    }
+    // A pipe or device: read until the end.
+    std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (in.bad())
         return Error{path + ": read error"};
     return bytes;
 }
