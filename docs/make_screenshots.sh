@@ -14,10 +14,12 @@ fi
 [[ -x "$exe" ]] || { echo "pe-explorer not found; build it first" >&2; exit 2; }
 out="$here/screenshots"
 mkdir -p "$out"
-run() { # scheme tab file
-  xvfb-run -a -s '-screen 0 1600x1000x24' "$exe" --scheme "$1" --tab "$2" --screenshot "$out/$3"
-  echo "wrote $out/$3"
+shoot() { # file, then pe-explorer options
+  local file="$1"; shift
+  xvfb-run -a -s '-screen 0 1600x1000x24' "$exe" "$@" --screenshot "$out/$file"
+  echo "wrote $out/$file"
 }
+run() { shoot "$3" --scheme "$1" --tab "$2"; } # scheme tab file
 # tabs: 0 encoding, 1 relative, 2 logit terms, 3 attention
 run sinusoidal 0 sinusoidal-encoding.png
 run sinusoidal 3 sinusoidal-attention.png
@@ -29,3 +31,6 @@ run deberta 2 deberta-terms.png
 run rope 3 rope-attention.png
 run alibi 1 alibi-relative.png
 run urpe 3 urpe-attention.png
+run sinusoidal 4 compare-sinusoidal-rope.png
+# a short sentence with [CLS]/[SEP] and a causal mask: token labels on the axes
+shoot shaw-tokens-attention.png --open "$here/sessions/shaw-tokens.json" --tab 3

@@ -29,7 +29,7 @@ int LinePlotView::seriesCount() const {
 }
 
 void LinePlotView::setSeries(const QString& title, const QString& xTitle, const QString& yTitle,
-                             const std::vector<LineSeries>& series) {
+                             const std::vector<LineSeries>& series, const QStringList& xLabels) {
     static const QColor kColours[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
                                       QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
                                       QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b)};
@@ -55,9 +55,26 @@ void LinePlotView::setSeries(const QString& title, const QString& xTitle, const 
         g->setData(x, y, true);
         longest = std::max(longest, s.values.size());
     }
+    // Positions are whole numbers: integer ticks, or the tokens themselves when few.
+    if (!xLabels.isEmpty() && xLabels.size() <= 48 &&
+        static_cast<std::size_t>(xLabels.size()) == longest) {
+        QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
+        for (int k = 0; k < xLabels.size(); ++k)
+            t->addTick(k, xLabels.at(k));
+        m_plot->xAxis->setTicker(t);
+        m_plot->xAxis->setTickLabelRotation(60);
+    } else {
+        QSharedPointer<QCPAxisTickerFixed> t(new QCPAxisTickerFixed);
+        t->setTickStep(1.0);
+        t->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        m_plot->xAxis->setTicker(t);
+        m_plot->xAxis->setTickLabelRotation(0);
+    }
     m_plot->legend->setVisible(!series.empty());
     m_plot->rescaleAxes();
     m_plot->yAxis->scaleRange(1.1);
+    const QCPRange xr = m_plot->xAxis->range();
+    m_plot->xAxis->setRange(xr.lower - 0.5, xr.upper + 0.5); // room for the end labels
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

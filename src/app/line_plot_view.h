@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <vector>
@@ -21,7 +22,7 @@ class LinePlotView : public QWidget {
 public:
     explicit LinePlotView(QWidget* parent = nullptr);
     void setSeries(const QString& title, const QString& xTitle, const QString& yTitle,
-                   const std::vector<LineSeries>& series);
+                   const std::vector<LineSeries>& series, const QStringList& xLabels = {});
     QCustomPlot* plot() const { return m_plot; }
     int seriesCount() const;
 

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
                                   QStringLiteral("Render the window after the first result to "
                                                  "FILE (PNG) and exit."),
                                   QStringLiteral("FILE"));
-    const QCommandLineOption session(QStringLiteral("session"),
+    const QCommandLineOption session(QStringLiteral("open"), // not "session": Qt takes -session
                                      QStringLiteral("Start from a session file."),
                                      QStringLiteral("FILE"));
     const QCommandLineOption tab(QStringLiteral("tab"),

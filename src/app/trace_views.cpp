@@ -386,7 +386,8 @@ void TraceViews::refreshAttention() {
                      .arg(QString::fromStdString(m_trace->tokens[static_cast<std::size_t>(qi)]));
     m_queryRow->setSeries(tr("weights of query %1%2, head %3").arg(qi).arg(qLabel).arg(h),
                           bc == 1 ? tr("key position j") : tr("key position j / %1").arg(bc),
-                          tr("a_ij"), {LineSeries{tr("head %1").arg(h), std::move(r)}});
+                          tr("a_ij"), {LineSeries{tr("head %1").arg(h), std::move(r)}},
+                          bc == 1 ? info.colLabels : QStringList());
 }
 
 } // namespace pe
