@@ -60,6 +60,8 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     m_cancel = new QPushButton(tr("Cancel"));
     m_cancel->setToolTip(tr("Cancel the running computation (Esc)"));
     m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancel->setObjectName(QStringLiteral("cancelButton"));
+    m_progress->setObjectName(QStringLiteral("progress"));
     statusBar()->addWidget(m_hover, 1);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);

@@ -81,7 +81,10 @@ TraceViews::TraceViews(QWidget* parent)
     cl->addWidget(m_query);
     setCornerWidget(corner);
     connect(m_head, &QSpinBox::valueChanged, this, [this] { refresh(); });
-    connect(m_query, &QSpinBox::valueChanged, this, [this] { refreshAttention(); });
+    connect(m_query, &QSpinBox::valueChanged, this, [this] {
+        m_stale[3] = true;
+        refreshCurrent();
+    });
 
     // Encoding
     auto* enc = new QSplitter(Qt::Vertical);
@@ -132,6 +135,7 @@ TraceViews::TraceViews(QWidget* parent)
     connect(m_enlarged, &HeatmapView::rowClicked, this, &TraceViews::selectQuery);
     addTab(att, tr("&Attention"));
     setCurrentIndex(0);
+    connect(this, &QTabWidget::currentChanged, this, &TraceViews::refreshCurrent);
 }
 
 TraceViews::~TraceViews() = default;
@@ -208,10 +212,32 @@ void TraceViews::refresh() {
     if (!m_trace)
         return;
     m_caption->setText(describeParams(m_trace->params) + QStringLiteral("   "));
-    refreshEncoding();
-    refreshRelative();
-    refreshTerms();
-    refreshAttention();
+    // Only the tab on screen is prepared now; the others when they are opened, so a slider drag
+    // pays for one view, not five.
+    m_stale = {true, true, true, true};
+    refreshCurrent();
+}
+
+void TraceViews::refreshCurrent() {
+    const int tab = currentIndex();
+    if (!m_trace || tab < 0 || tab >= static_cast<int>(m_stale.size()) ||
+        !m_stale[static_cast<std::size_t>(tab)])
+        return;
+    m_stale[static_cast<std::size_t>(tab)] = false;
+    switch (tab) {
+    case 0:
+        refreshEncoding();
+        break;
+    case 1:
+        refreshRelative();
+        break;
+    case 2:
+        refreshTerms();
+        break;
+    default:
+        refreshAttention();
+        break;
+    }
 }
 
 Grid TraceViews::slice(const char* name, int head, int* binR, int* binC) const {

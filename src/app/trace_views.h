@@ -3,6 +3,7 @@
 
 #include <QTabWidget>
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -53,6 +54,7 @@ Q_SIGNALS:
 
 private:
     void refresh();
+    void refreshCurrent();
     void refreshEncoding();
     void refreshRelative();
     void refreshTerms();
@@ -84,6 +86,7 @@ private:
     ColorMapKind m_colorMap = ColorMapKind::Auto;
     PoolMode m_pool = PoolMode::Mean;
     int m_updates = 0;
+    std::array<bool, 4> m_stale{}; ///< per tab: the trace changed since it was last prepared
 };
 
 /** The parameters as one line, for figure subtitles. */

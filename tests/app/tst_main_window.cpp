@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <QComboBox>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -30,6 +32,7 @@ private Q_SLOTS:
     void everySchemeShowsItsViews();
     void exportsCurrentView();
     void comparisonShowsTheDifference();
+    void longWorkShowsProgressAndCancels();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -150,7 +153,9 @@ void TestMainWindow::everySchemeShowsItsViews() {
     QVERIFY(t);
     // Encoding tab: P for absolute schemes only.
     QCOMPARE(!v->heatmaps()[0]->data().empty(), isAbsolute(s));
-    // Relative tab: the bias view holds the trace's bias for head 0.
+    // Relative tab: the bias view holds the trace's bias for head 0 (prepared when opened).
+    v->setCurrentIndex(1);
+    QCOMPARE(v->heatmaps()[1]->data().empty(), !isAbsolute(s)); // P·Pᵀ was prepared with P
     if (const Tensor* b = t->find("bias")) {
         QCOMPARE(v->heatmaps()[3]->data().rows, t->params.seqLen());
         QCOMPARE(v->heatmaps()[3]->data().at(1, 0), b->at(t->params.seqLen()));
@@ -159,6 +164,7 @@ void TestMainWindow::everySchemeShowsItsViews() {
     // multiplies the softmax by its C table afterwards).
     v->setCurrentIndex(3);
     const Grid& w = v->currentHeatmap()->data();
+    v->setCurrentIndex(0); // the next row starts from the encoding tab
     QCOMPARE(w.rows, t->params.seqLen());
     double sum = 0;
     for (int j = 0; j < w.cols; ++j)
@@ -202,6 +208,28 @@ void TestMainWindow::comparisonShowsTheDifference() {
     QCOMPARE(c->difference()->plot()->xAxis->range().lower, 9.5);
     QCOMPARE(c->right()->plot()->xAxis->range().upper, 25.5);
     QTRY_COMPARE(c->difference()->displayedCells().width(), 16);
+}
+
+void TestMainWindow::longWorkShowsProgressAndCancels() {
+    // Several seconds of work on this machine: the progress bar and Cancel appear after 200 ms.
+    Session big = m_w->session();
+    big.params.scheme = Scheme::DeBERTa;
+    big.params.n = 2500;
+    big.params.heads = 8;
+    m_w->applySession(big);
+    auto* cancel = m_w->findChild<QPushButton*>(QStringLiteral("cancelButton"));
+    auto* progress = m_w->findChild<QProgressBar*>(QStringLiteral("progress"));
+    QVERIFY(cancel && progress);
+    QVERIFY(!cancel->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(cancel->isVisible() && progress->isVisible(), 3000);
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(!cancel->isVisible());
+    QVERIFY(!m_w->controller()->busy());
+    QTest::qWait(500);
+    QCOMPARE(m_w->shownParams()->n, 64); // the cancelled result never reaches the views
+    // The window is still live: the next change is computed and shown.
+    m_w->panel()->lengthBox()->setValue(20);
+    QVERIFY(waitForShown([](const Params& p) { return p.n == 20; }));
 }
 
 QTEST_MAIN(TestMainWindow)
