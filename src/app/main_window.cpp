@@ -123,6 +123,12 @@ void MainWindow::buildMenus() {
     edit->addAction(redo);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QStringList tabs = {tr("&Encoding"), tr("&Relative"), tr("&Logit terms"),
+                              tr("&Attention"), tr("Com&pare")};
+    for (int k = 0; k < tabs.size(); ++k)
+        view->addAction(tabs.at(k), QKeySequence(QStringLiteral("Ctrl+%1").arg(k + 1)), this,
+                        [this, k] { m_views->setCurrentIndex(k); });
+    view->addSeparator();
     QMenu* maps = view->addMenu(tr("&Colour map"));
     auto* mapGroup = new QActionGroup(this);
     for (ColorMapKind k : {ColorMapKind::Auto, ColorMapKind::Viridis, ColorMapKind::Magma,

@@ -4,6 +4,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -98,6 +99,20 @@ TraceViews::TraceViews(QWidget* parent)
     m_encodingNote->setWordWrap(true);
     m_encodingNote->hide();
     eb->addWidget(m_encodingNote);
+    auto* colRow = new QHBoxLayout;
+    colRow->addWidget(new QLabel(tr("columns of P:")));
+    m_columns = new QLineEdit(QStringLiteral("6 7 8 9"));
+    m_columns->setToolTip(tr("Feature columns of P to plot against position, separated by spaces "
+                             "(d2l's figure uses 6 7 8 9: the sin/cos pairs m = 3, 4 of the "
+                             "interleaved layout, frequencies ω_m = base^(−2m/d))"));
+    m_columns->setMaximumWidth(240);
+    colRow->addWidget(m_columns);
+    colRow->addStretch(1);
+    eb->addLayout(colRow);
+    connect(m_columns, &QLineEdit::editingFinished, this, [this] {
+        m_stale[0] = true;
+        refreshCurrent();
+    });
     m_pColumns = new LinePlotView(encBottom);
     eb->addWidget(m_pColumns);
     enc->setStretchFactor(0, 3);
@@ -295,14 +310,15 @@ void TraceViews::refreshEncoding() {
     m_gram->setData(gram(p), g);
 
     const int d = p.cols;
-    std::vector<int> cols{0, 1};
-    if (d > 8) {
-        cols.push_back(d / 8);
-        cols.push_back(d / 8 + 1);
+    std::vector<int> cols;
+    for (const QString& word : m_columns->text().split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int c = word.toInt(&ok);
+        if (ok && c >= 0 && c < d && cols.size() < 8)
+            cols.push_back(c);
     }
-    if (d > 4) {
-        cols.push_back(d / 2);
-    }
+    if (cols.empty()) // nothing usable typed: the first sin/cos pair and a slow one
+        cols = {0, 1, d / 2};
     std::vector<LineSeries> series;
     for (int c : cols) {
         if (c >= d)
@@ -322,7 +338,16 @@ void TraceViews::refreshRelative() {
     int br = 1, bc = 1;
     Grid idx = slice("rel_index", 0, &br, &bc);
     const QString scheme = qs(toString(m_trace->params.scheme));
-    if (idx.empty()) {
+    if (idx.empty() && m_trace->find("urpe_C")) {
+        // URPE has no index matrix; its per-head table C[h, (j − i) + N − 1] takes the place.
+        Grid c = slice("urpe_C", 0, &br, &bc);
+        HeatmapInfo info = infoFor(tr("URPE table C"), tr("C"), br, bc);
+        info.xTitle = tr("column (j − i) + N − 1");
+        info.yTitle = tr("head");
+        info.rowLabels.clear();
+        info.colLabels.clear();
+        m_relIndex->setData(std::move(c), info);
+    } else if (idx.empty()) {
         m_relIndex->clear(tr("%1 has no relative index").arg(scheme));
     } else {
         m_relIndex->setData(idx, infoFor(tr("relative index / bucket"), tr("index"), br, bc));

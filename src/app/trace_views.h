@@ -13,6 +13,7 @@
 
 class QGridLayout;
 class QLabel;
+class QLineEdit;
 class QSpinBox;
 
 namespace pe {
@@ -45,6 +46,8 @@ public:
     void selectQuery(int i);
     /** Number of setTrace() calls that reached the views. */
     int updates() const { return m_updates; }
+    LinePlotView* columnsPlot() const { return m_pColumns; }
+    QLineEdit* columnsEdit() const { return m_columns; }
 
     /** Largest grid a view keeps; bigger slices are mean-binned on arrival. */
     static constexpr int kMaxCells = 2048;
@@ -70,6 +73,7 @@ private:
 
     HeatmapView* m_p;
     LinePlotView* m_pColumns;
+    QLineEdit* m_columns;
     HeatmapView* m_gram;
     QLabel* m_encodingNote;
     HeatmapView* m_relIndex;

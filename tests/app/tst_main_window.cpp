@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <QComboBox>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -10,6 +11,7 @@
 #include <QUndoStack>
 
 #include "comparison_view.h"
+#include "line_plot_view.h"
 #include "main_window.h"
 #include "params_panel.h"
 #include "qcp.h"
@@ -33,6 +35,7 @@ private Q_SLOTS:
     void exportsCurrentView();
     void comparisonShowsTheDifference();
     void longWorkShowsProgressAndCancels();
+    void chosenColumnsOfP();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -230,6 +233,18 @@ void TestMainWindow::longWorkShowsProgressAndCancels() {
     // The window is still live: the next change is computed and shown.
     m_w->panel()->lengthBox()->setValue(20);
     QVERIFY(waitForShown([](const Params& p) { return p.n == 20; }));
+}
+
+void TestMainWindow::chosenColumnsOfP() {
+    TraceViews* v = m_w->views();
+    QCustomPlot* plot = v->columnsPlot()->plot();
+    QCOMPARE(plot->graphCount(), 4); // d2l's columns 6 7 8 9
+    const Tensor* P = v->trace()->find("P");
+    QCOMPARE(plot->graph(0)->data()->at(5)->value, P->at(5 * 128 + 6));
+    v->columnsEdit()->setText(QStringLiteral("0 127 500 x"));
+    Q_EMIT v->columnsEdit()->editingFinished();
+    QCOMPARE(plot->graphCount(), 2); // out-of-range and non-numbers are skipped
+    QCOMPARE(plot->graph(1)->data()->at(9)->value, P->at(9 * 128 + 127));
 }
 
 QTEST_MAIN(TestMainWindow)
