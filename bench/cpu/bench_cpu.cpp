@@ -50,8 +50,8 @@ double median(std::vector<double> v) {
 
 void gemmPeak(int threads) {
     const int m = 2048, n = 2048, k = 2048;
-    std::vector<float> a(static_cast<std::size_t>(m) * k, 0.5f), b(static_cast<std::size_t>(k) * n, 0.25f),
-        c(static_cast<std::size_t>(m) * n);
+    std::vector<float> a(static_cast<std::size_t>(m) * k, 0.5f),
+        b(static_cast<std::size_t>(k) * n, 0.25f), c(static_cast<std::size_t>(m) * n);
     std::vector<double> times;
     for (int rep = 0; rep < 5; ++rep) {
         const double t0 = nowMs();
@@ -60,8 +60,8 @@ void gemmPeak(int threads) {
         for (int t = 0; t < threads; ++t) {
             const int r0 = t * blk, rows = std::min(blk, m - r0);
             if (rows > 0)
-                cpu::gemmAB(rows, n, k, 1.0f, a.data() + static_cast<std::size_t>(r0) * k, k, b.data(), n,
-                            0.0f, c.data() + static_cast<std::size_t>(r0) * n, n);
+                cpu::gemmAB(rows, n, k, 1.0f, a.data() + static_cast<std::size_t>(r0) * k, k,
+                            b.data(), n, 0.0f, c.data() + static_cast<std::size_t>(r0) * n, n);
         }
         times.push_back(nowMs() - t0);
     }
@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
     bool withReference = false;
     bool peak = false;
     std::vector<std::string> ns{"2048", "4096"};
-    std::vector<std::string> schemes{"none", "t5", "shaw", "alibi", "rope", "txl", "deberta", "urpe"};
+    std::vector<std::string> schemes{"none", "t5",  "shaw",    "alibi",
+                                     "rope", "txl", "deberta", "urpe"};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -109,8 +110,9 @@ int main(int argc, char** argv) {
         else if (a == "--gemm-peak")
             peak = true;
         else if (a == "--help" || a == "-h") {
-            std::printf("pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]\n"
-                        "             [--schemes none,t5,shaw,...] [--reference] [--gemm-peak]\n");
+            std::printf(
+                "pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]\n"
+                "             [--schemes none,t5,shaw,...] [--reference] [--gemm-peak]\n");
             return 0;
         } else {
             std::fprintf(stderr, "pe-bench-cpu: unknown option %s\n", a.c_str());

@@ -7,6 +7,10 @@
 
 #include <QSysInfo>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
 #include <omp.h>
 
 #include <algorithm>
@@ -25,10 +29,8 @@ using Shape = std::vector<std::int64_t>;
 /** Row-major float copy of a column-major double matrix. */
 std::vector<float> toRowMajorFloat(const Eigen::MatrixXd& m) {
     std::vector<float> out(static_cast<std::size_t>(m.size()));
-    const Eigen::Index rows = m.rows(), cols = m.cols();
-    for (Eigen::Index r = 0; r < rows; ++r)
-        for (Eigen::Index c = 0; c < cols; ++c)
-            out[static_cast<std::size_t>(r * cols + c)] = static_cast<float>(m(r, c));
+    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        out.data(), m.rows(), m.cols()) = m.cast<float>();
     return out;
 }
 
@@ -99,6 +101,21 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     if (Status s = checkWeights(p, w); !s)
         return s.error();
 
+    // PE_CPU_TIMING=1 prints the time of each phase to stderr (for tuning).
+    static const bool kTiming = std::getenv("PE_CPU_TIMING") != nullptr;
+    auto clockMs = [] {
+        return std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    };
+    double tPhase = clockMs();
+    auto phase = [&](const char* what) {
+        if (!kTiming)
+            return;
+        const double t = clockMs();
+        std::fprintf(stderr, "  %-12s %8.2f ms\n", what, t - tPhase);
+        tPhase = t;
+    };
     const int N = p.seqLen();
     const int D = p.d;
     const int H = p.heads;
@@ -271,13 +288,29 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         }
     }
 
+    phase("inputs");
     // ---- Projections (per head: X · W[:, head columns]) ----
+    {
+        // Full-width products in row blocks (better GEMM shapes), then split per head.
+        std::vector<float> full(static_cast<std::size_t>(Nd));
+        const int pblk = 128;
+        const int pblocks = (N + pblk - 1) / pblk;
+        for (int which = 0; which < 3; ++which) {
+            const float* W = which == 0 ? Wq.data() : (which == 1 ? Wk.data() : Wv.data());
+            float* dst = which == 0 ? Q : (which == 1 ? K : V);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int task = 0; task < 3 * H; ++task) {
-        const int which = task / H, h = task % H;
-        const float* W = which == 0 ? Wq.data() : (which == 1 ? Wk.data() : Wv.data());
-        float* dst = (which == 0 ? Q : (which == 1 ? K : V)) + h * Ndh;
-        cpu::gemmAB(N, dh, D, 1.0f, X, D, W + h * dh, D, 0.0f, dst, dh);
+            for (int b = 0; b < pblocks; ++b) {
+                const int r0 = b * pblk, rows = std::min(pblk, N - r0);
+                float* f = full.data() + static_cast<std::size_t>(r0) * D;
+                cpu::gemmAB(rows, D, D, 1.0f, X + static_cast<std::size_t>(r0) * D, D, W, D, 0.0f,
+                            f, D);
+                for (int h = 0; h < H; ++h)
+                    for (int i = r0; i < r0 + rows; ++i)
+                        std::memcpy(dst + h * Ndh + static_cast<std::int64_t>(i) * dh,
+                                    full.data() + static_cast<std::size_t>(i) * D + h * dh,
+                                    sizeof(float) * dh);
+            }
+        }
     }
     if (scheme == Scheme::RoPE) {
         const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
@@ -309,6 +342,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         }
     }
 
+    phase("projections");
     // ---- Component tensors ----
     std::int32_t* relIndex = nullptr;
     if (!idxOff.empty())
@@ -376,6 +410,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 }
     }
 
+    phase("tables");
     // ---- The n² work: heads × row blocks ----
     const int bs = m_rowBlock > 0 ? m_rowBlock : rowBlockSize(N);
     const int blocks = (N + bs - 1) / bs;
@@ -535,6 +570,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     }
     if (cancelled.load())
         return Error{"cancelled"};
+    phase("attention");
 
     // ---- Output projection: concat(head_out) · W_o ----
     {
@@ -554,6 +590,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         }
     }
 
+    phase("output");
     // ---- The trace, in the contract's order ----
     Trace trace;
     trace.params = p;
