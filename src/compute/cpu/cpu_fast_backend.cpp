@@ -187,8 +187,16 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     const float* X = tX.data<float>();
 
     // ---- Weights in float, row-major ----
-    const std::vector<float> Wq = toRowMajorFloat(w.W_q), Wk = toRowMajorFloat(w.W_k),
-                             Wv = toRowMajorFloat(w.W_v), Wo = toRowMajorFloat(w.W_o);
+    // Column-major W in float is Wᵀ row-major: X·W = gemmABt(X, Wᵀ), a plain contiguous cast.
+    auto toFloat = [](const Eigen::MatrixXd& m) {
+        std::vector<float> v(static_cast<std::size_t>(m.size()));
+        const double* src = m.data();
+        for (std::size_t i = 0; i < v.size(); ++i)
+            v[i] = static_cast<float>(src[i]);
+        return v;
+    };
+    const std::vector<float> WqT = toFloat(w.W_q), WkT = toFloat(w.W_k), WvT = toFloat(w.W_v),
+                             WoT = toFloat(w.W_o);
 
     Tensor& tQ = make("Q", {H, N, dh});
     Tensor& tK = make("K", {H, N, dh});
@@ -296,14 +304,14 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         const int pblk = 128;
         const int pblocks = (N + pblk - 1) / pblk;
         for (int which = 0; which < 3; ++which) {
-            const float* W = which == 0 ? Wq.data() : (which == 1 ? Wk.data() : Wv.data());
+            const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
             float* dst = which == 0 ? Q : (which == 1 ? K : V);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
             for (int b = 0; b < pblocks; ++b) {
                 const int r0 = b * pblk, rows = std::min(pblk, N - r0);
                 float* f = full.data() + static_cast<std::size_t>(r0) * D;
-                cpu::gemmAB(rows, D, D, 1.0f, X + static_cast<std::size_t>(r0) * D, D, W, D, 0.0f,
-                            f, D);
+                cpu::gemmABt(rows, D, D, 1.0f, X + static_cast<std::size_t>(r0) * D, D, Wt, D, 0.0f,
+                             f, D);
                 for (int h = 0; h < H; ++h)
                     for (int i = r0; i < r0 + rows; ++i)
                         std::memcpy(dst + h * Ndh + static_cast<std::int64_t>(i) * dh,
@@ -585,8 +593,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (int r0 = 0; r0 < N; r0 += blk) {
             const int rows = std::min(blk, N - r0);
-            cpu::gemmAB(rows, D, D, 1.0f, concat.data() + static_cast<std::size_t>(r0) * D, D,
-                        Wo.data(), D, 0.0f, o + static_cast<std::size_t>(r0) * D, D);
+            cpu::gemmABt(rows, D, D, 1.0f, concat.data() + static_cast<std::size_t>(r0) * D, D,
+                         WoT.data(), D, 0.0f, o + static_cast<std::size_t>(r0) * D, D);
         }
     }
 
