@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     int heads = 8;
     bool withReference = false;
     bool peak = false;
+    int rowBlock = 0;
     std::vector<std::string> ns{"2048", "4096"};
     std::vector<std::string> schemes{"none", "t5",  "shaw",    "alibi",
                                      "rope", "txl", "deberta", "urpe"};
@@ -105,6 +106,8 @@ int main(int argc, char** argv) {
             heads = std::atoi(next().c_str());
         else if (a == "--schemes")
             schemes = splitList(next());
+        else if (a == "--row-block")
+            rowBlock = std::atoi(next().c_str());
         else if (a == "--reference")
             withReference = true;
         else if (a == "--gemm-peak")
@@ -112,7 +115,8 @@ int main(int argc, char** argv) {
         else if (a == "--help" || a == "-h") {
             std::printf(
                 "pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]\n"
-                "             [--schemes none,t5,shaw,...] [--reference] [--gemm-peak]\n");
+                "             [--schemes none,t5,shaw,...] [--reference] [--gemm-peak] "
+                "[--row-block R]\n");
             return 0;
         } else {
             std::fprintf(stderr, "pe-bench-cpu: unknown option %s\n", a.c_str());
@@ -121,6 +125,7 @@ int main(int argc, char** argv) {
     }
     CpuFastBackend fast(threads);
     threads = fast.threads();
+    fast.setRowBlock(rowBlock);
     std::fprintf(stderr, "device: %s\n", qPrintable(fast.device()));
     if (peak)
         gemmPeak(threads);
