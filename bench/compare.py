@@ -198,21 +198,22 @@ def main():
     ns = [int(x) for x in args.n.split(",")]
     schemes = args.schemes.split(",")
 
-    fast = {}
-    if not args.no_fast:
-        cmd = [args.bench, "--n", args.n, "--schemes", args.schemes, "--repeat", str(args.repeat),
-               "--d", str(args.d), "--heads", str(args.heads)]
-        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        for ln in res.stdout.splitlines():
-            rec = json.loads(ln)
-            print(json.dumps(rec), flush=True)
-            if rec.get("engine") == "fast":
-                fast[(rec["scheme"], rec["n"])] = rec
-        device = res.stderr.strip()
-
+    # Interleaved per configuration (fast, numpy, torch), so that all three see the same load.
     rows = []
+    device = ""
     for n in ns:
         for s in schemes:
+            rec = {}
+            if not args.no_fast:
+                cmd = [args.bench, "--n", str(n), "--schemes", s, "--repeat", str(args.repeat),
+                       "--d", str(args.d), "--heads", str(args.heads)]
+                res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                for ln in res.stdout.splitlines():
+                    r = json.loads(ln)
+                    print(json.dumps(r), flush=True)
+                    if r.get("engine") == "fast":
+                        rec = r
+                device = res.stderr.strip()
             rng = np.random.default_rng(0)
             inp = make_inputs(n, args.d, args.heads, s, args.clip, rng)
             np_ms = time_it(lambda: forward_numpy(inp, n, args.d, args.heads, s, args.clip), args.repeat)
@@ -225,7 +226,6 @@ def main():
                 print(json.dumps({"engine": "torch", "scheme": s, "n": n, "ms_median": round(th_ms, 3)}), flush=True)
                 del tinp
             del inp
-            rec = fast.get((s, n), {})
             rows.append((n, s, rec.get("ms_median"), rec.get("ms_first"), np_ms, th_ms))
 
     print()
