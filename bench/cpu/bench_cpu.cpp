@@ -13,14 +13,13 @@
 #include "cpu_gemm.h"
 #include "weights.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace pe;
@@ -56,13 +55,16 @@ void gemmPeak(int threads) {
     for (int rep = 0; rep < 5; ++rep) {
         const double t0 = nowMs();
         const int blk = (m + threads - 1) / threads;
-#pragma omp parallel for num_threads(threads)
-        for (int t = 0; t < threads; ++t) {
-            const int r0 = t * blk, rows = std::min(blk, m - r0);
-            if (rows > 0)
-                cpu::gemmAB(rows, n, k, 1.0f, a.data() + static_cast<std::size_t>(r0) * k, k,
-                            b.data(), n, 0.0f, c.data() + static_cast<std::size_t>(r0) * n, n);
-        }
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                const int r0 = t * blk, rows = std::min(blk, m - r0);
+                if (rows > 0)
+                    cpu::gemmAB(rows, n, k, 1.0f, a.data() + static_cast<std::size_t>(r0) * k, k,
+                                b.data(), n, 0.0f, c.data() + static_cast<std::size_t>(r0) * n, n);
+            });
+        for (std::thread& t : pool)
+            t.join();
         times.push_back(nowMs() - t0);
     }
     const double ms = median(times);

@@ -182,6 +182,7 @@ void TestCpuEngine::matchesReference() {
     QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().message.c_str());
     CpuFastBackend fast(3);
     fast.setRowBlock(rowBlock);
+    fast.setMinParallelWork(0); // exercise the pool even at these sizes
     const Expected<Trace> got = fast.compute(params, w);
     QVERIFY2(got.ok(), got.ok() ? "" : got.error().message.c_str());
     const QString diff = compareTraces(*ref, *got);
@@ -193,6 +194,7 @@ void TestCpuEngine::recycledBuffersGiveTheSameTrace() {
     Weights w;
     completeWeights(p, w);
     CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
     Expected<Trace> first = fast.compute(p, w);
     QVERIFY(first.ok());
     const float* logitsBuffer = first->find("logits")->data<float>();

@@ -4,14 +4,13 @@
 #include "cpu_gemm.h"
 #include "cpu_kernels.h"
 #include "encodings.h"
+#include "task_pool.h"
 
 #include <QSysInfo>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-
-#include <omp.h>
 
 #if defined(__SSE__) || defined(__x86_64__)
 #include <xmmintrin.h>
@@ -86,9 +85,13 @@ CpuFastBackend::CpuFastBackend(int threads) {
     setThreads(threads);
 }
 
+CpuFastBackend::~CpuFastBackend() = default;
+
 void CpuFastBackend::setThreads(int threads) {
     if (threads <= 0)
         threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (threads != m_threads || !m_workers)
+        m_workers = std::make_unique<cpu::TaskPool>(threads);
     m_threads = threads;
 }
 
@@ -154,7 +157,14 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     const std::int64_t Nd = static_cast<std::int64_t>(N) * D;
     const std::int64_t Ndh = static_cast<std::int64_t>(N) * dh;
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-    const int threads = m_threads;
+    // Small problems run on one thread: the fork/join of each phase costs more than it saves.
+    const double work = 8.0 * N * double(D) * D + 4.0 * double(N) * N * D;
+    const int threads = work < m_minParallelWork ? 1 : m_threads;
+    cpu::TaskPool& pool = *m_workers;
+    auto parallelFor = [&pool, threads](int count, const auto& body) {
+        pool.run(
+            count, [&body](int task, int) { body(task); }, threads);
+    };
     const Scheme scheme = p.scheme;
     const bool useT5Bias =
         scheme == Scheme::T5 || (scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
@@ -318,12 +328,12 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         txlU = toRowMajorFloat(w.txlU);
         txlV = toRowMajorFloat(w.txlV);
         const int blk = 256;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int r0 = 0; r0 < offs; r0 += blk) {
+        parallelFor((offs + blk - 1) / blk, [&](int b) {
+            const int r0 = b * blk;
             const int rows = std::min(blk, offs - r0);
             cpu::gemmAB(rows, D, D, 1.0f, R.data() + static_cast<std::size_t>(r0) * D, D, wr.data(),
                         D, 0.0f, txlR.data() + static_cast<std::size_t>(r0) * D, D);
-        }
+        });
     }
 
     phase("inputs");
@@ -336,8 +346,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         for (int which = 0; which < 3; ++which) {
             const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
             float* dst = which == 0 ? Q : (which == 1 ? K : V);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-            for (int b = 0; b < pblocks; ++b) {
+            parallelFor(pblocks, [&](int b) {
                 const int r0 = b * pblk, rows = std::min(pblk, N - r0);
                 float* f = full.data() + static_cast<std::size_t>(r0) * D;
                 cpu::gemmABt(rows, D, D, 1.0f, X + static_cast<std::size_t>(r0) * D, D, Wt, D, 0.0f,
@@ -347,7 +356,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                         std::memcpy(dst + h * Ndh + static_cast<std::int64_t>(i) * dh,
                                     full.data() + static_cast<std::size_t>(i) * D + h * dh,
                                     sizeof(float) * dh);
-            }
+            });
         }
     }
     if (scheme == Scheme::RoPE) {
@@ -362,8 +371,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 sn[static_cast<std::size_t>(i) * pairs + m] = static_cast<float>(std::sin(a));
             }
         const bool inter = p.ropeConvention == RopeConvention::Interleaved;
-#pragma omp parallel for num_threads(threads)
-        for (int task = 0; task < 2 * H; ++task) {
+        parallelFor(2 * H, [&](int task) {
             float* base = (task < H ? Q : K) + (task % H) * Ndh;
             for (int i = 0; i < N; ++i) {
                 float* row = base + static_cast<std::int64_t>(i) * dh;
@@ -377,7 +385,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                     row[ib] = b * c + a * s;
                 }
             }
-        }
+        });
     }
 
     phase("projections");
@@ -396,15 +404,14 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     float* urpeC = isUrpe ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
 
     if (relIndex) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int i = 0; i < N; ++i) {
+        parallelFor(N, [&](int i) {
             std::int32_t* row = relIndex + static_cast<std::int64_t>(i) * N;
             if (idxReversed)
                 for (int j = 0; j < N; ++j)
                     row[j] = idxOff[i - j + N - 1];
             else
                 std::memcpy(row, idxOff.data() + (N - 1 - i), sizeof(std::int32_t) * N);
-        }
+        });
     }
 
     // Per-head position tables: Shaw q·w_kᵀ (scaled), DeBERTa q·K_rᵀ and k·Q_rᵀ (scaled).
@@ -418,8 +425,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             debP2C.resize(static_cast<std::size_t>(H) * N * 2 * span);
     }
     if (isShaw || isDeberta) {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int h = 0; h < H; ++h) {
+        parallelFor(H, [&](int h) {
             if (isShaw)
                 cpu::gemmABt(N, shawRows, dh, scale, Q + h * Ndh, dh, shawWk.data(), dh, 0.0f,
                              shawSK.data() + static_cast<std::size_t>(h) * N * shawRows, shawRows);
@@ -431,7 +437,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 cpu::gemmABt(N, 2 * span, dh, debScale, K + h * Ndh, dh, debQr.data() + h * dh, D,
                              0.0f, debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span,
                              2 * span);
-        }
+        });
     }
     // TXL: q + u and q + v per head.
     std::vector<float> txlQu, txlQv;
@@ -458,26 +464,28 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     const int normInt = static_cast<int>(p.norm);
     std::atomic<bool> cancelled{false};
 
-#pragma omp parallel num_threads(threads)
     {
-        const DenormalGuard denormals;
-        std::vector<float> scratch; // TXL band or DeBERTa position sum row
-        std::vector<float> wsum;    // Shaw per-offset weight sums [bs × (2k+1)]
-        if (isTxl)
-            scratch.resize(static_cast<std::size_t>(bs) * (N + bs));
-        if (isDeberta)
-            scratch.resize(static_cast<std::size_t>(N));
-        if (isShaw)
-            wsum.resize(static_cast<std::size_t>(bs) * shawRows);
-
-#pragma omp for schedule(dynamic, 1)
-        for (int task = 0; task < tasks; ++task) {
+        // Per-worker scratch: TXL band or DeBERTa position-sum row; Shaw per-offset weight sums.
+        std::vector<std::vector<float>> scratches(static_cast<std::size_t>(pool.threads()));
+        std::vector<std::vector<float>> wsums(scratches.size());
+        for (std::size_t t = 0; t < scratches.size(); ++t) {
+            if (isTxl)
+                scratches[t].resize(static_cast<std::size_t>(bs) * (N + bs));
+            if (isDeberta)
+                scratches[t].resize(static_cast<std::size_t>(N));
+            if (isShaw)
+                wsums[t].resize(static_cast<std::size_t>(bs) * shawRows);
+        }
+        auto blockTask = [&](int task, int worker) {
             if (cancelled.load(std::memory_order_relaxed))
-                continue;
+                return;
             if (cancel && cancel->load(std::memory_order_relaxed)) {
                 cancelled.store(true);
-                continue;
+                return;
             }
+            const DenormalGuard denormals;
+            std::vector<float>& scratch = scratches[static_cast<std::size_t>(worker)];
+            std::vector<float>& wsum = wsums[static_cast<std::size_t>(worker)];
             const int h = task / blocks;
             const int i0 = (task % blocks) * bs;
             const int i1 = std::min(N, i0 + bs);
@@ -605,7 +613,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
                     ho[e] += sv[e];
             }
-        }
+        };
+        pool.run(tasks, blockTask, threads);
     }
     if (cancelled.load())
         return Error{"cancelled"};
@@ -621,12 +630,12 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                             sizeof(float) * dh);
         float* o = tOut.data<float>();
         const int blk = 256;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int r0 = 0; r0 < N; r0 += blk) {
+        parallelFor((N + blk - 1) / blk, [&](int b) {
+            const int r0 = b * blk;
             const int rows = std::min(blk, N - r0);
             cpu::gemmABt(rows, D, D, 1.0f, concat.data() + static_cast<std::size_t>(r0) * D, D,
                          WoT.data(), D, 0.0f, o + static_cast<std::size_t>(r0) * D, D);
-        }
+        });
     }
 
     phase("output");

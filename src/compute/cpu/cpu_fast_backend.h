@@ -11,20 +11,26 @@
  *  - position terms through per-offset tables: T5/ALiBi/URPE are contiguous slices of a
  *    2N−1 table per head, Shaw uses q·w_kᵀ (N×(2k+1)) and per-offset weight sums,
  *    Transformer-XL a banded (q+v)·rᵀ per row block, DeBERTa q·K_rᵀ and k·Q_rᵀ tables;
- *  - OpenMP threads across heads × row blocks.
+ *  - a fork-join pool (task_pool.h) across heads × row blocks.
  * Float64 requests run the reference path. One compute() at a time per instance.
  */
 
 #include "backend.h"
 
+#include <memory>
 #include <vector>
 
 namespace pe {
+
+namespace cpu {
+class TaskPool;
+}
 
 class CpuFastBackend final : public Backend {
 public:
     /** threads <= 0: one per hardware thread. */
     explicit CpuFastBackend(int threads = 0);
+    ~CpuFastBackend() override;
 
     BackendKind kind() const override { return BackendKind::CpuFast; }
     QString name() const override { return QStringLiteral("cpu-fast"); }
@@ -44,12 +50,16 @@ public:
 
     /** Rows per block of the n² pass; 0 = chosen from n (tests force small blocks). */
     void setRowBlock(int rows) { m_rowBlock = rows; }
+    /** Problems under this many flops run on one thread (default 4e8; tests set 0). */
+    void setMinParallelWork(double flops) { m_minParallelWork = flops; }
 
 private:
     Tensor acquire(DType type, std::vector<std::int64_t> shape);
 
-    int m_threads = 1;
+    int m_threads = 0;
+    std::unique_ptr<cpu::TaskPool> m_workers;
     int m_rowBlock = 0;
+    double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
 };
 
