@@ -109,6 +109,7 @@ Expected<Trace> forward(const Params& p, const Weights& w, const Eigen::MatrixXd
     const std::int64_t N64 = N, d64 = d, H64 = H, dh64 = dh;
 
     Trace tr;
+    tr.tensors.reserve(32); // references into it are held below: no reallocation
     tr.params = p;
     tr.tokens = defaultTokens(p);
     auto add = [&tr](const char* name, DType t, std::vector<std::int64_t> shape) -> Tensor& {

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: MIT
+// Properties of the reference forward pass (SPEC §0, §3–§10) and of its validation.
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+#include "encodings.h"
+#include "trace.h"
+
+using namespace pe;
+using MatR = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+namespace {
+
+Trace run(const Params& p, Weights* wOut = nullptr) {
+    Weights w;
+    completeWeights(p, w);
+    auto tr = computeTrace(p, w);
+    if (!tr)
+        qFatal("computeTrace failed: %s", tr.error().message.c_str());
+    if (wOut)
+        *wOut = w;
+    return std::move(tr).value();
+}
+
+/** Head h of a [heads, rows, cols] float64 tensor. */
+MatR head(const Trace& t, const char* name, int h) {
+    const Tensor* x = t.find(name);
+    if (!x)
+        qFatal("missing tensor %s", name);
+    const auto r = x->dim(1), c = x->dim(2);
+    return Eigen::Map<const MatR>(x->data<double>() + h * r * c, r, c);
+}
+
+MatR mat(const Trace& t, const char* name) {
+    const Tensor* x = t.find(name);
+    return Eigen::Map<const MatR>(x->data<double>(), x->dim(0), x->dim(1));
+}
+
+Params base(Scheme s) {
+    Params p;
+    p.scheme = s;
+    p.n = 11;
+    p.d = 24;
+    p.heads = 3;
+    p.clip = 3;
+    p.precision = Precision::Float64;
+    p.seed = 7;
+    return p;
+}
+
+} // namespace
+
+class TestTrace : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void namesAndShapes_data();
+    void namesAndShapes();
+    void normalisers_data();
+    void normalisers();
+    void fullyMaskedRowsAreZero();
+    void shawEfficientEqualsDirect();
+    void txlShiftTrickEqualsDirect();
+    void ropeDependsOnlyOnOffset();
+    void t5LogitsAreUnscaledPlusBias();
+    void alibiBias();
+    void debertaTerms();
+    void urpeMultipliesWeights();
+    void specialTokens();
+    void float32MatchesFloat64();
+    void validationNamesTheOption_data();
+    void validationNamesTheOption();
+    void learnedTableCannotExtrapolate();
+    void cancelStopsTheRun();
+    void estimateGrowsWithN();
+};
+
+void TestTrace::namesAndShapes_data() {
+    QTest::addColumn<int>("scheme");
+    for (Scheme s : allSchemes())
+        QTest::newRow(std::string(toString(s)).c_str()) << int(s);
+}
+
+void TestTrace::namesAndShapes() {
+    QFETCH(int, scheme);
+    Params p = base(Scheme(scheme));
+    p.cls = true;
+    const Trace t = run(p);
+    std::vector<std::string> names;
+    for (const auto& [n, x] : t.tensors)
+        names.push_back(n);
+    QCOMPARE(names, traceTensorNames(p));
+    const std::int64_t N = 12, d = 24, H = 3, dh = 8;
+    QCOMPARE(t.find("E")->shape(), (std::vector<std::int64_t>{N, d}));
+    QCOMPARE(t.find("Q")->shape(), (std::vector<std::int64_t>{H, N, dh}));
+    QCOMPARE(t.find("logits")->shape(), (std::vector<std::int64_t>{H, N, N}));
+    QCOMPARE(t.find("out")->shape(), (std::vector<std::int64_t>{N, d}));
+    if (const Tensor* ri = t.find("rel_index"))
+        QCOMPARE(ri->dtype(), DType::I32);
+    QCOMPARE(t.find("weights")->dtype(), DType::F64);
+    QCOMPARE(int(t.tokens.size()), int(N));
+}
+
+void TestTrace::normalisers_data() {
+    QTest::addColumn<int>("norm");
+    QTest::addColumn<int>("mask");
+    QTest::addColumn<int>("validLen");
+    for (Normaliser n : allNormalisers())
+        for (auto [m, v, tag] :
+             {std::tuple{MaskKind::None, -1, "none"}, std::tuple{MaskKind::Causal, -1, "causal"},
+              std::tuple{MaskKind::None, 6, "valid6"},
+              std::tuple{MaskKind::Causal, 4, "causal+valid4"}})
+            QTest::addRow("%s/%s", std::string(toString(n)).c_str(), tag) << int(n) << int(m) << v;
+}
+
+void TestTrace::normalisers() {
+    QFETCH(int, norm);
+    QFETCH(int, mask);
+    QFETCH(int, validLen);
+    Params p = base(Scheme::T5);
+    p.norm = Normaliser(norm);
+    p.mask = MaskKind(mask);
+    p.validLen = validLen;
+    const Trace t = run(p);
+    const int N = p.seqLen();
+    for (int h = 0; h < p.heads; ++h) {
+        const MatR L = head(t, "logits", h), A = head(t, "weights", h);
+        for (int i = 0; i < N; ++i) {
+            double sum = 0, sq = 0;
+            int visible = 0;
+            for (int j = 0; j < N; ++j) {
+                const bool vis =
+                    (p.mask != MaskKind::Causal || j <= i) && (validLen < 0 || j < validLen);
+                if (!vis) {
+                    QVERIFY(std::isinf(L(i, j)) && L(i, j) < 0);
+                    QCOMPARE(A(i, j), 0.0); // exactly zero
+                    continue;
+                }
+                ++visible;
+                QVERIFY(std::isfinite(L(i, j)));
+                QVERIFY(A(i, j) >= 0);
+                sum += A(i, j);
+                sq += A(i, j) * A(i, j);
+                const double s = L(i, j), r = std::max(s, 0.0);
+                if (p.norm == Normaliser::Exp)
+                    QVERIFY(std::abs(A(i, j) - std::exp(s)) <= 1e-12 * std::exp(s));
+                if (p.norm == Normaliser::Relu2)
+                    QVERIFY(std::abs(A(i, j) - r * r / N) <= 1e-12 * (1 + r * r));
+            }
+            if (p.norm == Normaliser::Softmax)
+                QVERIFY(std::abs(sum - 1) < 1e-12);
+            if (p.norm == Normaliser::L2)
+                QVERIFY(std::abs(sq - 1) < 1e-12);
+            if (p.norm == Normaliser::Relu2Visible)
+                for (int j = 0; j < visible; ++j) {
+                    const double r = std::max(L(i, j), 0.0);
+                    QVERIFY(std::abs(A(i, j) - r * r / visible) <= 1e-12 * (1 + r * r));
+                }
+        }
+    }
+}
+
+void TestTrace::fullyMaskedRowsAreZero() {
+    for (Normaliser n : allNormalisers()) {
+        Params p = base(Scheme::ALiBi);
+        p.norm = n;
+        p.validLen = 0;
+        const Trace t = run(p);
+        const Tensor* a = t.find("weights");
+        for (std::int64_t k = 0; k < a->size(); ++k)
+            QCOMPARE(a->at(k), 0.0);
+        const Tensor* o = t.find("out");
+        for (std::int64_t k = 0; k < o->size(); ++k)
+            QVERIFY(o->at(k) == 0.0);
+    }
+}
+
+void TestTrace::shawEfficientEqualsDirect() {
+    for (int clip : {0, 2, 20}) {
+        Params p = base(Scheme::Shaw);
+        p.clip = clip;
+        p.mask = MaskKind::Causal;
+        Weights w;
+        const Trace t = run(p, &w);
+        const int N = p.seqLen(), dh = p.headDim();
+        for (int h = 0; h < p.heads; ++h) {
+            const MatR q = head(t, "Q", h), k = head(t, "K", h), v = head(t, "V", h);
+            const MatR L = head(t, "logits", h), A = head(t, "weights", h),
+                       O = head(t, "head_out", h);
+            for (int i = 0; i < N; ++i) {
+                Eigen::RowVectorXd z = Eigen::RowVectorXd::Zero(dh);
+                for (int j = 0; j < N; ++j) {
+                    const int idx = std::clamp(j - i, -clip, clip) + clip;
+                    // The naive form: materialise w_k[idx] per pair.
+                    const double e = (q.row(i).dot(k.row(j)) + q.row(i).dot(w.shawWk.row(idx))) /
+                                     std::sqrt(double(dh));
+                    if (j <= i)
+                        QVERIFY(std::abs(L(i, j) - e) < 1e-12);
+                    z += A(i, j) * (v.row(j) + w.shawWv.row(idx));
+                }
+                QVERIFY((O.row(i) - z).cwiseAbs().maxCoeff() < 1e-12);
+            }
+        }
+    }
+}
+
+void TestTrace::txlShiftTrickEqualsDirect() {
+    for (int mask : {int(MaskKind::Causal), int(MaskKind::None)}) {
+        Params p = base(Scheme::TransformerXL);
+        p.mask = MaskKind(mask);
+        Weights w;
+        const Trace t = run(p, &w);
+        const int L = p.seqLen(), K = L, dh = p.headDim(), d = p.d;
+        // R for pos_seq = K−1 … 0 (descending), projected once.
+        Eigen::MatrixXd R(K, d);
+        for (int r = 0; r < K; ++r)
+            R.row(r) = txlRelativeSinusoid(K - 1 - r, d);
+        const Eigen::MatrixXd r = R * w.txlWr;
+        for (int h = 0; h < p.heads; ++h) {
+            const MatR q = head(t, "Q", h);
+            const MatR qv = q.rowwise() + w.txlV.row(h);
+            const Eigen::MatrixXd B = qv * r.middleCols(h * dh, dh).transpose(); // L × K
+            // _rel_shift: prepend a zero column, view as (K+1) × L, drop the first row, view as L ×
+            // K.
+            std::vector<double> flat;
+            for (int i = 0; i < L; ++i) {
+                flat.push_back(0.0);
+                for (int j = 0; j < K; ++j)
+                    flat.push_back(B(i, j));
+            }
+            const MatR bd = head(t, "txl_bd", h);
+            for (int i = 0; i < L; ++i)
+                for (int j = 0; j <= i; ++j) {
+                    const double shifted = flat[size_t(L + i * K + j)];
+                    QVERIFY2(std::abs(bd(i, j) * std::sqrt(double(dh)) - shifted) < 1e-11,
+                             qPrintable(QStringLiteral("h%1 i%2 j%3").arg(h).arg(i).arg(j)));
+                }
+            // Direct formula everywhere (the non-causal extension evaluates R_t for t < 0).
+            const MatR k = head(t, "K", h), ac = head(t, "txl_ac", h);
+            for (int i = 0; i < L; ++i)
+                for (int j = 0; j < L; ++j) {
+                    const Eigen::RowVectorXd rt =
+                        (txlRelativeSinusoid(i - j, d) * w.txlWr).middleCols(h * dh, dh);
+                    QVERIFY(std::abs(bd(i, j) - qv.row(i).dot(rt) / std::sqrt(double(dh))) < 1e-11);
+                    QVERIFY(std::abs(ac(i, j) - (q.row(i) + w.txlU.row(h)).dot(k.row(j)) /
+                                                    std::sqrt(double(dh))) < 1e-11);
+                }
+        }
+    }
+}
+
+void TestTrace::ropeDependsOnlyOnOffset() {
+    for (RopeConvention conv : {RopeConvention::Interleaved, RopeConvention::Half}) {
+        Params p = base(Scheme::RoPE);
+        p.ropeConvention = conv;
+        Weights w;
+        completeWeights(p, w);
+        w.E = w.E.row(0).replicate(p.n, 1); // identical tokens: only position differs
+        auto t = computeTrace(p, w);
+        QVERIFY(t.ok());
+        for (int h = 0; h < p.heads; ++h) {
+            const MatR L = head(*t, "logits", h);
+            for (int i = 0; i + 1 < p.n; ++i)
+                for (int j = 0; j + 1 < p.n; ++j)
+                    QVERIFY(std::abs(L(i, j) - L(i + 1, j + 1)) < 1e-12);
+            QVERIFY(std::abs(L(0, 1) - L(0, 2)) > 1e-6); // and it does depend on the offset
+        }
+    }
+}
+
+void TestTrace::t5LogitsAreUnscaledPlusBias() {
+    Params p = base(Scheme::T5);
+    p.n = 40;
+    p.buckets = 16;
+    p.maxDistance = 20;
+    p.unidirectional = true;
+    Weights w;
+    const Trace t = run(p, &w);
+    const Tensor* ri = t.find("rel_index");
+    for (int h = 0; h < p.heads; ++h) {
+        const MatR q = head(t, "Q", h), k = head(t, "K", h), L = head(t, "logits", h),
+                   B = head(t, "bias", h);
+        for (int i = 0; i < p.n; ++i)
+            for (int j = 0; j < p.n; ++j) {
+                const int b = ri->data<std::int32_t>()[i * p.n + j];
+                QCOMPARE(b, t5Bucket(j - i, false, 16, 20));
+                QCOMPARE(B(i, j), w.t5Table(b, h));
+                QVERIFY(std::abs(L(i, j) - (q.row(i).dot(k.row(j)) + B(i, j))) < 1e-12);
+            }
+    }
+}
+
+void TestTrace::alibiBias() {
+    for (auto mode : {AlibiMode::Symmetric, AlibiMode::Causal}) {
+        Params p = base(Scheme::ALiBi);
+        p.heads = 6;
+        p.d = 36;
+        p.alibiMode = mode;
+        p.mask = mode == AlibiMode::Causal ? MaskKind::Causal : MaskKind::None;
+        const Trace t = run(p);
+        const auto slopes = alibiSlopes(6);
+        for (int h = 0; h < 6; ++h) {
+            const MatR B = head(t, "bias", h), q = head(t, "Q", h), k = head(t, "K", h),
+                       L = head(t, "logits", h);
+            for (int i = 0; i < p.n; ++i)
+                for (int j = 0; j < p.n; ++j) {
+                    const double want = mode == AlibiMode::Symmetric ? -slopes[h] * std::abs(i - j)
+                                                                     : -slopes[h] * (i - j);
+                    QCOMPARE(B(i, j), want);
+                    if (j <= i)
+                        QVERIFY(std::abs(L(i, j) -
+                                         (q.row(i).dot(k.row(j)) / std::sqrt(6.0) + want)) < 1e-12);
+                }
+        }
+    }
+}
+
+void TestTrace::debertaTerms() {
+    for (auto conv : {P2CConvention::Code, P2CConvention::Paper}) {
+        Params p = base(Scheme::DeBERTa);
+        p.p2cConvention = conv;
+        Weights w;
+        const Trace t = run(p, &w);
+        const int N = p.seqLen(), dh = p.headDim();
+        const double scale = 1.0 / std::sqrt(dh * 3.0);
+        const Eigen::MatrixXd Kr = w.debertaRel * w.debertaWkr, Qr = w.debertaRel * w.debertaWqr;
+        for (int h = 0; h < p.heads; ++h) {
+            const MatR q = head(t, "Q", h), k = head(t, "K", h);
+            const MatR c2c = head(t, "c2c", h), c2p = head(t, "c2p", h), p2c = head(t, "p2c", h),
+                       L = head(t, "logits", h);
+            for (int i = 0; i < N; ++i)
+                for (int j = 0; j < N; ++j) {
+                    auto delta = [&](int a, int b) {
+                        return std::clamp(a - b + p.clip, 0, 2 * p.clip - 1);
+                    };
+                    const int dij = delta(i, j);
+                    const int dp = conv == P2CConvention::Code ? dij : delta(j, i);
+                    QVERIFY(std::abs(c2c(i, j) - q.row(i).dot(k.row(j)) * scale) < 1e-12);
+                    QVERIFY(std::abs(c2p(i, j) - q.row(i).dot(Kr.row(dij).segment(h * dh, dh)) *
+                                                     scale) < 1e-12);
+                    QVERIFY(std::abs(p2c(i, j) -
+                                     k.row(j).dot(Qr.row(dp).segment(h * dh, dh)) * scale) < 1e-12);
+                    QVERIFY(std::abs(L(i, j) - (c2c(i, j) + c2p(i, j) + p2c(i, j))) < 1e-12);
+                }
+        }
+    }
+    // Only c2p: scale 1/√(2 d_h), no p2c tensor.
+    Params p = base(Scheme::DeBERTa);
+    p.debertaP2C = false;
+    const Trace t = run(p);
+    QVERIFY(!t.find("p2c"));
+    const MatR q = head(t, "Q", 0), k = head(t, "K", 0), c2c = head(t, "c2c", 0);
+    QVERIFY(std::abs(c2c(2, 3) - q.row(2).dot(k.row(3)) / std::sqrt(16.0)) < 1e-12);
+}
+
+void TestTrace::urpeMultipliesWeights() {
+    Params p = base(Scheme::URPE);
+    Weights w;
+    const Trace t = run(p, &w);
+    Params plain = p;
+    plain.scheme = Scheme::None;
+    Weights wp = w;
+    auto t0 = computeTrace(plain, wp);
+    QVERIFY(t0.ok());
+    const int N = p.seqLen();
+    for (int h = 0; h < p.heads; ++h) {
+        const MatR A = head(t, "weights", h), A0 = head(*t0, "weights", h),
+                   C = head(t, "urpe_C", h);
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < N; ++j) {
+                QCOMPARE(C(i, j), w.urpeC(h, (j - i) + N - 1));
+                QVERIFY(std::abs(A(i, j) - A0(i, j) * C(i, j)) < 1e-14);
+            }
+    }
+}
+
+void TestTrace::specialTokens() {
+    Params p = base(Scheme::Sinusoidal);
+    p.cls = p.sep = true;
+    Weights w;
+    const Trace t = run(p, &w);
+    const MatR E = mat(t, "E"), P = mat(t, "P"), X = mat(t, "X");
+    QCOMPARE(E.rows(), Eigen::Index(p.n + 2));
+    QVERIFY((E.row(0) - w.cls.row(0)).cwiseAbs().maxCoeff() == 0);
+    QVERIFY((E.row(p.n + 1) - w.sep.row(0)).cwiseAbs().maxCoeff() == 0);
+    QVERIFY((E.row(1) - w.E.row(0)).cwiseAbs().maxCoeff() == 0);
+    // [CLS] is position 0, the first input token position 1.
+    const Eigen::MatrixXd pe = sinusoidal(p.n + 2, p.d, 10000.0, SinLayout::Interleaved);
+    QVERIFY((P - pe).cwiseAbs().maxCoeff() < 1e-15);
+    QVERIFY((X - E - P).cwiseAbs().maxCoeff() < 1e-15);
+    QCOMPARE(t.tokens.front(), std::string("[CLS]"));
+    QCOMPARE(t.tokens.back(), std::string("[SEP]"));
+}
+
+void TestTrace::float32MatchesFloat64() {
+    for (Scheme s : allSchemes()) {
+        Params p = base(s);
+        p.mask = MaskKind::Causal;
+        p.alibiMode = AlibiMode::Causal;
+        Weights w;
+        completeWeights(p, w);
+        auto t64 = computeTrace(p, w);
+        p.precision = Precision::Float32;
+        auto t32 = computeTrace(p, w);
+        QVERIFY(t64.ok() && t32.ok());
+        for (const auto& [name, x] : t64->tensors) {
+            const Tensor* y = t32->find(name);
+            QVERIFY(y);
+            double mx = 0, err = 0;
+            for (std::int64_t k = 0; k < x.size(); ++k) {
+                const double a = x.at(k), b = y->at(k);
+                if (std::isinf(a)) {
+                    QCOMPARE(a, b);
+                    continue;
+                }
+                mx = std::max(mx, std::abs(a));
+                err = std::max(err, std::abs(a - b));
+            }
+            QVERIFY2(err <= 2e-5 * (1 + mx), qPrintable(QStringLiteral("%1 %2: %3")
+                                                            .arg(QLatin1String(toString(s).data()))
+                                                            .arg(QString::fromStdString(name))
+                                                            .arg(err)));
+        }
+    }
+}
+
+void TestTrace::validationNamesTheOption_data() {
+    QTest::addColumn<QString>("what");
+    QTest::addColumn<QString>("needle");
+    QTest::newRow("d % heads") << "heads"
+                               << "--heads";
+    QTest::newRow("concat odd d") << "concat"
+                                  << "--layout concat";
+    QTest::newRow("negative clip") << "clip"
+                                   << "--clip";
+    QTest::newRow("odd buckets") << "buckets"
+                                 << "--buckets";
+    QTest::newRow("valid-len past n") << "valid"
+                                      << "--valid-len";
+    QTest::newRow("alibi causal without mask") << "alibi"
+                                               << "--mask causal";
+    QTest::newRow("rope odd head width") << "rope"
+                                         << "rope";
+    QTest::newRow("n zero") << "n"
+                            << "--n";
+}
+
+void TestTrace::validationNamesTheOption() {
+    QFETCH(QString, what);
+    QFETCH(QString, needle);
+    Params p;
+    if (what == QLatin1String("heads"))
+        p.heads = 5;
+    if (what == QLatin1String("concat")) {
+        p.scheme = Scheme::Sinusoidal, p.layout = SinLayout::Concat, p.d = 63, p.heads = 1;
+    }
+    if (what == QLatin1String("clip"))
+        p.scheme = Scheme::Shaw, p.clip = -1;
+    if (what == QLatin1String("buckets"))
+        p.scheme = Scheme::T5, p.buckets = 31;
+    if (what == QLatin1String("valid"))
+        p.validLen = p.n + 1;
+    if (what == QLatin1String("alibi"))
+        p.scheme = Scheme::ALiBi, p.alibiMode = AlibiMode::Causal;
+    if (what == QLatin1String("rope"))
+        p.scheme = Scheme::RoPE, p.d = 12, p.heads = 4;
+    if (what == QLatin1String("n"))
+        p.n = 0;
+    const Status s = validate(p);
+    QVERIFY(!s.ok());
+    QVERIFY2(QString::fromStdString(s.error().message).contains(needle), s.error().message.c_str());
+    // computeTrace refuses the same parameters with the same message, and never crashes.
+    Weights w;
+    auto t = computeTrace(p, w);
+    QVERIFY(!t.ok());
+}
+
+void TestTrace::learnedTableCannotExtrapolate() {
+    Params p = base(Scheme::Learned);
+    Weights w;
+    w.learnedTable = Eigen::MatrixXd::Ones(8, p.d);
+    completeWeights(p, w);
+    auto t = computeTrace(p, w);
+    QVERIFY(!t.ok());
+    QVERIFY(t.error().message.find("learned.table") != std::string::npos);
+    w.learnedTable = Eigen::MatrixXd::Ones(11, p.d);
+    QVERIFY(computeTrace(p, w).ok());
+}
+
+void TestTrace::cancelStopsTheRun() {
+    Params p = base(Scheme::None);
+    Weights w;
+    completeWeights(p, w);
+    std::atomic<bool> cancel{true};
+    auto t = computeTrace(p, w, &cancel);
+    QVERIFY(!t.ok());
+    QCOMPARE(t.error().message, std::string("cancelled"));
+}
+
+void TestTrace::estimateGrowsWithN() {
+    Params p;
+    p.scheme = Scheme::T5;
+    p.n = 4096;
+    p.d = 512;
+    p.heads = 8;
+    const auto b = estimateTraceBytes(p);
+    // logits, weights and bias: 3 × 8 × 4096² floats = 1.5 GiB at least.
+    QVERIFY(b >= 3ull * 8 * 4096 * 4096 * 4);
+    QVERIFY(b < 3ull * 1024 * 1024 * 1024);
+    p.n = 16384 * 4;
+    QVERIFY(estimateTraceBytes(p) > 100ull * 1024 * 1024 * 1024);
+}
+
+QTEST_GUILESS_MAIN(TestTrace)
+#include "tst_trace.moc"
