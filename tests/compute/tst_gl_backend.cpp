@@ -24,16 +24,20 @@ constexpr double kRelTol = 1e-4;
 /** Empty string when every tensor matches; else the first mismatch, named. */
 QString compareTraces(const Trace& gl, const Trace& ref, double relTol = kRelTol) {
     if (gl.tensors.size() != ref.tensors.size())
-        return QStringLiteral("tensor count %1 vs %2").arg(gl.tensors.size()).arg(ref.tensors.size());
+        return QStringLiteral("tensor count %1 vs %2")
+            .arg(gl.tensors.size())
+            .arg(ref.tensors.size());
     for (std::size_t t = 0; t < ref.tensors.size(); ++t) {
         const auto& [name, r] = ref.tensors[t];
         const auto& [gname, g] = gl.tensors[t];
         const QString qn = QString::fromStdString(name);
         if (gname != name)
-            return QStringLiteral("tensor %1 is %2 in the GL trace").arg(qn, QString::fromStdString(gname));
+            return QStringLiteral("tensor %1 is %2 in the GL trace")
+                .arg(qn, QString::fromStdString(gname));
         if (g.shape() != r.shape() || g.dtype() != r.dtype())
             return QStringLiteral("%1: shape/dtype %2 vs %3")
-                .arg(qn, QString::fromStdString(g.shapeString()), QString::fromStdString(r.shapeString()));
+                .arg(qn, QString::fromStdString(g.shapeString()),
+                     QString::fromStdString(r.shapeString()));
         double maxRef = 0, maxDiff = 0;
         std::int64_t worst = -1;
         for (std::int64_t e = 0; e < r.size(); ++e) {

@@ -44,9 +44,13 @@ struct GemmDesc {
     float alpha = 1.0f, beta = 0.0f;
 };
 
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+int ceilDiv(int a, int b) {
+    return (a + b - 1) / b;
+}
 
-bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(); }
+bool cancelled(const std::atomic<bool>* cancel) {
+    return cancel && cancel->load();
+}
 
 } // namespace
 
@@ -58,7 +62,9 @@ struct GlBackend::Impl {
     std::string error;
     GLint64 maxSsbo = 0;
 
-    explicit Impl(GlBackend& b) : be(b), f(b.m_ctx->f()) {
+    explicit Impl(GlBackend& b)
+        : be(b)
+        , f(b.m_ctx->f()) {
         f.GetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &maxSsbo);
         while (f.GetError() != GL_NO_ERROR) {
         }
@@ -91,11 +97,12 @@ struct GlBackend::Impl {
             error = "glBufferData failed (GL error " + std::to_string(e) + ")";
         return id;
     }
-    GLuint upload(const std::vector<float>& v) { return buffer(v.size() * sizeof(float), v.data()); }
+    GLuint upload(const std::vector<float>& v) {
+        return buffer(v.size() * sizeof(float), v.data());
+    }
     GLuint upload(const std::vector<int>& v) { return buffer(v.size() * sizeof(int), v.data()); }
 
-    template <typename T>
-    std::vector<T> read(GLuint id, std::size_t count) {
+    template <typename T> std::vector<T> read(GLuint id, std::size_t count) {
         std::vector<T> out(count);
         if (!ok())
             return out;
@@ -167,8 +174,12 @@ struct GlBackend::Impl {
         return log;
     }
 
-    void seti(GLuint prog, const char* name, int v) { f.Uniform1i(f.GetUniformLocation(prog, name), v); }
-    void setf(GLuint prog, const char* name, float v) { f.Uniform1f(f.GetUniformLocation(prog, name), v); }
+    void seti(GLuint prog, const char* name, int v) {
+        f.Uniform1i(f.GetUniformLocation(prog, name), v);
+    }
+    void setf(GLuint prog, const char* name, float v) {
+        f.Uniform1f(f.GetUniformLocation(prog, name), v);
+    }
 
     void dispatch(int x, int y, int z) {
         if (!ok())
@@ -236,11 +247,11 @@ namespace {
 /** Everything one forward pass leaves: CPU-side tensors plus GPU buffers still to read. */
 struct Forward {
     int L = 0, d = 0, H = 0, dh = 0;
-    std::map<std::string, Tensor> cpu;            ///< tensors complete on the CPU
-    std::map<std::string, GLuint> nn;             ///< [H, L, L] float buffers on the GPU
-    GLuint shawV = 0;                              ///< [L, d] concat layout, when Shaw
-    GLuint concat = 0;                             ///< head outputs [L, d], head h at column h·d_h
-    GLuint out = 0;                                ///< [L, d]
+    std::map<std::string, Tensor> cpu; ///< tensors complete on the CPU
+    std::map<std::string, GLuint> nn;  ///< [H, L, L] float buffers on the GPU
+    GLuint shawV = 0;                  ///< [L, d] concat layout, when Shaw
+    GLuint concat = 0;                 ///< head outputs [L, d], head h at column h·d_h
+    GLuint out = 0;                    ///< [L, d]
 };
 
 } // namespace
@@ -324,8 +335,8 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
         for (std::vector<float>* t : {&q, &k}) {
             for (int h = 0; h < H; ++h) {
-                Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
-                    m(t->data() + static_cast<std::size_t>(h) * L * dh, L, dh);
+                Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> m(
+                    t->data() + static_cast<std::size_t>(h) * L * dh, L, dh);
                 Eigen::MatrixXd x = m.cast<double>();
                 applyRope(x, positions, p.base, p.ropeConvention, dRot);
                 m = x.cast<float>();
@@ -388,7 +399,8 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         std::vector<std::int32_t> ri(static_cast<std::size_t>(L) * L);
         for (int i = 0; i < L; ++i)
             for (int j = 0; j < L; ++j)
-                ri[static_cast<std::size_t>(i) * L + j] = idx[static_cast<std::size_t>(j - i + L - 1)];
+                ri[static_cast<std::size_t>(i) * L + j] =
+                    idx[static_cast<std::size_t>(j - i + L - 1)];
         fw.cpu["rel_index"] = Tensor::fromVector<std::int32_t>({L, L}, std::move(ri));
     };
     const GLuint dummyIdx = g.upload(std::vector<int>{0});
@@ -396,8 +408,8 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     for (int o = 0; o < nOff; ++o)
         offsetRel[static_cast<std::size_t>(o)] = o - (L - 1);
 
-    const bool t5Bias = p.scheme == Scheme::T5 ||
-                        (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+    const bool t5Bias =
+        p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
     if (t5Bias || p.scheme == Scheme::ALiBi) {
         std::vector<float> tab(static_cast<std::size_t>(H) * nOff);
         if (t5Bias) {
@@ -443,7 +455,8 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     if (p.scheme == Scheme::Shaw) {
         std::vector<int> idx(static_cast<std::size_t>(nOff));
         for (int o = 0; o < nOff; ++o)
-            idx[static_cast<std::size_t>(o)] = shawIndex(0, offsetRel[static_cast<std::size_t>(o)], p.clip);
+            idx[static_cast<std::size_t>(o)] =
+                shawIndex(0, offsetRel[static_cast<std::size_t>(o)], p.clip);
         relIndexTensor(idx);
         shawIdxBuf = g.upload(idx);
         const GLuint wk = g.upload(toFloatRowMajor(w.shawWk));
@@ -513,7 +526,8 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         const int span = p.debertaSpan();
         std::vector<int> idx(static_cast<std::size_t>(nOff));
         for (int o = 0; o < nOff; ++o)
-            idx[static_cast<std::size_t>(o)] = debertaIndex(-offsetRel[static_cast<std::size_t>(o)], p);
+            idx[static_cast<std::size_t>(o)] =
+                debertaIndex(-offsetRel[static_cast<std::size_t>(o)], p);
         relIndexTensor(idx);
         const GLuint idxBuf = g.upload(idx);
         const int R2 = 2 * span;
@@ -557,8 +571,8 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         if (!g.ok())
             return Error{g.error};
         g.f.UseProgram(prog);
-        g.bind({content, terms.size() > 0 ? terms[0] : content, terms.size() > 1 ? terms[1] : content,
-                logits});
+        g.bind({content, terms.size() > 0 ? terms[0] : content,
+                terms.size() > 1 ? terms[1] : content, logits});
         g.seti(prog, "n", L);
         g.seti(prog, "terms", static_cast<int>(terms.size()));
         g.seti(prog, "causal", p.mask == MaskKind::Causal ? 1 : 0);
@@ -619,8 +633,9 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         if (g.ok()) {
             g.f.BindBuffer(GL_COPY_READ_BUFFER, fw.concat);
             g.f.BindBuffer(GL_COPY_WRITE_BUFFER, fw.shawV);
-            g.f.CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
-                                  static_cast<GLsizeiptr>(static_cast<std::size_t>(L) * d * sizeof(float)));
+            g.f.CopyBufferSubData(
+                GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
+                static_cast<GLsizeiptr>(static_cast<std::size_t>(L) * d * sizeof(float)));
         }
         av.beta = 1.0f;
     }
@@ -663,8 +678,8 @@ std::unique_ptr<GlBackend> GlBackend::create(QString* why) {
     std::unique_ptr<GlBackend> be(new GlBackend);
     be->m_ctx = std::move(ctx.value());
     qCInfo(lcGl).noquote() << "OpenGL context on the EGL"
-                           << QString::fromStdString(be->m_ctx->platform()) << "platform:"
-                           << QString::fromStdString(be->m_ctx->renderer()) << "/"
+                           << QString::fromStdString(be->m_ctx->platform())
+                           << "platform:" << QString::fromStdString(be->m_ctx->renderer()) << "/"
                            << QString::fromStdString(be->m_ctx->version());
     return be;
 }
@@ -677,7 +692,9 @@ GlBackend::~GlBackend() {
     }
 }
 
-QString GlBackend::device() const { return QString::fromStdString(m_ctx->renderer()); }
+QString GlBackend::device() const {
+    return QString::fromStdString(m_ctx->renderer());
+}
 
 void GlBackend::overrideShaderForTesting(const std::string& name, const std::string& source) {
     m_overrides[name] = source;
@@ -718,11 +735,13 @@ Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
             std::map<std::string, Tensor> all = std::move(fw->cpu);
             for (const auto& [name, buf] : fw->nn)
                 all[name] = Tensor::fromVector<float>({H, L, L}, g.read<float>(buf, nn));
-            all["head_out"] = headTensor(g.read<float>(fw->concat, static_cast<std::size_t>(L) * d), L, H, dh);
+            all["head_out"] =
+                headTensor(g.read<float>(fw->concat, static_cast<std::size_t>(L) * d), L, H, dh);
             if (fw->shawV)
                 all["shaw_v_term"] =
                     headTensor(g.read<float>(fw->shawV, static_cast<std::size_t>(L) * d), L, H, dh);
-            all["out"] = Tensor::fromVector<float>({L, d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * d));
+            all["out"] = Tensor::fromVector<float>(
+                {L, d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * d));
             if (!g.ok()) {
                 result = Error{g.error};
             } else {

@@ -33,9 +33,9 @@ class Context;
 /** Mean-pooled heatmaps of one forward pass: [heads, R', R'] with R' = min(n, R). */
 struct PooledTrace {
     int resolution = 0;
-    Tensor logits;  ///< masked entries are skipped in a cell's mean; an all-masked cell is −inf
+    Tensor logits; ///< masked entries are skipped in a cell's mean; an all-masked cell is −inf
     Tensor weights;
-    Tensor out;     ///< [n, d], read back in full
+    Tensor out; ///< [n, d], read back in full
 };
 
 class GlBackend final : public Backend {

@@ -11,12 +11,12 @@
 namespace pe::gl {
 
 bool Functions::load(std::string* missing) {
-#define PE_GL_LOAD(type, name)                                                                 \
-    name = reinterpret_cast<type>(eglGetProcAddress("gl" #name));                              \
-    if (!name) {                                                                               \
-        if (missing)                                                                           \
-            *missing = "gl" #name;                                                             \
-        return false;                                                                          \
+#define PE_GL_LOAD(type, name)                                                                     \
+    name = reinterpret_cast<type>(eglGetProcAddress("gl" #name));                                  \
+    if (!name) {                                                                                   \
+        if (missing)                                                                               \
+            *missing = "gl" #name;                                                                 \
+        return false;                                                                              \
     }
     PE_GL_FUNCTIONS(PE_GL_LOAD)
 #undef PE_GL_LOAD
@@ -66,7 +66,8 @@ std::vector<Candidate> candidateDisplays() {
         }
     }
     if (getPlatformDisplay && hasExtension(clientExts, "EGL_MESA_platform_surfaceless")) {
-        EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+        EGLDisplay d =
+            getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
         if (d != EGL_NO_DISPLAY)
             out.push_back({d, "surfaceless"});
     }
@@ -83,7 +84,8 @@ Expected<std::unique_ptr<Context>> Context::create() {
     for (const Candidate& c : candidateDisplays()) {
         EGLint major = 0, minor = 0;
         if (!eglInitialize(c.display, &major, &minor)) {
-            why = c.platform + " platform: eglInitialize failed (" + eglErrorName(eglGetError()) + ")";
+            why = c.platform + " platform: eglInitialize failed (" + eglErrorName(eglGetError()) +
+                  ")";
             continue;
         }
         const char* exts = eglQueryString(c.display, EGL_EXTENSIONS);
@@ -113,7 +115,8 @@ Expected<std::unique_ptr<Context>> Context::create() {
             continue;
         }
         if (!eglMakeCurrent(c.display, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-            why = c.platform + " platform: eglMakeCurrent failed (" + eglErrorName(eglGetError()) + ")";
+            why = c.platform + " platform: eglMakeCurrent failed (" + eglErrorName(eglGetError()) +
+                  ")";
             eglDestroyContext(c.display, ctx);
             eglTerminate(c.display);
             continue;
