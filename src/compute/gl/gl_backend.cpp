@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -61,6 +62,10 @@ struct GlBackend::Impl {
     std::vector<GLuint> buffers;
     std::string error;
     GLint64 maxSsbo = 0;
+    // PE_GL_PROFILE=1: finish after every dispatch and log the time per shader (pe.gl).
+    bool profile = qEnvironmentVariableIsSet("PE_GL_PROFILE");
+    std::map<std::string, double> profileMs;
+    std::string currentProgram;
 
     explicit Impl(GlBackend& b)
         : be(b)
@@ -70,6 +75,8 @@ struct GlBackend::Impl {
         }
     }
     ~Impl() {
+        for (const auto& [name, ms] : profileMs)
+            qCInfo(lcGl).noquote() << QString::fromStdString(name) << ms << "ms";
         if (!buffers.empty())
             f.DeleteBuffers(static_cast<GLsizei>(buffers.size()), buffers.data());
     }
@@ -121,6 +128,7 @@ struct GlBackend::Impl {
     GLuint program(const std::string& name) {
         if (!ok())
             return 0;
+        currentProgram = name;
         if (auto it = be.m_programs.find(name); it != be.m_programs.end())
             return it->second;
         std::string src;
@@ -184,7 +192,14 @@ struct GlBackend::Impl {
     void dispatch(int x, int y, int z) {
         if (!ok())
             return;
+        const auto t0 = std::chrono::steady_clock::now();
         f.DispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>(y), static_cast<GLuint>(z));
+        if (profile) {
+            f.Finish();
+            profileMs[currentProgram] +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+        }
         f.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
         const GLenum e = f.GetError();
         if (e == GL_OUT_OF_MEMORY)
@@ -222,6 +237,9 @@ struct GlBackend::Impl {
         seti(prog, "cCol", g.cCol);
         setf(prog, "alpha", g.alpha);
         setf(prog, "beta", g.beta);
+        if (profile)
+            currentProgram = "gemm " + std::to_string(g.batch) + "x" + std::to_string(g.M) + "x" +
+                             std::to_string(g.N) + "x" + std::to_string(g.K);
         dispatch(ceilDiv(g.N, 64), ceilDiv(g.M, 64), g.batch);
     }
 
