@@ -27,6 +27,8 @@ uniform int cOff;
 uniform int cBatch;
 uniform int cRow;
 uniform int cCol;
+uniform int cSplit;       // > 0: column j goes to block j / cSplit (stride cSplitStride), column j % cSplit
+uniform int cSplitStride; // so one product writes [L, H·d_h] straight into per-head [H, L, d_h]
 uniform float alpha;
 uniform float beta;
 
@@ -84,7 +86,9 @@ void main() {
             const int gj = col0 + tx + 16 * c;
             if (gj >= N)
                 continue;
-            const int idx = cBase + gi * cRow + gj * cCol;
+            const int idx = cSplit > 0
+                                ? cBase + (gj / cSplit) * cSplitStride + gi * cRow + (gj % cSplit) * cCol
+                                : cBase + gi * cRow + gj * cCol;
             float v = alpha * acc[r][c];
             if (beta != 0.0)
                 v += beta * C[idx];

@@ -42,6 +42,7 @@ struct GemmDesc {
     int aOff = 0, aBatch = 0, aRow = 0, aCol = 1;
     int bOff = 0, bBatch = 0, bRow = 0, bCol = 1;
     int cOff = 0, cBatch = 0, cRow = 0, cCol = 1;
+    int cSplit = 0, cSplitStride = 0; ///< see gemm.comp
     float alpha = 1.0f, beta = 0.0f;
 };
 
@@ -235,6 +236,8 @@ struct GlBackend::Impl {
         seti(prog, "cBatch", g.cBatch);
         seti(prog, "cRow", g.cRow);
         seti(prog, "cCol", g.cCol);
+        seti(prog, "cSplit", g.cSplit);
+        seti(prog, "cSplitStride", g.cSplitStride);
         setf(prog, "alpha", g.alpha);
         setf(prog, "beta", g.beta);
         if (profile)
@@ -326,15 +329,14 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     GLuint bufK = g.buffer(headElems * sizeof(float));
     const GLuint bufV = g.buffer(headElems * sizeof(float));
     GemmDesc proj;
-    proj.M = L;
-    proj.N = dh;
+    proj.M = L; // one [L, d] · [d, d] product, columns split into heads on write
+    proj.N = d;
     proj.K = d;
-    proj.batch = H;
     proj.aRow = d;
-    proj.bBatch = dh;
     proj.bRow = d;
-    proj.cBatch = L * dh;
     proj.cRow = dh;
+    proj.cSplit = dh;
+    proj.cSplitStride = L * dh;
     g.gemm(bufX, bufWq, bufQ, proj);
     g.gemm(bufX, bufWk, bufK, proj);
     g.gemm(bufX, bufWv, bufV, proj);
