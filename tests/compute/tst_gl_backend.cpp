@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <memory>
+#include <thread>
 
 #include "backend.h"
 #include "gl_backend.h"
@@ -91,6 +92,9 @@ private Q_SLOTS:
     void shaderErrorFallsBackToCpu();
     void pooledReadBack();
     void factoryReturnsGl();
+    void cancelledRunReturnsCancelled();
+    void runsOnAnotherThread();
+    void beyondIndexingLimitIsReported();
 
 private:
     std::unique_ptr<GlBackend> m_gl;
@@ -330,6 +334,49 @@ void TstGlBackend::factoryReturnsGl() {
     QVERIFY2(reason.isEmpty(), qPrintable(reason));
     QCOMPARE(be->name(), QStringLiteral("gl"));
     QVERIFY(!be->device().isEmpty());
+}
+
+void TstGlBackend::cancelledRunReturnsCancelled() {
+    Params p = base(Scheme::Shaw);
+    Weights w;
+    completeWeights(p, w);
+    const std::atomic<bool> cancel{true};
+    const Expected<Trace> out = m_gl->compute(p, w, &cancel);
+    QVERIFY(!out.ok());
+    QCOMPARE(QString::fromStdString(out.error().message), QStringLiteral("cancelled"));
+    QVERIFY(m_gl->lastFallbackReason().isEmpty()); // a cancel is not a failure
+}
+
+void TstGlBackend::runsOnAnotherThread() {
+    // The backend makes its context current on whichever thread calls compute().
+    Params p = base(Scheme::RoPE);
+    Weights w;
+    completeWeights(p, w);
+    Expected<Trace> gl = Error{"not run"};
+    QString fallback;
+    std::thread worker([&] {
+        gl = m_gl->compute(p, w);
+        fallback = m_gl->lastFallbackReason();
+    });
+    worker.join();
+    QVERIFY2(gl.ok(), gl.ok() ? "" : gl.error().message.c_str());
+    QVERIFY2(fallback.isEmpty(), qPrintable(fallback));
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    const QString diff = compareTraces(*gl, *ref);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+void TstGlBackend::beyondIndexingLimitIsReported() {
+    // 46341² > 2³¹ − 1: the pooled path must refuse with a clear message before allocating.
+    Params p = base(Scheme::None, 46341, 4, 1);
+    QVERIFY(validate(p).ok());
+    Weights w;
+    completeWeights(p, w);
+    const Expected<PooledTrace> out = m_gl->computePooled(p, w, 64);
+    QVERIFY(!out.ok());
+    QVERIFY2(QString::fromStdString(out.error().message).contains(QLatin1String("32-bit")),
+             out.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TstGlBackend)

@@ -158,6 +158,8 @@ Context::~Context() {
 }
 
 bool Context::makeCurrent() {
+    // The bound API is per thread: a worker thread starts with OpenGL ES bound.
+    eglBindAPI(EGL_OPENGL_API);
     return eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, m_context) == EGL_TRUE;
 }
 
