@@ -240,6 +240,15 @@ void TstGlBackend::matchesReference() {
     const QString diff = compareTraces(*gl, *ref);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
     QCOMPARE(gl->tokens, ref->tokens);
+
+    // Again with the n×n stages split into uneven chunks of heads (3 + 1 for 4 heads).
+    m_gl->setMaxHeadsPerChunkForTesting(3);
+    const Expected<Trace> chunked = m_gl->compute(params, w);
+    m_gl->setMaxHeadsPerChunkForTesting(0);
+    QVERIFY2(chunked.ok(), chunked.ok() ? "" : chunked.error().message.c_str());
+    QVERIFY2(m_gl->lastFallbackReason().isEmpty(), qPrintable(m_gl->lastFallbackReason()));
+    const QString chunkDiff = compareTraces(*chunked, *ref);
+    QVERIFY2(chunkDiff.isEmpty(), qPrintable(QStringLiteral("chunked: ") + chunkDiff));
 }
 
 void TstGlBackend::float64FallsBackToCpu() {
@@ -286,7 +295,9 @@ void TstGlBackend::pooledReadBack() {
     const Expected<Trace> ref = computeTrace(p, w);
     QVERIFY(ref.ok());
     const int R = 8;
+    m_gl->setMaxHeadsPerChunkForTesting(1); // one head per chunk: pooled results are stitched
     const Expected<PooledTrace> pooled = m_gl->computePooled(p, w, R);
+    m_gl->setMaxHeadsPerChunkForTesting(0);
     QVERIFY2(pooled.ok(), pooled.ok() ? "" : pooled.error().message.c_str());
     QCOMPARE(pooled->resolution, R);
     QCOMPARE(pooled->weights.shape(), (std::vector<std::int64_t>{2, R, R}));

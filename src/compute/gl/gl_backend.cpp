@@ -14,6 +14,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct GemmDesc {
 int ceilDiv(int a, int b) {
     return (a + b - 1) / b;
 }
+
+/** Elements per n×n chunk buffer (1 GiB of floats): heads are processed in groups this fits. */
+constexpr std::int64_t kChunkElems = std::int64_t{1} << 28;
 
 bool cancelled(const std::atomic<bool>* cancel) {
     return cancel && cancel->load();
@@ -110,19 +114,22 @@ struct GlBackend::Impl {
     }
     GLuint upload(const std::vector<int>& v) { return buffer(v.size() * sizeof(int), v.data()); }
 
-    template <typename T> std::vector<T> read(GLuint id, std::size_t count) {
-        std::vector<T> out(count);
+    template <typename T> void readInto(GLuint id, std::size_t count, T* dst) {
         if (!ok())
-            return out;
+            return;
         f.MemoryBarrier(GL_ALL_BARRIER_BITS);
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(count * sizeof(T)),
-                           out.data());
+                           dst);
         const GLenum e = f.GetError();
         if (e == GL_OUT_OF_MEMORY)
             error = "out of memory reading a GPU buffer back";
         else if (e != GL_NO_ERROR)
             error = "reading a GPU buffer back failed (GL error " + std::to_string(e) + ")";
+    }
+    template <typename T> std::vector<T> read(GLuint id, std::size_t count) {
+        std::vector<T> out(count);
+        readInto(id, count, out.data());
         return out;
     }
 
@@ -247,14 +254,15 @@ struct GlBackend::Impl {
     }
 
     /** out[h,i,j] = tab[h*tBatch + row*tRow + col]; see gather.comp for the modes. */
-    void gather(GLuint tab, GLuint idx, GLuint out, int n, int heads, int tBatch, int tRow,
-                int rowMode, int colMode) {
+    void gather(GLuint tab, GLuint idx, GLuint out, int n, int heads, int hOff, int tBatch,
+                int tRow, int rowMode, int colMode) {
         const GLuint prog = program("gather");
         if (!ok())
             return;
         f.UseProgram(prog);
         bind({tab, idx, out});
         seti(prog, "n", n);
+        seti(prog, "hOff", hOff);
         seti(prog, "tBatch", tBatch);
         seti(prog, "tRow", tRow);
         seti(prog, "rowMode", rowMode);
@@ -277,8 +285,13 @@ struct Forward {
 
 } // namespace
 
+/** Receives each head chunk's n×n buffers (heads [h0, h0 + count)) before they are reused. */
+using ChunkSink =
+    std::function<void(int h0, int count, const std::map<std::string, GLuint>& buffers)>;
+
 static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const Weights& w,
-                                    const std::atomic<bool>* cancel) {
+                                    const std::atomic<bool>* cancel, int maxHeadsPerChunk,
+                                    const ChunkSink& sink) {
     Forward fw;
     const int L = p.seqLen(), d = p.d, H = p.heads, dh = p.headDim();
     fw.L = L;
@@ -286,11 +299,14 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     fw.H = H;
     fw.dh = dh;
     const int nOff = 2 * L - 1; // number of offsets o = (j − i) + L − 1
-    const std::int64_t nn64 = std::int64_t{H} * L * L;
-    std::int64_t widest = nn64;
+    int widestCols = L;         // widest per-head table or matrix, in columns
     if (p.scheme == Scheme::TransformerXL)
-        widest = std::max(widest, std::int64_t{H} * L * nOff);
-    if (widest > INT_MAX)
+        widestCols = nOff;
+    else if (p.scheme == Scheme::Shaw)
+        widestCols = std::max(L, 2 * p.clip + 1);
+    else if (p.scheme == Scheme::DeBERTa)
+        widestCols = std::max(L, 2 * p.debertaSpan());
+    if (std::int64_t{L} * widestCols > INT_MAX)
         return Error{"n = " + std::to_string(L) + " needs more than 32-bit indexing on the GPU"};
 
     // --- Inputs on the CPU (O(n·d)) ---------------------------------------------------------
@@ -370,15 +386,14 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     fw.cpu["K"] = Tensor::fromVector<float>(headShape, k);
     fw.cpu["V"] = Tensor::fromVector<float>(headShape, v);
 
-    // --- Content logits -----------------------------------------------------------------------
+    // --- Tables shared by every head chunk ---------------------------------------------------
     double scale = 1.0 / std::sqrt(static_cast<double>(dh));
     if (p.scheme == Scheme::T5)
         scale = 1.0;
     else if (p.scheme == Scheme::DeBERTa)
         scale = 1.0 / std::sqrt(static_cast<double>(dh) * (1 + p.debertaTerms()));
-    const std::size_t nnBytes = static_cast<std::size_t>(nn64) * sizeof(float);
 
-    GLuint queryBuf = bufQ;
+    GLuint queryBuf = bufQ; // rows of the content product: q, or q + u for TXL
     GLuint bufQv = 0;
     if (p.scheme == Scheme::TransformerXL) {
         std::vector<float> qu = q, qv = q;
@@ -392,29 +407,6 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         queryBuf = g.upload(qu);
         bufQv = g.upload(qv);
     }
-    const GLuint content = g.buffer(nnBytes);
-    GemmDesc qk;
-    qk.M = L;
-    qk.N = L;
-    qk.K = dh;
-    qk.batch = H;
-    qk.aBatch = L * dh;
-    qk.aRow = dh;
-    qk.bBatch = L * dh;
-    qk.bRow = 1;
-    qk.bCol = dh;
-    qk.cBatch = L * L;
-    qk.cRow = L;
-    qk.alpha = static_cast<float>(scale);
-    g.gemm(queryBuf, bufK, content, qk);
-
-    // --- Position terms: per-offset tables on the CPU or GPU, then one gather each ----------
-    std::vector<GLuint> terms;
-    auto nnTerm = [&](const std::string& name) {
-        const GLuint b = g.buffer(nnBytes);
-        fw.nn[name] = b;
-        return b;
-    };
     auto relIndexTensor = [&](const std::vector<int>& idx) {
         std::vector<std::int32_t> ri(static_cast<std::size_t>(L) * L);
         for (int i = 0; i < L; ++i)
@@ -428,8 +420,10 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     for (int o = 0; o < nOff; ++o)
         offsetRel[static_cast<std::size_t>(o)] = o - (L - 1);
 
+    // Additive bias per (head, offset): T5 buckets or ALiBi distances.
     const bool t5Bias =
         p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+    GLuint biasTab = 0;
     if (t5Bias || p.scheme == Scheme::ALiBi) {
         std::vector<float> tab(static_cast<std::size_t>(H) * nOff);
         if (t5Bias) {
@@ -453,24 +447,17 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
                         static_cast<float>(-slopes[static_cast<std::size_t>(h)] * dist);
                 }
         }
-        const GLuint bt = g.upload(tab);
-        const GLuint out = nnTerm("bias");
-        g.gather(bt, dummyIdx, out, L, H, nOff, 0, 2, 0);
-        terms.push_back(out);
+        biasTab = g.upload(tab);
     }
-
-    GLuint urpeC = 0;
+    GLuint urpeTab = 0;
     if (p.scheme == Scheme::URPE) {
         std::vector<float> tab(static_cast<std::size_t>(H) * nOff);
         for (int h = 0; h < H; ++h)
             for (int o = 0; o < nOff; ++o)
                 tab[static_cast<std::size_t>(h) * nOff + o] = static_cast<float>(w.urpeC(h, o));
-        const GLuint ct = g.upload(tab);
-        urpeC = nnTerm("urpe_C");
-        g.gather(ct, dummyIdx, urpeC, L, H, nOff, 0, 2, 0);
+        urpeTab = g.upload(tab);
     }
-
-    GLuint shawWv = 0, shawIdxBuf = 0;
+    GLuint shawIdxBuf = 0, shawWk = 0, shawWv = 0;
     const int shawR = 2 * p.clip + 1;
     if (p.scheme == Scheme::Shaw) {
         std::vector<int> idx(static_cast<std::size_t>(nOff));
@@ -479,30 +466,11 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
                 shawIndex(0, offsetRel[static_cast<std::size_t>(o)], p.clip);
         relIndexTensor(idx);
         shawIdxBuf = g.upload(idx);
-        const GLuint wk = g.upload(toFloatRowMajor(w.shawWk));
+        shawWk = g.upload(toFloatRowMajor(w.shawWk));
         shawWv = g.upload(toFloatRowMajor(w.shawWv));
-        const GLuint tab = g.buffer(static_cast<std::size_t>(H) * L * shawR * sizeof(float));
-        GemmDesc t;
-        t.M = L;
-        t.N = shawR;
-        t.K = dh;
-        t.batch = H;
-        t.aBatch = L * dh;
-        t.aRow = dh;
-        t.bBatch = 0;
-        t.bRow = 1;
-        t.bCol = dh;
-        t.cBatch = L * shawR;
-        t.cRow = shawR;
-        t.alpha = static_cast<float>(scale);
-        g.gemm(bufQ, wk, tab, t);
-        const GLuint out = nnTerm("shaw_k_term");
-        g.gather(tab, shawIdxBuf, out, L, H, L * shawR, shawR, 0, 1);
-        terms.push_back(out);
     }
-
+    GLuint txlr = 0; // r_t = R_t W_r for every offset, [2L − 1, d]
     if (p.scheme == Scheme::TransformerXL) {
-        fw.nn["txl_ac"] = content;
         RowMatrixXd R(nOff, d);
         for (int o = 0; o < nOff; ++o) {
             double t = -offsetRel[static_cast<std::size_t>(o)]; // i − j
@@ -512,7 +480,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         }
         const GLuint bufR = g.upload(toFloatRowMajor(R));
         const GLuint bufWr = g.upload(toFloatRowMajor(w.txlWr));
-        const GLuint bufr = g.buffer(static_cast<std::size_t>(nOff) * d * sizeof(float));
+        txlr = g.buffer(static_cast<std::size_t>(nOff) * d * sizeof(float));
         GemmDesc rp;
         rp.M = nOff;
         rp.N = d;
@@ -520,146 +488,216 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         rp.aRow = d;
         rp.bRow = d;
         rp.cRow = d;
-        g.gemm(bufR, bufWr, bufr, rp);
-        const GLuint tab = g.buffer(static_cast<std::size_t>(H) * L * nOff * sizeof(float));
-        GemmDesc t;
-        t.M = L;
-        t.N = nOff;
-        t.K = dh;
-        t.batch = H;
-        t.aBatch = L * dh;
-        t.aRow = dh;
-        t.bBatch = dh;
-        t.bRow = 1;
-        t.bCol = d;
-        t.cBatch = L * nOff;
-        t.cRow = nOff;
-        t.alpha = static_cast<float>(scale);
-        g.gemm(bufQv, bufr, tab, t);
-        const GLuint out = nnTerm("txl_bd");
-        g.gather(tab, dummyIdx, out, L, H, L * nOff, nOff, 0, 0);
-        terms.push_back(out);
+        g.gemm(bufR, bufWr, txlr, rp);
     }
-
+    GLuint debIdx = 0, debKr = 0, debQr = 0;
+    const int debR = 2 * p.debertaSpan();
     if (p.scheme == Scheme::DeBERTa) {
-        fw.nn["c2c"] = content;
-        const int span = p.debertaSpan();
         std::vector<int> idx(static_cast<std::size_t>(nOff));
         for (int o = 0; o < nOff; ++o)
             idx[static_cast<std::size_t>(o)] =
                 debertaIndex(-offsetRel[static_cast<std::size_t>(o)], p);
         relIndexTensor(idx);
-        const GLuint idxBuf = g.upload(idx);
-        const int R2 = 2 * span;
-        auto posTerm = [&](const Eigen::MatrixXd& Wr, GLuint rows, const std::string& name,
-                           int rowMode, int colMode) {
-            const Eigen::MatrixXd proj = w.debertaRel * Wr; // [2 span, d]
-            const GLuint pb = g.upload(toFloatRowMajor(proj));
-            const GLuint tab = g.buffer(static_cast<std::size_t>(H) * L * R2 * sizeof(float));
-            GemmDesc t;
-            t.M = L;
-            t.N = R2;
-            t.K = dh;
-            t.batch = H;
-            t.aBatch = L * dh;
-            t.aRow = dh;
-            t.bBatch = dh;
-            t.bRow = 1;
-            t.bCol = d;
-            t.cBatch = L * R2;
-            t.cRow = R2;
-            t.alpha = static_cast<float>(scale);
-            g.gemm(rows, pb, tab, t);
-            const GLuint out = nnTerm(name);
-            g.gather(tab, idxBuf, out, L, H, L * R2, R2, rowMode, colMode);
-            terms.push_back(out);
-        };
+        debIdx = g.upload(idx);
         if (p.debertaC2P)
-            posTerm(w.debertaWkr, bufQ, "c2p", 0, 1);
+            debKr = g.upload(toFloatRowMajor(w.debertaRel * w.debertaWkr));
         if (p.debertaP2C)
-            posTerm(w.debertaWqr, bufK, "p2c", 1, p.p2cConvention == P2CConvention::Code ? 1 : 2);
+            debQr = g.upload(toFloatRowMajor(w.debertaRel * w.debertaWqr));
     }
     if (!g.ok())
         return Error{g.error};
     if (cancelled(cancel))
         return Error{"cancelled"};
 
-    // --- Logits (terms + mask), normaliser, ⊙C ----------------------------------------------
+    // --- Head chunks: every n×n buffer holds `hc` heads, so big n fits 32-bit indexing -----
+    const std::int64_t perHead = std::int64_t{L} * std::max(L, nOff);
+    std::int64_t limitElems = INT_MAX;
+    if (g.maxSsbo > 0)
+        limitElems = std::min<std::int64_t>(limitElems, g.maxSsbo / 4);
+    limitElems = std::min<std::int64_t>(limitElems, kChunkElems);
+    int hc = static_cast<int>(std::clamp<std::int64_t>(limitElems / perHead, 1, H));
+    if (maxHeadsPerChunk > 0)
+        hc = std::min(hc, maxHeadsPerChunk);
+    const std::size_t chunkNN = static_cast<std::size_t>(hc) * L * L * sizeof(float);
+    auto tableBuf = [&](int cols) {
+        return g.buffer(static_cast<std::size_t>(hc) * L * cols * sizeof(float));
+    };
+    std::map<std::string, GLuint> nn;
+    const GLuint content = g.buffer(chunkNN);
+    std::vector<GLuint> terms;
+    auto nnTerm = [&](const std::string& name) {
+        const GLuint b = g.buffer(chunkNN);
+        nn[name] = b;
+        return b;
+    };
+    if (biasTab)
+        terms.push_back(nnTerm("bias"));
+    const GLuint urpeC = urpeTab ? nnTerm("urpe_C") : 0;
+    GLuint shawTab = 0, txlTab = 0, c2pTab = 0, p2cTab = 0;
+    if (p.scheme == Scheme::Shaw) {
+        shawTab = tableBuf(shawR);
+        terms.push_back(nnTerm("shaw_k_term"));
+    }
+    if (p.scheme == Scheme::TransformerXL) {
+        nn["txl_ac"] = content;
+        txlTab = tableBuf(nOff);
+        terms.push_back(nnTerm("txl_bd"));
+    }
+    if (p.scheme == Scheme::DeBERTa) {
+        nn["c2c"] = content;
+        if (p.debertaC2P) {
+            c2pTab = tableBuf(debR);
+            terms.push_back(nnTerm("c2p"));
+        }
+        if (p.debertaP2C) {
+            p2cTab = tableBuf(debR);
+            terms.push_back(nnTerm("p2c"));
+        }
+    }
     const GLuint logits = nnTerm("logits");
-    {
-        const GLuint prog = g.program("combine");
-        if (!g.ok())
-            return Error{g.error};
-        g.f.UseProgram(prog);
-        g.bind({content, terms.size() > 0 ? terms[0] : content,
-                terms.size() > 1 ? terms[1] : content, logits});
-        g.seti(prog, "n", L);
-        g.seti(prog, "terms", static_cast<int>(terms.size()));
-        g.seti(prog, "causal", p.mask == MaskKind::Causal ? 1 : 0);
-        g.seti(prog, "validLen", p.validLen < 0 ? L : p.validLen);
-        g.dispatch(ceilDiv(L, 16), ceilDiv(L, 16), H);
-    }
     const GLuint weights = nnTerm("weights");
-    {
-        const GLuint prog = g.program("normalise");
-        if (!g.ok())
-            return Error{g.error};
-        g.f.UseProgram(prog);
-        g.bind({logits, weights, urpeC ? urpeC : logits});
-        g.seti(prog, "n", L);
-        g.seti(prog, "kind", static_cast<int>(p.norm));
-        g.seti(prog, "hasC", urpeC ? 1 : 0);
-        g.dispatch(L, H, 1);
-    }
+    const GLuint shawBuckets = p.scheme == Scheme::Shaw ? tableBuf(shawR) : 0;
+    fw.concat = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
+    if (p.scheme == Scheme::Shaw)
+        fw.shawV = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
     if (!g.ok())
         return Error{g.error};
 
-    // --- weights · V (+ Shaw's value term), output projection --------------------------------
-    fw.concat = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
-    GemmDesc av;
-    av.M = L;
-    av.N = dh;
-    av.K = L;
-    av.batch = H;
-    av.aBatch = L * L;
-    av.aRow = L;
-    av.bBatch = L * dh;
-    av.bRow = dh;
-    av.cBatch = dh;
-    av.cRow = d;
-    if (p.scheme == Scheme::Shaw) {
-        const GLuint wr = g.buffer(static_cast<std::size_t>(H) * L * shawR * sizeof(float));
-        const GLuint prog = g.program("shaw_value");
+    // A [L, cols] table per head of the chunk: rows · colsᵀ, rows from [H, L, d_h],
+    // cols either shared [cols, d_h] (colsBatch 0) or a head slice of [cols, d].
+    auto rowTable = [&](GLuint rows, int h0, GLuint colsBuf, int cols, bool perHeadCols,
+                        GLuint out) {
+        GemmDesc t;
+        t.M = L;
+        t.N = cols;
+        t.K = dh;
+        t.batch = hc;
+        t.aOff = h0 * L * dh;
+        t.aBatch = L * dh;
+        t.aRow = dh;
+        t.bOff = perHeadCols ? h0 * dh : 0;
+        t.bBatch = perHeadCols ? dh : 0;
+        t.bRow = 1;
+        t.bCol = perHeadCols ? d : dh;
+        t.cBatch = L * cols;
+        t.cRow = cols;
+        t.alpha = static_cast<float>(scale);
+        g.gemm(rows, colsBuf, out, t);
+    };
+
+    for (int h0 = 0; h0 < H; h0 += hc) {
+        if (cancelled(cancel))
+            return Error{"cancelled"};
+        const int hn = std::min(hc, H - h0); // heads in this chunk
+        GemmDesc qk;
+        qk.M = L;
+        qk.N = L;
+        qk.K = dh;
+        qk.batch = hn;
+        qk.aOff = h0 * L * dh;
+        qk.aBatch = L * dh;
+        qk.aRow = dh;
+        qk.bOff = h0 * L * dh;
+        qk.bBatch = L * dh;
+        qk.bRow = 1;
+        qk.bCol = dh;
+        qk.cBatch = L * L;
+        qk.cRow = L;
+        qk.alpha = static_cast<float>(scale);
+        g.gemm(queryBuf, bufK, content, qk);
+
+        std::size_t t = 0;
+        if (biasTab)
+            g.gather(biasTab, dummyIdx, terms[t++], L, hn, h0, nOff, 0, 2, 0);
+        if (urpeC)
+            g.gather(urpeTab, dummyIdx, urpeC, L, hn, h0, nOff, 0, 2, 0);
+        if (shawTab) {
+            rowTable(bufQ, h0, shawWk, shawR, false, shawTab);
+            g.gather(shawTab, shawIdxBuf, terms[t++], L, hn, 0, L * shawR, shawR, 0, 1);
+        }
+        if (txlTab) {
+            rowTable(bufQv, h0, txlr, nOff, true, txlTab);
+            g.gather(txlTab, dummyIdx, terms[t++], L, hn, 0, L * nOff, nOff, 0, 0);
+        }
+        if (c2pTab) {
+            rowTable(bufQ, h0, debKr, debR, true, c2pTab);
+            g.gather(c2pTab, debIdx, terms[t++], L, hn, 0, L * debR, debR, 0, 1);
+        }
+        if (p2cTab) {
+            rowTable(bufK, h0, debQr, debR, true, p2cTab);
+            g.gather(p2cTab, debIdx, terms[t++], L, hn, 0, L * debR, debR, 1,
+                     p.p2cConvention == P2CConvention::Code ? 1 : 2);
+        }
+
+        // Logits (terms + mask), normaliser, ⊙C.
+        const GLuint comb = g.program("combine");
         if (!g.ok())
             return Error{g.error};
-        g.f.UseProgram(prog);
-        g.bind({weights, wr});
-        g.seti(prog, "n", L);
-        g.seti(prog, "k", p.clip);
-        g.dispatch(ceilDiv(shawR, 16), ceilDiv(L, 16), H);
-        GemmDesc sv;
-        sv.M = L;
-        sv.N = dh;
-        sv.K = shawR;
-        sv.batch = H;
-        sv.aBatch = L * shawR;
-        sv.aRow = shawR;
-        sv.bBatch = 0;
-        sv.bRow = dh;
-        sv.cBatch = dh;
-        sv.cRow = d;
-        g.gemm(wr, shawWv, fw.concat, sv);
-        fw.shawV = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
-        if (g.ok()) {
-            g.f.BindBuffer(GL_COPY_READ_BUFFER, fw.concat);
-            g.f.BindBuffer(GL_COPY_WRITE_BUFFER, fw.shawV);
-            g.f.CopyBufferSubData(
-                GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
-                static_cast<GLsizeiptr>(static_cast<std::size_t>(L) * d * sizeof(float)));
+        g.f.UseProgram(comb);
+        g.bind({content, terms.size() > 0 ? terms[0] : content,
+                terms.size() > 1 ? terms[1] : content, logits});
+        g.seti(comb, "n", L);
+        g.seti(comb, "terms", static_cast<int>(terms.size()));
+        g.seti(comb, "causal", p.mask == MaskKind::Causal ? 1 : 0);
+        g.seti(comb, "validLen", p.validLen < 0 ? L : p.validLen);
+        g.dispatch(ceilDiv(L, 16), ceilDiv(L, 16), hn);
+        const GLuint norm = g.program("normalise");
+        if (!g.ok())
+            return Error{g.error};
+        g.f.UseProgram(norm);
+        g.bind({logits, weights, urpeC ? urpeC : logits});
+        g.seti(norm, "n", L);
+        g.seti(norm, "kind", static_cast<int>(p.norm));
+        g.seti(norm, "hasC", urpeC ? 1 : 0);
+        g.dispatch(L, hn, 1);
+
+        // weights · V (+ Shaw's value term) into the head's columns of the concat buffer.
+        GemmDesc av;
+        av.M = L;
+        av.N = dh;
+        av.K = L;
+        av.batch = hn;
+        av.aBatch = L * L;
+        av.aRow = L;
+        av.bOff = h0 * L * dh;
+        av.bBatch = L * dh;
+        av.bRow = dh;
+        av.cOff = h0 * dh;
+        av.cBatch = dh;
+        av.cRow = d;
+        if (shawBuckets) {
+            const GLuint sp = g.program("shaw_value");
+            if (!g.ok())
+                return Error{g.error};
+            g.f.UseProgram(sp);
+            g.bind({weights, shawBuckets});
+            g.seti(sp, "n", L);
+            g.seti(sp, "k", p.clip);
+            g.dispatch(ceilDiv(shawR, 16), ceilDiv(L, 16), hn);
+            GemmDesc sv;
+            sv.M = L;
+            sv.N = dh;
+            sv.K = shawR;
+            sv.batch = hn;
+            sv.aBatch = L * shawR;
+            sv.aRow = shawR;
+            sv.bRow = dh;
+            sv.cOff = h0 * dh;
+            sv.cBatch = dh;
+            sv.cRow = d;
+            g.gemm(shawBuckets, shawWv, fw.shawV, sv);  // the term itself, for the trace
+            g.gemm(shawBuckets, shawWv, fw.concat, sv); // and the start of head_out
+            av.beta = 1.0f;
         }
-        av.beta = 1.0f;
+        g.gemm(weights, bufV, fw.concat, av);
+        if (!g.ok())
+            return Error{g.error};
+        sink(h0, hn, nn);
+        if (!g.ok())
+            return Error{g.error};
     }
-    g.gemm(weights, bufV, fw.concat, av);
+
+    // --- Output projection ------------------------------------------------------------------
     const GLuint bufWo = g.upload(toFloatRowMajor(w.W_o));
     fw.out = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
     GemmDesc op;
@@ -748,13 +786,23 @@ Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
     Expected<Trace> result = Error{"unreachable"};
     {
         Impl g(*this);
-        Expected<Forward> fw = runForward(g, p, w, cancel);
+        const int L = p.seqLen(), H = p.heads;
+        const std::size_t perHead = static_cast<std::size_t>(L) * L;
+        std::map<std::string, std::vector<float>> nnData;
+        auto sink = [&](int h0, int count, const std::map<std::string, GLuint>& bufs) {
+            for (const auto& [name, buf] : bufs) {
+                std::vector<float>& v = nnData[name];
+                v.resize(perHead * static_cast<std::size_t>(H));
+                g.readInto(buf, perHead * static_cast<std::size_t>(count),
+                           v.data() + perHead * static_cast<std::size_t>(h0));
+            }
+        };
+        Expected<Forward> fw = runForward(g, p, w, cancel, m_maxHeadsPerChunk, sink);
         if (fw) {
-            const int L = fw->L, H = fw->H, dh = fw->dh, d = fw->d;
-            const std::size_t nn = static_cast<std::size_t>(H) * L * L;
+            const int dh = fw->dh, d = fw->d;
             std::map<std::string, Tensor> all = std::move(fw->cpu);
-            for (const auto& [name, buf] : fw->nn)
-                all[name] = Tensor::fromVector<float>({H, L, L}, g.read<float>(buf, nn));
+            for (auto& [name, v] : nnData)
+                all[name] = Tensor::fromVector<float>({H, L, L}, std::move(v));
             all["head_out"] =
                 headTensor(g.read<float>(fw->concat, static_cast<std::size_t>(L) * d), L, H, dh);
             if (fw->shawV)
@@ -807,25 +855,33 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
     Expected<PooledTrace> result = Error{"unreachable"};
     {
         Impl g(*this);
-        Expected<Forward> fw = runForward(g, p, w, cancel);
-        if (fw) {
-            const int L = fw->L, H = fw->H, R = std::min(resolution, fw->L);
-            PooledTrace pt;
-            pt.resolution = R;
-            const std::size_t cells = static_cast<std::size_t>(H) * R * R;
-            const GLuint dst = g.buffer(cells * sizeof(float));
+        const int L = p.seqLen(), H = p.heads, R = std::min(resolution, L);
+        PooledTrace pt;
+        pt.resolution = R;
+        const std::size_t perHead = static_cast<std::size_t>(R) * R;
+        std::vector<float> pooledLogits(perHead * static_cast<std::size_t>(H));
+        std::vector<float> pooledWeights(pooledLogits.size());
+        const GLuint dst = g.buffer(pooledLogits.size() * sizeof(float));
+        auto sink = [&](int h0, int count, const std::map<std::string, GLuint>& bufs) {
             for (const char* name : {"logits", "weights"}) {
                 const GLuint prog = g.program("pool");
                 if (!g.ok())
-                    break;
+                    return;
                 g.f.UseProgram(prog);
-                g.bind({fw->nn.at(name), dst});
+                g.bind({bufs.at(name), dst});
                 g.seti(prog, "n", L);
                 g.seti(prog, "R", R);
-                g.dispatch(ceilDiv(R, 16), ceilDiv(R, 16), H);
-                Tensor t = Tensor::fromVector<float>({H, R, R}, g.read<float>(dst, cells));
-                (std::string(name) == "logits" ? pt.logits : pt.weights) = std::move(t);
+                g.dispatch(ceilDiv(R, 16), ceilDiv(R, 16), count);
+                std::vector<float>& v =
+                    std::string(name) == "logits" ? pooledLogits : pooledWeights;
+                g.readInto(dst, perHead * static_cast<std::size_t>(count),
+                           v.data() + perHead * static_cast<std::size_t>(h0));
             }
+        };
+        Expected<Forward> fw = runForward(g, p, w, cancel, m_maxHeadsPerChunk, sink);
+        if (fw) {
+            pt.logits = Tensor::fromVector<float>({H, R, R}, std::move(pooledLogits));
+            pt.weights = Tensor::fromVector<float>({H, R, R}, std::move(pooledWeights));
             pt.out = Tensor::fromVector<float>(
                 {L, fw->d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * fw->d));
             if (g.ok())

@@ -9,6 +9,8 @@
  *    q·K^rᵀ, k·Q^rᵀ, the gathers that turn them into n×n terms, masks, the five normalisers,
  *    ⊙C, weights·V (+ Shaw's bucketed value term), TXL's R·W_r and the output projection.
  * Offsets o = (j − i) + n − 1 index every per-offset table, so each relative term is one gather.
+ * The n×n stages run over chunks of heads whose buffers fit 1 GiB (and 32-bit indexing), so
+ * the pooled path reaches n where all heads' matrices would not fit at once.
  *
  * float64 requests, and any GL failure (shader compile/link error, out of memory, sizes beyond
  * 32-bit indexing), fall back to the CPU reference; lastFallbackReason() says why, and the
@@ -65,6 +67,9 @@ public:
     /** Replaces a shader's source (by file stem, e.g. "gemm") before its first use: for tests. */
     void overrideShaderForTesting(const std::string& name, const std::string& source);
 
+    /** Caps the heads per GPU chunk (0 = as many as fit): lets tests exercise chunking. */
+    void setMaxHeadsPerChunkForTesting(int heads) { m_maxHeadsPerChunk = heads; }
+
     struct Impl;
 
 private:
@@ -73,6 +78,7 @@ private:
     std::map<std::string, unsigned> m_programs;
     std::map<std::string, std::string> m_overrides;
     QString m_lastFallback;
+    int m_maxHeadsPerChunk = 0;
 };
 
 } // namespace pe
