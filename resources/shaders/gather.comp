@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A position term gathered from a per-offset table: for head h, query i, key j,
-//   out[h,i,j] = tab[h*tBatch + row*tRow + col],
+//   out[h,i,j] = tab[(h + hOff)*tBatch + row*tRow + col]   (hOff: first head of this chunk),
 // row = i (rowMode 0), j (1) or 0 (2); col = o (colMode 0), idx[o] (1) or idx[oT] (2),
 // with o = (j − i) + n − 1 and oT = (i − j) + n − 1. Every relative scheme reduces to this:
 // biases (T5, ALiBi), URPE's C, the Shaw key term, TXL's bd and DeBERTa's c2p/p2c.
@@ -12,6 +12,7 @@ layout(std430, binding = 1) readonly buffer Idx { int idx[]; };
 layout(std430, binding = 2) writeonly buffer Out { float outv[]; };
 
 uniform int n;
+uniform int hOff;
 uniform int tBatch;
 uniform int tRow;
 uniform int rowMode;
@@ -27,5 +28,5 @@ void main() {
     const int oT = (i - j) + n - 1;
     const int row = rowMode == 0 ? i : (rowMode == 1 ? j : 0);
     const int col = colMode == 0 ? o : (colMode == 1 ? idx[o] : idx[oT]);
-    outv[(h * n + i) * n + j] = tab[h * tBatch + row * tRow + col];
+    outv[(h * n + i) * n + j] = tab[(h + hOff) * tBatch + row * tRow + col];
 }
