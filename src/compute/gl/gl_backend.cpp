@@ -71,6 +71,8 @@ struct GlBackend::Impl {
     bool profile = qEnvironmentVariableIsSet("PE_GL_PROFILE");
     std::map<std::string, double> profileMs;
     std::string currentProgram;
+    // PE_GL_NO_VEC4=1: scalar panel loads only (to compare the two load paths).
+    bool noVec = qEnvironmentVariableIsSet("PE_GL_NO_VEC4");
 
     explicit Impl(GlBackend& b)
         : be(b)
@@ -243,6 +245,15 @@ struct GlBackend::Impl {
         seti(prog, "cBatch", g.cBatch);
         seti(prog, "cRow", g.cRow);
         seti(prog, "cCol", g.cCol);
+        auto aligned = [](std::initializer_list<int> v) {
+            return std::all_of(v.begin(), v.end(), [](int x) { return x % 4 == 0; });
+        };
+        const bool aVecK = !noVec && g.aCol == 1 && aligned({g.K, g.aOff, g.aBatch, g.aRow});
+        const bool bVecK = !noVec && g.bRow == 1 && aligned({g.K, g.bOff, g.bBatch, g.bCol});
+        const bool bVecJ = !noVec && g.bCol == 1 && aligned({g.N, g.bOff, g.bBatch, g.bRow});
+        seti(prog, "aVecK", aVecK ? 1 : 0);
+        seti(prog, "bVecK", bVecK ? 1 : 0);
+        seti(prog, "bVecJ", bVecJ ? 1 : 0);
         seti(prog, "cSplit", g.cSplit);
         seti(prog, "cSplitStride", g.cSplitStride);
         setf(prog, "alpha", g.alpha);
