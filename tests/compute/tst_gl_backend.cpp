@@ -90,6 +90,7 @@ private Q_SLOTS:
     void matchesReference();
     void float64FallsBackToCpu();
     void shaderErrorFallsBackToCpu();
+    void outOfMemoryFallsBackToCpu();
     void pooledReadBack();
     void factoryReturnsGl();
     void cancelledRunReturnsCancelled();
@@ -285,6 +286,30 @@ void TstGlBackend::shaderErrorFallsBackToCpu() {
     const Expected<PooledTrace> pooled = gl->computePooled(p, w, 8);
     QVERIFY(!pooled.ok());
     QVERIFY(QString::fromStdString(pooled.error().message).contains(QLatin1String("normalise")));
+}
+
+void TstGlBackend::outOfMemoryFallsBackToCpu() {
+    Params p = base(Scheme::DeBERTa);
+    Weights w;
+    completeWeights(p, w);
+    // An n×n chunk buffer is 4·21²·4 bytes; small tables stay below the threshold.
+    m_gl->simulateOutOfMemoryAboveForTesting(4000);
+    const Expected<Trace> out = m_gl->compute(p, w);
+    const QString reason = m_gl->lastFallbackReason();
+    const Expected<PooledTrace> pooled = m_gl->computePooled(p, w, 4);
+    m_gl->simulateOutOfMemoryAboveForTesting(0);
+    QVERIFY(out.ok());
+    QVERIFY2(reason.contains(QLatin1String("out of GPU memory allocating")), qPrintable(reason));
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    QVERIFY(compareTraces(*out, *ref, 0.0).isEmpty());
+    QVERIFY(!pooled.ok());
+    QVERIFY(QString::fromStdString(pooled.error().message)
+                .contains(QLatin1String("out of GPU memory")));
+    // And the backend still works afterwards.
+    const Expected<Trace> again = m_gl->compute(p, w);
+    QVERIFY(again.ok());
+    QVERIFY(m_gl->lastFallbackReason().isEmpty());
 }
 
 void TstGlBackend::pooledReadBack() {

@@ -105,8 +105,10 @@ struct GlBackend::Impl {
         f.BufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), data,
                      GL_DYNAMIC_COPY);
         const GLenum e = f.GetError();
-        if (e == GL_OUT_OF_MEMORY)
-            error = "out of GPU memory allocating " + std::to_string(bytes >> 20) + " MiB";
+        const bool simulated = be.m_oomAboveForTesting > 0 && bytes > be.m_oomAboveForTesting;
+        if (e == GL_OUT_OF_MEMORY || simulated)
+            error = "out of GPU memory allocating " +
+                    std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
         else if (e != GL_NO_ERROR)
             error = "glBufferData failed (GL error " + std::to_string(e) + ")";
         return id;

@@ -70,6 +70,9 @@ public:
     /** Caps the heads per GPU chunk (0 = as many as fit): lets tests exercise chunking. */
     void setMaxHeadsPerChunkForTesting(int heads) { m_maxHeadsPerChunk = heads; }
 
+    /** Treats every GPU allocation above `bytes` as GL_OUT_OF_MEMORY (0 = off): for tests. */
+    void simulateOutOfMemoryAboveForTesting(std::size_t bytes) { m_oomAboveForTesting = bytes; }
+
     struct Impl;
 
 private:
@@ -79,6 +82,7 @@ private:
     std::map<std::string, std::string> m_overrides;
     QString m_lastFallback;
     int m_maxHeadsPerChunk = 0;
+    std::size_t m_oomAboveForTesting = 0;
 };
 
 } // namespace pe
