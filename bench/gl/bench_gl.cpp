@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // GL backend against the CPU reference: ms per forward pass, one JSON object per line.
 //
-//   pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] [--pool RES] [--cpu-max N] [n ...]
+//   pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] [--pool RES] [--cpu-max N]
+//               [--full-max N] [n ...]        (defaults: t5, 512, 8, 3, 512, 2048, 4096, 1024)
 //
 // For each n: "gl_full_ms" (compute(): every tensor read back), "gl_pooled_ms"
-// (computePooled(): logits/weights pooled to RES×RES on the GPU, the large-n path) and
-// "cpu_ms" (pe::computeTrace, skipped above --cpu-max). Each figure is the median of R runs
-// after one warm-up (shader compilation). The first line names the GL renderer.
+// (computePooled(): logits/weights pooled to RES×RES on the GPU, the large-n path; full
+// read-back is skipped above --full-max, since it holds every n×n tensor in host memory) and
+// "cpu_ms" (pe::computeTrace, skipped above --cpu-max); skipped runs print −1. Each figure is the
+// median of R runs after one warm-up (shader compilation). The first line names the GL renderer.
 
 #include "backend.h"
 #include "gl_backend.h"
@@ -51,7 +53,7 @@ std::string jsonEscape(const std::string& s) {
 
 int usage() {
     std::fprintf(stderr, "usage: pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] "
-                         "[--pool RES] [--cpu-max N] [n ...]\n");
+                         "[--pool RES] [--cpu-max N] [--full-max N] [n ...]\n");
     return 2;
 }
 
@@ -62,7 +64,7 @@ int main(int argc, char** argv) {
     base.scheme = Scheme::T5;
     base.d = 512;
     base.heads = 8;
-    int reps = 3, pool = 512, cpuMax = 2048;
+    int reps = 3, pool = 512, cpuMax = 2048, fullMax = 4096;
     std::vector<int> sizes;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
@@ -83,6 +85,8 @@ int main(int argc, char** argv) {
             pool = std::atoi(v);
         } else if (arg == "--cpu-max" && (v = next())) {
             cpuMax = std::atoi(v);
+        } else if (arg == "--full-max" && (v = next())) {
+            fullMax = std::atoi(v);
         } else if (!arg.empty() && arg[0] != '-') {
             sizes.push_back(std::atoi(arg.c_str()));
         } else {
@@ -130,7 +134,7 @@ int main(int argc, char** argv) {
         };
         runPooled(); // warm-up: shader compilation
         const double pooledMs = medianMs(reps, runPooled);
-        const double fullMs = err.empty() ? medianMs(reps, runFull) : -1;
+        const double fullMs = err.empty() && n <= fullMax ? medianMs(reps, runFull) : -1;
         double cpuMs = -1;
         if (n <= cpuMax)
             cpuMs = medianMs(1, [&] { return computeTrace(p, w).ok(); });
