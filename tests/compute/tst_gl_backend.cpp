@@ -242,14 +242,23 @@ void TstGlBackend::matchesReference() {
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
     QCOMPARE(gl->tokens, ref->tokens);
 
-    // Again with the n×n stages split into uneven chunks of heads (3 + 1 for 4 heads).
+    // Again with the n×n stages split into uneven chunks of heads (3 + 1 for 4 heads), on the
+    // tiled product kernel (Auto picks the direct one on llvmpipe)...
     m_gl->setMaxHeadsPerChunkForTesting(3);
+    m_gl->setGemmKernel(GlBackend::GemmKernel::Tiled);
     const Expected<Trace> chunked = m_gl->compute(params, w);
     m_gl->setMaxHeadsPerChunkForTesting(0);
+    m_gl->setGemmKernel(GlBackend::GemmKernel::Direct);
+    const Expected<Trace> direct = m_gl->compute(params, w);
+    m_gl->setGemmKernel(GlBackend::GemmKernel::Auto);
     QVERIFY2(chunked.ok(), chunked.ok() ? "" : chunked.error().message.c_str());
     QVERIFY2(m_gl->lastFallbackReason().isEmpty(), qPrintable(m_gl->lastFallbackReason()));
     const QString chunkDiff = compareTraces(*chunked, *ref);
-    QVERIFY2(chunkDiff.isEmpty(), qPrintable(QStringLiteral("chunked: ") + chunkDiff));
+    QVERIFY2(chunkDiff.isEmpty(), qPrintable(QStringLiteral("chunked, tiled: ") + chunkDiff));
+    // ... and on the direct kernel (the one Auto picks on GPUs is the tiled one).
+    QVERIFY2(direct.ok(), direct.ok() ? "" : direct.error().message.c_str());
+    const QString directDiff = compareTraces(*direct, *ref);
+    QVERIFY2(directDiff.isEmpty(), qPrintable(QStringLiteral("direct: ") + directDiff));
 }
 
 void TstGlBackend::float64FallsBackToCpu() {

@@ -51,6 +51,17 @@ int ceilDiv(int a, int b) {
     return (a + b - 1) / b;
 }
 
+bool useDirectGemm(const std::string& renderer) {
+    const QByteArray forced = qgetenv("PE_GL_GEMM");
+    if (forced == "tiled")
+        return false;
+    if (forced == "direct")
+        return true;
+    return renderer.find("llvmpipe") != std::string::npos ||
+           renderer.find("softpipe") != std::string::npos ||
+           renderer.find("SwiftShader") != std::string::npos;
+}
+
 /** Elements per n×n chunk buffer (1 GiB of floats): heads are processed in groups this fits. */
 constexpr std::int64_t kChunkElems = std::int64_t{1} << 28;
 
@@ -73,6 +84,10 @@ struct GlBackend::Impl {
     std::string currentProgram;
     // PE_GL_NO_VEC4=1: scalar panel loads only (to compare the two load paths).
     bool noVec = qEnvironmentVariableIsSet("PE_GL_NO_VEC4");
+    // Tiled products on GPUs; the untiled kernel on CPU rasterisers (PE_GL_GEMM=tiled|direct
+    // overrides the choice).
+    bool directGemm = be.m_gemmKernel == GemmKernel::Auto ? useDirectGemm(be.m_ctx->renderer())
+                                                          : be.m_gemmKernel == GemmKernel::Direct;
 
     explicit Impl(GlBackend& b)
         : be(b)
@@ -227,7 +242,7 @@ struct GlBackend::Impl {
     }
 
     void gemm(GLuint A, GLuint B, GLuint C, const GemmDesc& g) {
-        const GLuint prog = program("gemm");
+        const GLuint prog = program(directGemm ? "gemm_direct" : "gemm");
         if (!ok())
             return;
         f.UseProgram(prog);

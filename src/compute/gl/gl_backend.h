@@ -73,6 +73,13 @@ public:
     /** Treats every GPU allocation above `bytes` as GL_OUT_OF_MEMORY (0 = off): for tests. */
     void simulateOutOfMemoryAboveForTesting(std::size_t bytes) { m_oomAboveForTesting = bytes; }
 
+    /**
+     * The matrix-product kernel: Tiled (shared-memory tiles, register blocking, vec4 loads) or
+     * Direct (no shared memory; faster on CPU rasterisers). Auto picks Direct on llvmpipe.
+     */
+    enum class GemmKernel { Auto, Tiled, Direct };
+    void setGemmKernel(GemmKernel k) { m_gemmKernel = k; }
+
     struct Impl;
 
 private:
@@ -83,6 +90,7 @@ private:
     QString m_lastFallback;
     int m_maxHeadsPerChunk = 0;
     std::size_t m_oomAboveForTesting = 0;
+    GemmKernel m_gemmKernel = GemmKernel::Auto;
 };
 
 } // namespace pe
