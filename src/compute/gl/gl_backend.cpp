@@ -301,11 +301,10 @@ struct GlBackend::Impl {
 
 namespace {
 
-/** Everything one forward pass leaves: CPU-side tensors plus GPU buffers still to read. */
+/** What a forward pass leaves after its head chunks: CPU tensors and [L, d] GPU buffers. */
 struct Forward {
     int L = 0, d = 0, H = 0, dh = 0;
     std::map<std::string, Tensor> cpu; ///< tensors complete on the CPU
-    std::map<std::string, GLuint> nn;  ///< [H, L, L] float buffers on the GPU
     GLuint shawV = 0;                  ///< [L, d] concat layout, when Shaw
     GLuint concat = 0;                 ///< head outputs [L, d], head h at column h·d_h
     GLuint out = 0;                    ///< [L, d]
