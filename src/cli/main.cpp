@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "trace_command.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"pe-explorer: positional encodings and self-attention, headless.\n"
+                 "The trace command writes every stage of one attention layer as .npy files.",
+                 "pe-explorer-cli"};
+    app.set_version_flag("--version", std::string("pe-explorer-cli ") + PE_VERSION);
+    app.require_subcommand(1);
+    pe::TraceOptions options;
+    CLI::App* trace = pe::addTraceCommand(app, options);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0)
+            return app.exit(e); // --help, --version
+        std::cerr << "pe-explorer-cli: error: " << e.what() << "\n";
+        return pe::kExitUsage;
+    }
+    if (trace->parsed())
+        return pe::runTrace(options, argc, argv);
+    return pe::kExitUsage;
+}

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: MIT
+#include "trace_command.h"
+
+#include <QGuiApplication>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "backend.h"
+#include "manifest.h"
+#include "npy.h"
+#include "params.h"
+#include "safetensors.h"
+#include "staged_output.h"
+#include "tokenizer.h"
+#include "trace.h"
+#include "weights.h"
+
+namespace pe {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::ordered_json;
+
+double msSince(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/** An error that ends the command with the given exit status. */
+struct Failure {
+    std::string message;
+    int code = kExitUsage;
+};
+
+template <typename E> std::string joinNames(const std::vector<E>& values) {
+    std::string s;
+    for (const auto& v : values) {
+        if (!s.empty())
+            s += ", ";
+        s += std::string(toString(v));
+    }
+    return s;
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+/** Parses an enum option; the error names the option and lists the accepted values. */
+template <typename E, typename F>
+E parseEnum(const std::string& option, const std::string& value, F fromString,
+            const std::vector<E>& all) {
+    if (auto v = fromString(value))
+        return *v;
+    throw Failure{option + ": unknown value '" + value + "' (expected one of: " + joinNames(all) +
+                  ")"};
+}
+
+std::vector<std::string> splitComma(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty())
+            out.push_back(item);
+    }
+    return out;
+}
+
+std::string shapeString(const std::vector<std::int64_t>& s) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + (s[i] < 0 ? std::string("P_max") : std::to_string(s[i]));
+    return out + "]";
+}
+
+/** Row-major tensor data (float or double) as an Eigen matrix; rank 1 becomes one row. */
+Eigen::MatrixXd toMatrix(const Tensor& t) {
+    const auto rows = t.rank() == 2 ? t.dim(0) : 1;
+    const auto cols = t.rank() == 0 ? 1 : t.shape().back();
+    Eigen::MatrixXd m(rows, cols);
+    for (Eigen::Index r = 0; r < rows; ++r)
+        for (Eigen::Index c = 0; c < cols; ++c)
+            m(r, c) = t.at(r * cols + c);
+    return m;
+}
+
+Tensor fromMatrix(const Eigen::MatrixXd& m, bool asVector) {
+    std::vector<std::int64_t> shape = asVector ? std::vector<std::int64_t>{m.cols()}
+                                               : std::vector<std::int64_t>{m.rows(), m.cols()};
+    Tensor t(DType::F32, shape);
+    float* p = t.data<float>();
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            *p++ = static_cast<float>(m(r, c));
+    return t;
+}
+
+std::optional<std::uint64_t> memAvailableBytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t value = 0;
+    std::string unit;
+    while (in >> key >> value) {
+        std::getline(in, unit);
+        if (key == "MemAvailable:")
+            return value * 1024;
+    }
+    return std::nullopt;
+}
+
+std::string humanBytes(std::uint64_t b) {
+    char buf[64];
+    if (b >= (1ull << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(b) / (1ull << 30));
+    else
+        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1ull << 20));
+    return buf;
+}
+
+Params toParams(const TraceOptions& o) {
+    Params p;
+    p.scheme = parseEnum("--scheme", o.scheme, schemeFromString, allSchemes());
+    p.n = o.n;
+    p.d = o.d;
+    p.heads = o.heads;
+    p.norm = parseEnum("--norm", o.norm, normaliserFromString, allNormalisers());
+    p.mask = parseEnum("--mask", o.mask, maskFromString,
+                       std::vector<MaskKind>{MaskKind::None, MaskKind::Causal});
+    p.validLen = o.validLen;
+    p.clip = o.clip;
+    p.base = o.base;
+    p.layout = parseEnum(
+        "--layout", o.layout, layoutFromString,
+        std::vector<SinLayout>{SinLayout::Interleaved, SinLayout::Concat, SinLayout::T2T});
+    p.ropeConvention =
+        parseEnum("--rope-convention", o.ropeConvention, ropeConventionFromString,
+                  std::vector<RopeConvention>{RopeConvention::Interleaved, RopeConvention::Half});
+    p.ropeDims = o.ropeDims;
+    p.buckets = o.buckets;
+    p.maxDistance = o.maxDistance;
+    p.unidirectional = o.unidirectional;
+    p.alibiMode = parseEnum("--alibi-mode", o.alibiMode, alibiModeFromString,
+                            std::vector<AlibiMode>{AlibiMode::Causal, AlibiMode::Symmetric});
+    p.debertaC2P = p.debertaP2C = false;
+    for (const std::string& term : splitComma(o.debertaTerms)) {
+        if (term == "c2p")
+            p.debertaC2P = true;
+        else if (term == "p2c")
+            p.debertaP2C = true;
+        else if (term != "none")
+            throw Failure{"--deberta-terms: unknown term '" + term +
+                          "' (expected a comma list of c2p, p2c)"};
+    }
+    p.p2cConvention =
+        parseEnum("--p2c-convention", o.p2cConvention, p2cFromString,
+                  std::vector<P2CConvention>{P2CConvention::Code, P2CConvention::Paper});
+    p.debertaLogBuckets = o.debertaLogBuckets;
+    p.debertaBuckets = o.debertaBuckets;
+    p.debertaMaxPosition = o.debertaMaxPosition;
+    p.txlClampLen = o.clampLen;
+    p.learnedRows = o.maxPositions;
+    p.urpeBias = parseEnum("--urpe-bias", o.urpeBias, urpeBiasFromString,
+                           std::vector<UrpeBias>{UrpeBias::None, UrpeBias::T5});
+    p.cls = o.cls;
+    p.sep = o.sep;
+    p.seed = o.seed;
+    p.precision = parseEnum("--dtype", o.dtype, precisionFromString,
+                            std::vector<Precision>{Precision::Float32, Precision::Float64});
+    return p;
+}
+
+/** Reads --weights into `w`, checking names, dtypes and shapes against weightSpecs(p). */
+void loadWeights(const std::string& file, const NamedTensors& tensors, const Params& p,
+                 Weights& w) {
+    const auto specs = weightSpecs(p);
+    for (const auto& [name, t] : tensors) {
+        const auto spec =
+            std::find_if(specs.begin(), specs.end(),
+                         [&name = name](const WeightSpec& s) { return s.name == name; });
+        if (spec == specs.end()) {
+            std::vector<std::string> known;
+            for (const auto& s : specs)
+                known.push_back(s.name);
+            throw Failure{"--weights " + file + ": unknown tensor '" + name +
+                          "' (known: " + join(known) + ")"};
+        }
+        if (!spec->used)
+            continue; // known, but this scheme and these options do not read it
+        if (t.dtype() != DType::F32)
+            throw Failure{"--weights " + file + ": tensor '" + name + "' has dtype " +
+                          safetensorsName(t.dtype()) + ", expected F32"};
+        bool ok = t.rank() == spec->shape.size();
+        for (std::size_t a = 0; ok && a < t.rank(); ++a)
+            ok = spec->shape[a] < 0 ? t.dim(a) >= 1 : t.dim(a) == spec->shape[a];
+        if (!ok)
+            throw Failure{"--weights " + file + ": tensor '" + name + "' has shape " +
+                          t.shapeString() + ", expected " + shapeString(spec->shape)};
+        w.*(spec->member) = toMatrix(t);
+    }
+}
+
+/** The token embeddings E [n, d] from --input, --text or --weights; sets p.n. */
+void loadEmbeddings(const TraceOptions& o, const NamedTensors& weightFile, Params& p, Weights& w) {
+    int sources = 0;
+    const auto fromWeights = std::find_if(weightFile.begin(), weightFile.end(),
+                                          [](const auto& e) { return e.first == "E"; });
+    sources += !o.input.empty();
+    sources += !o.text.empty();
+    sources += fromWeights != weightFile.end();
+    if (sources > 1)
+        throw Failure{"E is given more than once: use only one of --input, --text and an 'E' "
+                      "tensor in --weights"};
+    if (!o.input.empty()) {
+        auto t = readNpy(o.input);
+        if (!t)
+            throw Failure{"--input: " + t.error().message};
+        if (t->dtype() == DType::I32)
+            throw Failure{"--input " + o.input + ": dtype <i4, expected <f4 or <f8"};
+        if (t->rank() != 2 || t->dim(1) != p.d || t->dim(0) < 1)
+            throw Failure{"--input " + o.input + ": shape " + t->shapeString() + ", expected [n, " +
+                          std::to_string(p.d) + "] (n >= 1, --d " + std::to_string(p.d) + ")"};
+        p.n = static_cast<int>(t->dim(0));
+        w.E = toMatrix(*t);
+    } else if (!o.text.empty()) {
+        const auto tokens = tokenize(o.text);
+        if (tokens.empty())
+            throw Failure{"--text: the text holds no tokens"};
+        p.n = static_cast<int>(tokens.size());
+        if (p.d >= 1)
+            w.E = embedTokens(tokens, p.d, p.seed);
+    } else if (fromWeights != weightFile.end()) {
+        const Tensor& t = fromWeights->second;
+        if (t.dtype() != DType::F32)
+            throw Failure{"--weights " + o.weights + ": tensor 'E' has dtype " +
+                          safetensorsName(t.dtype()) + ", expected F32"};
+        if (t.rank() != 2 || t.dim(1) != p.d || t.dim(0) < 1)
+            throw Failure{"--weights " + o.weights + ": tensor 'E' has shape " + t.shapeString() +
+                          ", expected [n, " + std::to_string(p.d) + "]"};
+        p.n = static_cast<int>(t.dim(0));
+        w.E = toMatrix(t);
+    }
+}
+
+Json optionsJson(const TraceOptions& o, const Params& p, const std::vector<std::string>& tensors) {
+    auto orNull = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
+    Json terms = Json::array();
+    if (p.debertaC2P)
+        terms.push_back("c2p");
+    if (p.debertaP2C)
+        terms.push_back("p2c");
+    return Json{
+        {"scheme", toString(p.scheme)},
+        {"n", p.n},
+        {"d", p.d},
+        {"heads", p.heads},
+        {"norm", toString(p.norm)},
+        {"mask", toString(p.mask)},
+        {"valid-len", p.validLen < 0 ? Json(nullptr) : Json(p.validLen)},
+        {"clip", p.clip},
+        {"base", p.base},
+        {"layout", toString(p.layout)},
+        {"rope-convention", toString(p.ropeConvention)},
+        {"rope-dims", p.ropeDims},
+        {"buckets", p.buckets},
+        {"max-distance", p.maxDistance},
+        {"unidirectional", p.unidirectional},
+        {"alibi-mode", toString(p.alibiMode)},
+        {"deberta-terms", terms},
+        {"p2c-convention", toString(p.p2cConvention)},
+        {"deberta-log-buckets", p.debertaLogBuckets},
+        {"deberta-buckets", p.debertaBuckets},
+        {"deberta-max-position", p.debertaMaxPosition},
+        {"clamp-len", p.txlClampLen},
+        {"max-positions", p.learnedRows},
+        {"urpe-bias", toString(p.urpeBias)},
+        {"cls", p.cls},
+        {"sep", p.sep},
+        {"seed", p.seed},
+        {"weights", orNull(o.weights)},
+        {"input", orNull(o.input)},
+        {"text", orNull(o.text)},
+        {"backend", o.backend},
+        {"dtype", toString(p.precision)},
+        {"tensors", tensors},
+        {"dump-weights", orNull(o.dumpWeights)},
+        {"out", o.out},
+    };
+}
+
+int run(const TraceOptions& o, int argc, char** argv) {
+    const auto t0 = Clock::now();
+    Params p = toParams(o);
+    if (o.backend != "cpu" && o.backend != "gl")
+        throw Failure{"--backend: unknown value '" + o.backend + "' (expected one of: cpu, gl)"};
+
+    auto staged = StagedOutput::prepare(o.out);
+    if (!staged)
+        throw Failure{staged.error().message};
+    if (!o.dumpWeights.empty()) {
+        const auto parent = std::filesystem::absolute(o.dumpWeights).parent_path();
+        if (!std::filesystem::is_directory(parent))
+            throw Failure{"--dump-weights: folder " + parent.string() + " does not exist"};
+        if (std::filesystem::is_directory(o.dumpWeights))
+            throw Failure{"--dump-weights: " + o.dumpWeights + " is a folder"};
+    }
+
+    NamedTensors weightFile;
+    if (!o.weights.empty()) {
+        auto wf = readSafetensors(o.weights);
+        if (!wf)
+            throw Failure{"--weights: " + wf.error().message};
+        weightFile = std::move(*wf);
+    }
+    Weights w;
+    loadEmbeddings(o, weightFile, p, w);
+    if (Status st = validate(p); !st)
+        throw Failure{st.error().message};
+    loadWeights(o.weights, weightFile, p, w);
+
+    const std::vector<std::string> all = traceTensorNames(p);
+    std::vector<std::string> wanted = o.tensors.empty() ? all : splitComma(o.tensors);
+    for (const auto& name : wanted)
+        if (std::find(all.begin(), all.end(), name) == all.end())
+            throw Failure{"--tensors: unknown tensor '" + name + "' for --scheme " +
+                          std::string(toString(p.scheme)) + " (valid: " + join(all) + ")"};
+    if (wanted.empty())
+        throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
+
+    // The trace itself plus the weights completeWeights is about to generate (in double).
+    std::uint64_t need = estimateTraceBytes(p);
+    for (const WeightSpec& spec : weightSpecs(p)) {
+        if (!spec.used || (w.*(spec.member)).size() > 0)
+            continue;
+        std::uint64_t elements = 8;
+        for (const std::int64_t dim : spec.shape)
+            elements *= static_cast<std::uint64_t>(dim < 0 ? p.learnedRows : dim);
+        need += elements;
+    }
+    if (const auto avail = memAvailableBytes(); avail && need > *avail)
+        throw Failure{"the trace needs about " + humanBytes(need) + " of memory but only " +
+                      humanBytes(*avail) + " is available; lower --n, --heads or --max-positions" +
+                      (p.precision == Precision::Float64 ? ", or use --dtype float32" : "")};
+
+    completeWeights(p, w);
+    if (Status st = checkWeights(p, w); !st)
+        throw Failure{(o.weights.empty() ? "" : "--weights " + o.weights + ": ") +
+                      st.error().message};
+
+    // The GL backend needs a GUI application object (an offscreen one is enough).
+    std::unique_ptr<QGuiApplication> guiApp;
+    if (o.backend == "gl") {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+            qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        guiApp = std::make_unique<QGuiApplication>(argc, argv);
+    }
+    QString fallback;
+    auto backend = createBackend(
+        o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuReference, &fallback);
+    if (!fallback.isEmpty())
+        std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
+
+    const auto tCompute = Clock::now();
+    auto trace = backend->compute(p, w, nullptr);
+    const double computeMs = msSince(tCompute);
+    if (!trace)
+        throw Failure{trace.error().message};
+
+    const auto tWrite = Clock::now();
+    StagedOutput& out = **staged;
+    if (Status st = out.begin(); !st)
+        throw Failure{st.error().message}; // an --out that cannot be created: a usage error
+    const DType floatType = p.precision == Precision::Float64 ? DType::F64 : DType::F32;
+    Json tensorList = Json::array();
+    for (const auto& [name, t] : trace->tensors) {
+        if (std::find(wanted.begin(), wanted.end(), name) == wanted.end())
+            continue;
+        const std::string file = name + ".npy";
+        const bool convert = t.dtype() != DType::I32 && t.dtype() != floatType;
+        const Tensor converted = convert ? t.converted(floatType) : Tensor();
+        const Tensor& written = convert ? converted : t;
+        if (Status st = writeNpy(out.filePath(file), written); !st)
+            throw Failure{st.error().message, kExitFailure};
+        tensorList.push_back(manifestTensorEntry(name, file, written));
+    }
+
+    std::string dumpTemp;
+    if (!o.dumpWeights.empty()) {
+        NamedTensors used;
+        for (const WeightSpec& spec : weightSpecs(p))
+            if (spec.used)
+                used.emplace_back(spec.name, fromMatrix(w.*(spec.member), spec.shape.size() == 1));
+        dumpTemp = o.dumpWeights + ".tmp-" + std::to_string(::getpid());
+        if (Status st =
+                writeSafetensors(dumpTemp, used,
+                                 {{"generator", std::string("pe-explorer-cli ") + PE_VERSION},
+                                  {"seed", std::to_string(p.seed)}});
+            !st) {
+            std::remove(dumpTemp.c_str());
+            throw Failure{"--dump-weights: " + st.error().message, kExitFailure};
+        }
+    }
+
+    Json manifest{
+        {"version", PE_VERSION},
+        {"command", "trace"},
+        {"options", optionsJson(o, p, wanted)},
+        {"seq_len", p.seqLen()},
+        {"tokens", trace->tokens},
+        {"tensors", tensorList},
+        {"backend", backend->name().toStdString()},
+        {"device", backend->device().toStdString()},
+    };
+    if (!fallback.isEmpty())
+        manifest["backend_fallback"] = fallback.toStdString();
+    const double writeMs = msSince(tWrite);
+    manifest["timings_ms"] = {{"compute", computeMs}, {"write", writeMs}, {"total", msSince(t0)}};
+    if (Status st = writeJsonFile(out.filePath("manifest.json"), manifest); !st) {
+        if (!dumpTemp.empty())
+            std::remove(dumpTemp.c_str());
+        throw Failure{st.error().message, kExitFailure};
+    }
+    if (Status st = out.commit(); !st) {
+        if (!dumpTemp.empty())
+            std::remove(dumpTemp.c_str());
+        throw Failure{st.error().message, kExitFailure};
+    }
+    if (!dumpTemp.empty() && std::rename(dumpTemp.c_str(), o.dumpWeights.c_str()) != 0) {
+        std::remove(dumpTemp.c_str());
+        throw Failure{"--dump-weights: cannot write " + o.dumpWeights, kExitFailure};
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
+    CLI::App* t = app.add_subcommand(
+        "trace", "Compute one multi-head attention layer and write every stage as .npy files "
+                 "plus manifest.json (the contract of SPEC-trace.md).");
+    t->add_option("--scheme", o.scheme,
+                  "none, sinusoidal, learned, shaw, txl, t5, deberta, rope, alibi, urpe")
+        ->required();
+    t->add_option("--n", o.n, "input tokens (special tokens come on top)")->capture_default_str();
+    t->add_option("--d", o.d, "model width")->capture_default_str();
+    t->add_option("--heads", o.heads, "heads; d must divide evenly")->capture_default_str();
+    t->add_option("--norm", o.norm, "softmax, exp, l2, relu2, relu2_visible")
+        ->capture_default_str();
+    t->add_option("--mask", o.mask, "none or causal")->capture_default_str();
+    t->add_option(
+        "--valid-len", o.validLen,
+        "keys at positions >= L are padding (special tokens counted); default: all valid");
+    t->add_option("--clip", o.clip, "Shaw clip distance k; DeBERTa span k (v1)")
+        ->capture_default_str();
+    t->add_option("--base", o.base, "sinusoidal and RoPE base")->capture_default_str();
+    t->add_option("--layout", o.layout, "sinusoidal layout: interleaved, concat, t2t")
+        ->capture_default_str();
+    t->add_option("--rope-convention", o.ropeConvention, "interleaved or half")
+        ->capture_default_str();
+    t->add_option("--rope-dims", o.ropeDims,
+                  "(extension) rotated features per head, partial rotary; 0 = d/heads")
+        ->capture_default_str();
+    t->add_option("--buckets", o.buckets, "T5 number of buckets")->capture_default_str();
+    t->add_option("--max-distance", o.maxDistance, "T5 max distance")->capture_default_str();
+    t->add_flag("--unidirectional", o.unidirectional,
+                "T5 unidirectional buckets (default bidirectional)");
+    t->add_option("--alibi-mode", o.alibiMode,
+                  "causal (paper form, needs --mask causal) or symmetric (-m|i-j|)")
+        ->capture_default_str();
+    t->add_option("--deberta-terms", o.debertaTerms, "comma list, any of c2p,p2c")
+        ->capture_default_str();
+    t->add_option("--p2c-convention", o.p2cConvention, "code or paper")->capture_default_str();
+    t->add_flag("--deberta-log-buckets", o.debertaLogBuckets,
+                "(extension) DeBERTa v2/v3 log buckets; span = --deberta-buckets/2");
+    t->add_option("--deberta-buckets", o.debertaBuckets,
+                  "(extension) DeBERTa v2/v3 position_buckets")
+        ->capture_default_str();
+    t->add_option("--deberta-max-position", o.debertaMaxPosition,
+                  "(extension) DeBERTa v2/v3 max_relative_positions")
+        ->capture_default_str();
+    t->add_option("--clamp-len", o.clampLen, "(extension) Transformer-XL clamp_len; 0 = off")
+        ->capture_default_str();
+    t->add_option("--max-positions", o.maxPositions,
+                  "(extension) rows P_max of a generated learned table")
+        ->capture_default_str();
+    t->add_option("--urpe-bias", o.urpeBias, "additive bias used with URPE: none or t5")
+        ->capture_default_str();
+    t->add_flag("--cls", o.cls, "prepend [CLS]");
+    t->add_flag("--sep", o.sep, "append [SEP]");
+    t->add_option("--seed", o.seed, "seed for every tensor that --weights does not give")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                return v.find('-') == std::string::npos ? std::string()
+                                                        : "must be an unsigned integer, got " + v;
+            },
+            "", "unsigned"))
+        ->capture_default_str();
+    t->add_option("--weights", o.weights,
+                  ".safetensors file; each (float32) tensor replaces the generated one");
+    auto* input =
+        t->add_option("--input", o.input, "token embeddings E as .npy [n, d] (overrides --n)");
+    t->add_option("--text", o.text,
+                  "tokenize a sample text; embeddings from a seeded per-token table")
+        ->excludes(input);
+    t->add_option("--backend", o.backend, "cpu or gl")->capture_default_str();
+    t->add_option("--dtype", o.dtype, "float32 or float64")->capture_default_str();
+    t->add_option("--tensors", o.tensors,
+                  "comma-separated names to write (all are still computed); default: all");
+    t->add_option("--out", o.out, "output folder (written all or nothing)")->required();
+    t->add_option("--dump-weights", o.dumpWeights,
+                  "(extension) also write every weight used, generated or given, as a float32 "
+                  ".safetensors file that --weights accepts");
+    return t;
+}
+
+int runTrace(const TraceOptions& o, int argc, char** argv) {
+    try {
+        return run(o, argc, argv);
+    } catch (const Failure& f) {
+        std::cerr << "pe-explorer-cli: error: " << f.message << "\n";
+        return f.code;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "pe-explorer-cli: error: out of memory\n";
+        return kExitFailure;
+    } catch (const std::exception& e) {
+        std::cerr << "pe-explorer-cli: error: " << e.what() << "\n";
+        return kExitFailure;
+    }
+}
+
+} // namespace pe

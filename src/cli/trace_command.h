@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * `pe-explorer-cli trace`: options exactly as ../shared/SPEC-trace.md names them, mapped to
+ * pe::Params; weights from .safetensors, E from .npy or a sample text; every tensor written as
+ * .npy with a manifest.json, all or nothing.
+ */
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace pe {
+
+/** Every option as typed on the command line (strings are checked when the command runs). */
+struct TraceOptions {
+    std::string scheme;
+    int n = 16;
+    int d = 64;
+    int heads = 4;
+    std::string norm = "softmax";
+    std::string mask = "none";
+    int validLen = -1;
+    int clip = 16;
+    double base = 10000;
+    std::string layout = "interleaved";
+    std::string ropeConvention = "interleaved";
+    int ropeDims = 0;
+    int buckets = 32;
+    int maxDistance = 128;
+    bool unidirectional = false;
+    std::string alibiMode = "symmetric";
+    std::string debertaTerms = "c2p,p2c";
+    std::string p2cConvention = "code";
+    bool debertaLogBuckets = false;
+    int debertaBuckets = 256;
+    int debertaMaxPosition = 512;
+    int clampLen = 0;
+    int maxPositions = 1024;
+    std::string urpeBias = "none";
+    bool cls = false;
+    bool sep = false;
+    std::uint64_t seed = 0;
+    std::string weights;
+    std::string input;
+    std::string text;
+    std::string backend = "cpu";
+    std::string dtype = "float32";
+    std::string tensors;
+    std::string out;
+    std::string dumpWeights;
+};
+
+/** Exit statuses of the command. */
+enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitUsage = 2 };
+
+/** Declares the `trace` subcommand and its options on `app`, bound to `o`. */
+CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o);
+
+/**
+ * Runs the trace. Prints one line on stderr for any error and returns the exit status
+ * (kExitUsage for a usage or input error).
+ */
+int runTrace(const TraceOptions& o, int argc, char** argv);
+
+} // namespace pe

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: MIT
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+
+#include "npy.h"
+#include "safetensors.h"
+
+using namespace pe;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString err;
+    QString out;
+};
+
+Run runCli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(PE_CLI_PATH), args);
+    Run r;
+    if (!p.waitForFinished(60000)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = QStringLiteral("timed out");
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    return r;
+}
+
+/** A float32 [rows, cols] tensor with a simple, non-symmetric pattern. */
+Tensor pattern(std::int64_t rows, std::int64_t cols, double scale, DType dtype = DType::F32) {
+    Tensor t(DType::F64, {rows, cols});
+    for (std::int64_t i = 0; i < rows * cols; ++i)
+        t.data<double>()[i] = scale * std::sin(0.7 * static_cast<double>(i) + 0.3);
+    return t.converted(dtype);
+}
+
+Tensor readTensor(const QString& path) {
+    auto t = readNpy(path.toStdString());
+    if (!t) {
+        qWarning("%s", t.error().message.c_str());
+        return {};
+    }
+    return *t;
+}
+
+QStringList filesIn(const QString& dir) {
+    QStringList l =
+        QDir(dir).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden);
+    l.sort();
+    return l;
+}
+
+} // namespace
+
+class TestTraceCommand : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void helpAndVersion() {
+        const Run v = runCli({QStringLiteral("--version")});
+        QCOMPARE(v.exitCode, 0);
+        QVERIFY2(v.out.contains(QLatin1String("0.")), qPrintable(v.out));
+        const Run h = runCli({QStringLiteral("trace"), QStringLiteral("--help")});
+        QCOMPARE(h.exitCode, 0);
+        for (const char* opt : {"--scheme",
+                                "--n",
+                                "--d",
+                                "--heads",
+                                "--norm",
+                                "--mask",
+                                "--valid-len",
+                                "--clip",
+                                "--base",
+                                "--layout",
+                                "--rope-convention",
+                                "--buckets",
+                                "--max-distance",
+                                "--unidirectional",
+                                "--alibi-mode",
+                                "--deberta-terms",
+                                "--p2c-convention",
+                                "--urpe-bias",
+                                "--cls",
+                                "--sep",
+                                "--seed",
+                                "--weights",
+                                "--input",
+                                "--text",
+                                "--backend",
+                                "--dtype",
+                                "--tensors",
+                                "--out",
+                                "--dump-weights"})
+            QVERIFY2(h.out.contains(QLatin1String(opt)), opt);
+    }
+
+    void writesEveryTensor_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QStringList>("names");
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<QString>("dtype");
+        const QStringList common{
+            QStringLiteral("E"),       QStringLiteral("X"),        QStringLiteral("Q"),
+            QStringLiteral("K"),       QStringLiteral("V"),        QStringLiteral("logits"),
+            QStringLiteral("weights"), QStringLiteral("head_out"), QStringLiteral("out")};
+        QTest::newRow("t5 cls") << QStringList{QStringLiteral("--scheme"), QStringLiteral("t5"),
+                                               QStringLiteral("--n"),      QStringLiteral("5"),
+                                               QStringLiteral("--d"),      QStringLiteral("8"),
+                                               QStringLiteral("--heads"),  QStringLiteral("2"),
+                                               QStringLiteral("--cls")}
+                                << common + QStringList{QStringLiteral("rel_index"),
+                                                        QStringLiteral("bias")}
+                                << 6 << QStringLiteral("<f4");
+        QTest::newRow("sinusoidal f64 cls sep")
+            << QStringList{QStringLiteral("--scheme"), QStringLiteral("sinusoidal"),
+                           QStringLiteral("--n"),      QStringLiteral("4"),
+                           QStringLiteral("--d"),      QStringLiteral("6"),
+                           QStringLiteral("--heads"),  QStringLiteral("3"),
+                           QStringLiteral("--cls"),    QStringLiteral("--sep"),
+                           QStringLiteral("--dtype"),  QStringLiteral("float64")}
+            << common + QStringList{QStringLiteral("P")} << 6 << QStringLiteral("<f8");
+        QTest::newRow("deberta c2p only")
+            << QStringList{QStringLiteral("--scheme"),
+                           QStringLiteral("deberta"),
+                           QStringLiteral("--n"),
+                           QStringLiteral("3"),
+                           QStringLiteral("--d"),
+                           QStringLiteral("8"),
+                           QStringLiteral("--heads"),
+                           QStringLiteral("2"),
+                           QStringLiteral("--clip"),
+                           QStringLiteral("2"),
+                           QStringLiteral("--deberta-terms"),
+                           QStringLiteral("c2p")}
+            << common + QStringList{QStringLiteral("rel_index"), QStringLiteral("c2c"),
+                                    QStringLiteral("c2p")}
+            << 3 << QStringLiteral("<f4");
+        QTest::newRow("shaw") << QStringList{QStringLiteral("--scheme"), QStringLiteral("shaw"),
+                                             QStringLiteral("--n"),      QStringLiteral("4"),
+                                             QStringLiteral("--d"),      QStringLiteral("8"),
+                                             QStringLiteral("--heads"),  QStringLiteral("2"),
+                                             QStringLiteral("--clip"),   QStringLiteral("2")}
+                              << common + QStringList{QStringLiteral("rel_index"),
+                                                      QStringLiteral("shaw_k_term"),
+                                                      QStringLiteral("shaw_v_term")}
+                              << 4 << QStringLiteral("<f4");
+    }
+    void writesEveryTensor() {
+        QFETCH(QStringList, args);
+        QFETCH(QStringList, names);
+        QFETCH(int, seqLen);
+        QFETCH(QString, dtype);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = tmp.filePath(QStringLiteral("trace"));
+        const Run r = runCli(QStringList{QStringLiteral("trace")} + args +
+                             QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
+        QStringList expectedFiles{QStringLiteral("manifest.json")};
+        for (const QString& n : names)
+            expectedFiles << n + QStringLiteral(".npy");
+        expectedFiles.sort();
+        QCOMPARE(filesIn(out), expectedFiles);
+        QCOMPARE(filesIn(tmp.path()), QStringList{QStringLiteral("trace")}); // no temp left
+
+        QFile mf(out + QStringLiteral("/manifest.json"));
+        QVERIFY(mf.open(QIODevice::ReadOnly));
+        const QJsonObject m = QJsonDocument::fromJson(mf.readAll()).object();
+        QVERIFY(m.value(QLatin1String("version")).isString());
+        QVERIFY(m.value(QLatin1String("backend")).isString());
+        QCOMPARE(m.value(QLatin1String("backend")).toString(), QStringLiteral("cpu"));
+        QVERIFY(!m.value(QLatin1String("device")).toString().isEmpty());
+        const QJsonObject timings = m.value(QLatin1String("timings_ms")).toObject();
+        QVERIFY(timings.value(QLatin1String("compute")).isDouble());
+        QVERIFY(timings.value(QLatin1String("write")).isDouble());
+        QVERIFY(timings.value(QLatin1String("compute")).toDouble() >= 0);
+        const QJsonObject o = m.value(QLatin1String("options")).toObject();
+        for (const char* key : {"n", "d", "heads", "clip", "buckets", "max-distance", "seed"})
+            QVERIFY2(o.value(QLatin1String(key)).isDouble(), key);
+        for (const char* key : {"scheme", "norm", "mask", "layout", "rope-convention", "alibi-mode",
+                                "p2c-convention", "urpe-bias", "backend", "dtype"})
+            QVERIFY2(o.value(QLatin1String(key)).isString(), key);
+        for (const char* key : {"cls", "sep", "unidirectional"})
+            QVERIFY2(o.value(QLatin1String(key)).isBool(), key);
+        QVERIFY(o.value(QLatin1String("base")).isDouble());
+        QCOMPARE(o.value(QLatin1String("base")).toDouble(), 10000.0);
+        QVERIFY(o.value(QLatin1String("deberta-terms")).isArray());
+        QVERIFY(o.value(QLatin1String("valid-len")).isNull());
+        QVERIFY(o.value(QLatin1String("weights")).isNull());
+        QCOMPARE(o.value(QLatin1String("cls")).toBool(), args.contains(QStringLiteral("--cls")));
+        QCOMPARE(o.value(QLatin1String("dtype")).toString(), dtype == QLatin1String("<f8")
+                                                                 ? QStringLiteral("float64")
+                                                                 : QStringLiteral("float32"));
+
+        const QJsonArray tensors = m.value(QLatin1String("tensors")).toArray();
+        QCOMPARE(tensors.size(), names.size());
+        const int d = o.value(QLatin1String("d")).toInt();
+        const int heads = o.value(QLatin1String("heads")).toInt();
+        for (const auto& v : tensors) {
+            const QJsonObject e = v.toObject();
+            const QString name = e.value(QLatin1String("name")).toString();
+            QVERIFY2(names.contains(name), qPrintable(name));
+            QCOMPARE(e.value(QLatin1String("file")).toString(), name + QStringLiteral(".npy"));
+            const Tensor t = readTensor(out + QLatin1Char('/') + name + QStringLiteral(".npy"));
+            QList<qint64> shape;
+            for (const auto& s : e.value(QLatin1String("shape")).toArray())
+                shape << s.toInteger();
+            QCOMPARE(shape, QList<qint64>(t.shape().begin(), t.shape().end()));
+            QCOMPARE(e.value(QLatin1String("dtype")).toString(),
+                     QString::fromLatin1(npyDescr(t.dtype())));
+            std::vector<std::int64_t> want;
+            if (name == QLatin1String("E") || name == QLatin1String("P") ||
+                name == QLatin1String("X") || name == QLatin1String("out"))
+                want = {seqLen, d};
+            else if (name == QLatin1String("rel_index"))
+                want = {seqLen, seqLen};
+            else if (name == QLatin1String("Q") || name == QLatin1String("K") ||
+                     name == QLatin1String("V") || name == QLatin1String("head_out") ||
+                     name == QLatin1String("shaw_v_term"))
+                want = {heads, seqLen, d / heads};
+            else
+                want = {heads, seqLen, seqLen};
+            QCOMPARE(t.shape(), want);
+            const QString wantType =
+                name == QLatin1String("rel_index") ? QStringLiteral("<i4") : dtype;
+            QCOMPARE(QString::fromLatin1(npyDescr(t.dtype())), wantType);
+        }
+    }
+
+    void tensorsSubsetAndExistingFolder() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = tmp.filePath(QStringLiteral("o"));
+        QVERIFY(QDir().mkpath(out));
+        QFile keep(out + QStringLiteral("/keep.txt"));
+        QVERIFY(keep.open(QIODevice::WriteOnly));
+        keep.write("x");
+        keep.close();
+        const Run r = runCli(
+            {QStringLiteral("trace"), QStringLiteral("--scheme"), QStringLiteral("rope"),
+             QStringLiteral("--n"), QStringLiteral("3"), QStringLiteral("--d"), QStringLiteral("8"),
+             QStringLiteral("--tensors"), QStringLiteral("Q,out"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(filesIn(out),
+                 (QStringList{QStringLiteral("Q.npy"), QStringLiteral("keep.txt"),
+                              QStringLiteral("manifest.json"), QStringLiteral("out.npy")}));
+        QCOMPARE(filesIn(tmp.path()), QStringList{QStringLiteral("o")});
+    }
+
+    void errors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("file"); // a fixture written before the run: "" or a kind
+        QTest::addColumn<QString>("needle");
+        auto s = [](const char* a) { return QString::fromLatin1(a).split(QLatin1Char(' ')); };
+        QTest::newRow("d not divisible by heads")
+            << s("--scheme none --d 10 --heads 4") << QString() << QStringLiteral("--heads");
+        QTest::newRow("odd d concat") << s("--scheme sinusoidal --layout concat --d 7 --heads 1")
+                                      << QString() << QStringLiteral("--layout");
+        QTest::newRow("unknown scheme")
+            << s("--scheme foo") << QString() << QStringLiteral("--scheme");
+        QTest::newRow("missing scheme") << s("--n 4") << QString() << QStringLiteral("--scheme");
+        QTest::newRow("unknown norm")
+            << s("--scheme none --norm bar") << QString() << QStringLiteral("--norm");
+        QTest::newRow("negative clip")
+            << s("--scheme shaw --clip -1") << QString() << QStringLiteral("--clip");
+        QTest::newRow("odd buckets")
+            << s("--scheme t5 --buckets 31") << QString() << QStringLiteral("--buckets");
+        QTest::newRow("valid-len > n")
+            << s("--scheme none --n 4 --valid-len 9") << QString() << QStringLiteral("--valid-len");
+        QTest::newRow("alibi causal without mask") << s("--scheme alibi --alibi-mode causal")
+                                                   << QString() << QStringLiteral("--alibi-mode");
+        QTest::newRow("unknown tensors name")
+            << s("--scheme none --tensors Q,foo") << QString() << QStringLiteral("foo");
+        QTest::newRow("non-integer n")
+            << s("--scheme none --n abc") << QString() << QStringLiteral("--n");
+        QTest::newRow("too large for memory") << s("--scheme t5 --n 1000000 --d 512 --heads 8")
+                                              << QString() << QStringLiteral("memory");
+        QTest::newRow("learned past table") << s("--scheme learned --n 8 --max-positions 4")
+                                            << QString() << QStringLiteral("learned.table");
+        QTest::newRow("weights wrong shape") << s("--scheme none --d 8 --heads 2")
+                                             << QStringLiteral("shape") << QStringLiteral("W_q");
+        QTest::newRow("weights wrong dtype") << s("--scheme none --d 8 --heads 2")
+                                             << QStringLiteral("dtype") << QStringLiteral("F64");
+        QTest::newRow("weights unknown name") << s("--scheme none --d 8 --heads 2")
+                                              << QStringLiteral("unknown") << QStringLiteral("W_z");
+        QTest::newRow("weights truncated")
+            << s("--scheme none --d 8 --heads 2") << QStringLiteral("truncated")
+            << QStringLiteral("w.safetensors");
+        QTest::newRow("input malformed npy")
+            << s("--scheme none --d 8 --heads 2") << QStringLiteral("badnpy")
+            << QStringLiteral("--input");
+        QTest::newRow("input wrong width")
+            << s("--scheme none --d 8 --heads 2") << QStringLiteral("widenpy")
+            << QStringLiteral("--input");
+    }
+    void errors() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, file);
+        QFETCH(QString, needle);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString wpath = tmp.filePath(QStringLiteral("w.safetensors"));
+        const QString npath = tmp.filePath(QStringLiteral("e.npy"));
+        if (file == QLatin1String("shape") || file == QLatin1String("dtype") ||
+            file == QLatin1String("unknown") || file == QLatin1String("truncated")) {
+            NamedTensors w;
+            if (file == QLatin1String("shape"))
+                w = {{"W_k", pattern(8, 8, 0.3)}, {"W_q", pattern(4, 8, 0.3)}};
+            else if (file == QLatin1String("dtype"))
+                w = {{"W_q", pattern(8, 8, 0.3, DType::F64)}};
+            else if (file == QLatin1String("unknown"))
+                w = {{"W_z", pattern(8, 8, 0.3)}};
+            else
+                w = {{"W_q", pattern(8, 8, 0.3)}, {"W_k", pattern(8, 8, 0.3)}};
+            auto bytes = encodeSafetensors(w);
+            QVERIFY(bytes.ok());
+            if (file == QLatin1String("truncated"))
+                bytes->resize(bytes->size() - 10);
+            QFile f(wpath);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes->data(), static_cast<qint64>(bytes->size()));
+            f.close();
+            args << QStringLiteral("--weights") << wpath;
+        } else if (file == QLatin1String("badnpy")) {
+            QFile f(npath);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("\x93NUMPY\x01\x00\x10\x00{'descr': 'oops   \n");
+            f.close();
+            args << QStringLiteral("--input") << npath;
+        } else if (file == QLatin1String("widenpy")) {
+            QVERIFY(writeNpy(npath.toStdString(), pattern(3, 9, 1.0)).ok());
+            args << QStringLiteral("--input") << npath;
+        }
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        const Run r = runCli(QStringList{QStringLiteral("trace")} + args +
+                             QStringList{QStringLiteral("--out"), out});
+        QCOMPARE(r.exitCode, 2);
+        const QString err = r.err.trimmed();
+        QVERIFY2(!err.isEmpty() && !err.contains(QLatin1Char('\n')), qPrintable(r.err));
+        QVERIFY2(err.contains(needle), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(out));
+        for (const QString& f : filesIn(tmp.path()))
+            QVERIFY2(!f.startsWith(QLatin1String(".out")), qPrintable(f)); // no temp folder left
+    }
+
+    // Every option reaches the computation: adding it changes the tensor it governs.
+    void optionChangesResult_data() {
+        QTest::addColumn<QString>("baseArgs");
+        QTest::addColumn<QString>("extra");
+        QTest::addColumn<QString>("tensor");
+        auto row = [](const char* name, const char* base, const char* extra, const char* tensor) {
+            QTest::newRow(name) << QString::fromLatin1(base) << QString::fromLatin1(extra)
+                                << QString::fromLatin1(tensor);
+        };
+        row("norm", "--scheme none", "--norm exp", "weights");
+        row("mask", "--scheme none", "--mask causal", "weights");
+        row("valid-len", "--scheme none", "--valid-len 3", "weights");
+        row("seed", "--scheme none", "--seed 5", "E");
+        row("clip", "--scheme shaw", "--clip 1", "rel_index");
+        row("base", "--scheme sinusoidal", "--base 100", "P");
+        row("layout concat", "--scheme sinusoidal", "--layout concat", "P");
+        row("layout t2t", "--scheme sinusoidal", "--layout t2t", "P");
+        row("rope-convention", "--scheme rope", "--rope-convention half", "Q");
+        row("rope base", "--scheme rope", "--base 100", "Q");
+        row("rope-dims", "--scheme rope", "--rope-dims 2", "Q");
+        row("buckets", "--scheme t5", "--buckets 8", "rel_index");
+        row("max-distance", "--scheme t5", "--max-distance 20", "rel_index");
+        row("unidirectional", "--scheme t5", "--unidirectional", "rel_index");
+        row("alibi-mode", "--scheme alibi --mask causal", "--alibi-mode causal", "bias");
+        row("deberta-terms", "--scheme deberta", "--deberta-terms c2p", "logits");
+        row("p2c-convention", "--scheme deberta", "--p2c-convention paper", "p2c");
+        row("deberta-log-buckets", "--scheme deberta", "--deberta-log-buckets", "rel_index");
+        row("clamp-len", "--scheme txl", "--clamp-len 2", "txl_bd");
+        row("urpe-bias", "--scheme urpe", "--urpe-bias t5", "logits");
+        row("sep", "--scheme sinusoidal --cls", "--sep", "P");
+    }
+    void optionChangesResult() {
+        QFETCH(QString, baseArgs);
+        QFETCH(QString, extra);
+        QFETCH(QString, tensor);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QStringList common =
+            QStringList{QStringLiteral("trace"), QStringLiteral("--n"), QStringLiteral("12"),
+                        QStringLiteral("--d"),   QStringLiteral("16"),  QStringLiteral("--heads"),
+                        QStringLiteral("2")} +
+            baseArgs.split(QLatin1Char(' '));
+        const QString a = tmp.filePath(QStringLiteral("a"));
+        const QString b = tmp.filePath(QStringLiteral("b"));
+        Run r = runCli(common + QStringList{QStringLiteral("--out"), a});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runCli(common + extra.split(QLatin1Char(' ')) +
+                   QStringList{QStringLiteral("--out"), b});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString file = QLatin1Char('/') + tensor + QStringLiteral(".npy");
+        const Tensor ta = readTensor(a + file);
+        const Tensor tb = readTensor(b + file);
+        QVERIFY(!ta.empty() && !tb.empty());
+        bool differs = ta.shape() != tb.shape();
+        for (std::int64_t i = 0; !differs && i < ta.size(); ++i)
+            differs = ta.at(i) != tb.at(i);
+        QVERIFY2(differs, qPrintable(extra));
+    }
+
+    void weightsReplaceWq() {
+        constexpr int n = 5, d = 8, heads = 2, dh = d / heads;
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const Tensor wq = pattern(d, d, 0.4);
+        const QString wpath = tmp.filePath(QStringLiteral("w.safetensors"));
+        // shaw.w_k is known but unused by --scheme none: it must be ignored.
+        QVERIFY(
+            writeSafetensors(wpath.toStdString(), {{"W_q", wq}, {"shaw.w_k", pattern(3, 3, 1.0)}})
+                .ok());
+        const QStringList base{
+            QStringLiteral("trace"), QStringLiteral("--scheme"), QStringLiteral("none"),
+            QStringLiteral("--n"),   QString::number(n),         QStringLiteral("--d"),
+            QString::number(d),      QStringLiteral("--heads"),  QString::number(heads)};
+        const QString outW = tmp.filePath(QStringLiteral("with"));
+        const QString outG = tmp.filePath(QStringLiteral("generated"));
+        Run r = runCli(
+            base + QStringList{QStringLiteral("--weights"), wpath, QStringLiteral("--out"), outW});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runCli(base + QStringList{QStringLiteral("--out"), outG});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
+        const Tensor X = readTensor(outW + QStringLiteral("/X.npy"));
+        const Tensor Q = readTensor(outW + QStringLiteral("/Q.npy"));
+        const Tensor Qg = readTensor(outG + QStringLiteral("/Q.npy"));
+        QCOMPARE(X.shape(), (std::vector<std::int64_t>{n, d}));
+        QCOMPARE(Q.shape(), (std::vector<std::int64_t>{heads, n, dh}));
+        double maxDiffFromGenerated = 0;
+        for (int h = 0; h < heads; ++h)
+            for (int i = 0; i < n; ++i)
+                for (int c = 0; c < dh; ++c) {
+                    double want = 0;
+                    for (int k = 0; k < d; ++k)
+                        want += X.at(i * d + k) * wq.at(k * d + h * dh + c);
+                    const std::int64_t at = (h * n + i) * dh + c;
+                    QVERIFY2(std::abs(Q.at(at) - want) <= 1e-5 * std::max(1.0, std::abs(want)),
+                             qPrintable(QStringLiteral("Q[%1,%2,%3] = %4, X W_q = %5")
+                                            .arg(h)
+                                            .arg(i)
+                                            .arg(c)
+                                            .arg(Q.at(at))
+                                            .arg(want)));
+                    maxDiffFromGenerated =
+                        std::max(maxDiffFromGenerated, std::abs(Q.at(at) - Qg.at(at)));
+                }
+        QVERIFY(maxDiffFromGenerated > 1e-3); // the given W_q really was used
+        // X itself does not depend on W_q.
+        const Tensor Xg = readTensor(outG + QStringLiteral("/X.npy"));
+        QCOMPARE(std::memcmp(X.raw(), Xg.raw(), X.byteSize()), 0);
+    }
+
+    void inputAndDumpedWeightsReproduce() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString epath = tmp.filePath(QStringLiteral("e.npy"));
+        const Tensor E = pattern(7, 8, 1.0);
+        QVERIFY(writeNpy(epath.toStdString(), E).ok());
+        const QString dump = tmp.filePath(QStringLiteral("dump.safetensors"));
+        const QString out1 = tmp.filePath(QStringLiteral("one"));
+        const QStringList common{QStringLiteral("trace"), QStringLiteral("--scheme"),
+                                 QStringLiteral("txl"),   QStringLiteral("--d"),
+                                 QStringLiteral("8"),     QStringLiteral("--heads"),
+                                 QStringLiteral("2"),     QStringLiteral("--cls")};
+        Run r =
+            runCli(common + QStringList{QStringLiteral("--input"), epath, QStringLiteral("--seed"),
+                                        QStringLiteral("3"), QStringLiteral("--dump-weights"), dump,
+                                        QStringLiteral("--out"), out1});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // --input overrides --n: 7 tokens plus [CLS].
+        const Tensor E1 = readTensor(out1 + QStringLiteral("/E.npy"));
+        QCOMPARE(E1.shape(), (std::vector<std::int64_t>{8, 8}));
+        for (std::int64_t i = 0; i < E.size(); ++i)
+            QCOMPARE(E1.at(8 + i), E.at(i));
+
+        const auto dumped = readSafetensors(dump.toStdString());
+        QVERIFY2(dumped.ok(), dumped.ok() ? "" : dumped.error().message.c_str());
+        QStringList names;
+        for (const auto& [name, t] : *dumped)
+            names << QString::fromStdString(name);
+        QCOMPARE(names,
+                 (QStringList{QStringLiteral("E"), QStringLiteral("W_q"), QStringLiteral("W_k"),
+                              QStringLiteral("W_v"), QStringLiteral("W_o"),
+                              QStringLiteral("special.cls"), QStringLiteral("txl.u"),
+                              QStringLiteral("txl.v"), QStringLiteral("txl.W_r")}));
+
+        // Another seed, every weight from the dump: the same trace.
+        const QString out2 = tmp.filePath(QStringLiteral("two"));
+        r = runCli(common + QStringList{QStringLiteral("--weights"), dump, QStringLiteral("--seed"),
+                                        QStringLiteral("99"), QStringLiteral("--out"), out2});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        for (const char* name : {"E", "Q", "logits", "txl_bd", "out"}) {
+            const Tensor a =
+                readTensor(out1 + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".npy"));
+            const Tensor b =
+                readTensor(out2 + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".npy"));
+            QCOMPARE(a.shape(), b.shape());
+            for (std::int64_t i = 0; i < a.size(); ++i)
+                QVERIFY2(std::abs(a.at(i) - b.at(i)) <= 1e-5 * std::max(1.0, std::abs(a.at(i))),
+                         name);
+        }
+    }
+
+    void textSetsTokenCount() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = tmp.filePath(QStringLiteral("t"));
+        const Run r =
+            runCli({QStringLiteral("trace"), QStringLiteral("--scheme"), QStringLiteral("alibi"),
+                    QStringLiteral("--d"), QStringLiteral("8"), QStringLiteral("--text"),
+                    QStringLiteral("the cat sat ."), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(readTensor(out + QStringLiteral("/E.npy")).shape(),
+                 (std::vector<std::int64_t>{4, 8}));
+        QFile mf(out + QStringLiteral("/manifest.json"));
+        QVERIFY(mf.open(QIODevice::ReadOnly));
+        const QJsonObject m = QJsonDocument::fromJson(mf.readAll()).object();
+        QCOMPARE(m.value(QLatin1String("options")).toObject().value(QLatin1String("n")).toInt(), 4);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTraceCommand)
+#include "tst_trace_command.moc"
