@@ -4,6 +4,9 @@
 #ifdef PE_HAVE_FAST_CPU
 #include "cpu_fast_backend.h"
 #endif
+#ifdef PE_HAVE_GL_BACKEND
+#include "gl_backend.h"
+#endif
 
 namespace pe {
 
@@ -28,10 +31,19 @@ std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason
         return std::make_unique<CpuReferenceBackend>();
     case BackendKind::CpuFast:
         return bestCpuBackend();
-    case BackendKind::OpenGL:
+    case BackendKind::OpenGL: {
+#ifdef PE_HAVE_GL_BACKEND
+        QString why;
+        if (auto gl = GlBackend::create(&why))
+            return gl;
+        if (fallbackReason)
+            *fallbackReason = why + QStringLiteral("; using the CPU");
+#else
         if (fallbackReason)
             *fallbackReason = QStringLiteral("the OpenGL backend is not built; using the CPU");
+#endif
         return bestCpuBackend();
+    }
     }
     return bestCpuBackend();
 }
