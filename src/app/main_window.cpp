@@ -35,7 +35,8 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     , m_panel(new ParamsPanel)
     , m_views(new TraceViews)
     , m_compare(new ComparisonView)
-    , m_controller(new ComputeController(BackendKind::CpuReference, this))
+    , m_controller(
+          new ComputeController(persist ? m_settings.backend() : BackendKind::CpuFast, this))
     , m_undo(new QUndoStack(this))
     , m_frameTimer(new QTimer(this))
     , m_progressDelay(new QTimer(this)) {
@@ -145,6 +146,22 @@ void MainWindow::buildMenus() {
                 m_settings.setColorMap(k);
         });
     }
+    QMenu* engines = view->addMenu(tr("Compute &backend"));
+    auto* engineGroup = new QActionGroup(this);
+    const BackendKind current = m_persist ? m_settings.backend() : BackendKind::CpuFast;
+    for (auto [kind, name] : {std::pair{BackendKind::CpuFast, tr("fast CPU")},
+                              std::pair{BackendKind::CpuReference, tr("reference CPU (exact)")}}) {
+        QAction* a = engines->addAction(name);
+        a->setCheckable(true);
+        a->setChecked(kind == current);
+        engineGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, kind = kind] {
+            m_controller->setBackendKind(kind);
+            if (m_persist)
+                m_settings.setBackend(kind);
+            submit(m_current); // show the same parameters from the new engine
+        });
+    }
     QMenu* pooling = view->addMenu(tr("&Pooling of large matrices"));
     auto* poolGroup = new QActionGroup(this);
     for (PoolMode m : {PoolMode::Mean, PoolMode::Max}) {
@@ -209,6 +226,7 @@ void MainWindow::showPending() {
                           .arg(r.computeMs, 0, 'f', 1)
                           .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
                           .arg(r.backend));
+    m_timing->setToolTip(r.backendNote);
     Q_EMIT frameShown();
 }
 

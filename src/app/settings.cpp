@@ -13,6 +13,7 @@ const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kColorMap = QStringLiteral("view/colorMap");
 const QString kPool = QStringLiteral("view/pool");
+const QString kBackend = QStringLiteral("compute/backend");
 const QString kDpi = QStringLiteral("export/dpi");
 const QString kDir = QStringLiteral("export/lastDirectory");
 } // namespace
@@ -71,6 +72,19 @@ PoolMode Settings::poolMode() const {
 void Settings::setPoolMode(PoolMode m) {
     QSettings().setValue(kPool,
                          m == PoolMode::Max ? QStringLiteral("max") : QStringLiteral("mean"));
+}
+
+BackendKind Settings::backend() const {
+    const QString s = QSettings().value(kBackend).toString();
+    if (s == QLatin1String("reference"))
+        return BackendKind::CpuReference;
+    return BackendKind::CpuFast;
+}
+
+void Settings::setBackend(BackendKind k) {
+    QSettings().setValue(kBackend, k == BackendKind::CpuReference ? QStringLiteral("reference")
+                                   : k == BackendKind::OpenGL     ? QStringLiteral("gl")
+                                                                  : QStringLiteral("fast"));
 }
 
 int Settings::exportDpi() const {

@@ -4,6 +4,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include "backend.h"
 #include "heatmap_view.h"
 #include "session.h"
 
@@ -24,6 +25,8 @@ public:
     void setColorMap(ColorMapKind k);
     PoolMode poolMode() const;
     void setPoolMode(PoolMode m);
+    BackendKind backend() const; ///< default: the fast CPU engine
+    void setBackend(BackendKind k);
     int exportDpi() const;
     void setExportDpi(int dpi);
     QString lastDirectory() const;

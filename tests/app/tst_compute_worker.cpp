@@ -15,6 +15,7 @@ private Q_SLOTS:
     void cancelDropsTheRunningResult();
     void invalidParamsGiveOneMessage();
     void overBudgetIsRefusedWithAMessage();
+    void switchingBackendsGivesTheSameWeights();
 };
 
 static Params small(Scheme s) {
@@ -119,6 +120,32 @@ void TestComputeWorker::overBudgetIsRefusedWithAMessage() {
     QVERIFY(QTest::qWaitFor(
         [&] { return ok.count() > 0 && ok.last().at(0).value<ComputeResult>().trace != nullptr; },
         10000));
+}
+
+void TestComputeWorker::switchingBackendsGivesTheSameWeights() {
+    ComputeController c(BackendKind::CpuReference);
+    QSignalSpy spy(&c, &ComputeController::resultReady);
+    Params p = small(Scheme::T5);
+    p.n = 40;
+    std::vector<ComputeResult> results;
+    for (BackendKind k : {BackendKind::CpuReference, BackendKind::CpuFast}) {
+        c.setBackendKind(k);
+        c.submit(p, InputChoice{});
+        QVERIFY(spy.wait(10000));
+        results.push_back(spy.takeFirst().at(0).value<ComputeResult>());
+        QVERIFY2(results.back().trace, qPrintable(results.back().error));
+    }
+    QCOMPARE(results[0].backend, QStringLiteral("cpu"));
+    const Tensor* ref = results[0].trace->find("weights");
+    for (std::size_t k = 1; k < results.size(); ++k) {
+        const Tensor* w = results[k].trace->find("weights");
+        QVERIFY(w && w->shape() == ref->shape());
+        double maxDiff = 0;
+        for (std::int64_t e = 0; e < ref->size(); ++e)
+            maxDiff = std::max(maxDiff, std::abs(w->at(e) - ref->at(e)));
+        QVERIFY2(maxDiff < 1e-4,
+                 qPrintable(QStringLiteral("%1: %2").arg(results[k].backend).arg(maxDiff)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestComputeWorker)

@@ -15,7 +15,7 @@ namespace pe {
 
 ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
     : QObject(parent)
-    , m_kind(kind) {
+    , m_requested(static_cast<int>(kind)) {
     qRegisterMetaType<pe::ComputeRequest>();
     qRegisterMetaType<pe::ComputeResult>();
 }
@@ -38,12 +38,14 @@ void ComputeWorker::supersede(quint64 generation) {
 }
 
 void ComputeWorker::ensureBackend() {
-    if (m_backend)
+    const auto want = static_cast<BackendKind>(m_requested.load());
+    if (m_backend && m_createdFor == want)
         return;
-    QString why;
-    m_backend = createBackend(m_kind, &why);
-    if (!why.isEmpty())
-        qCInfo(lcWorker) << "backend fallback:" << why;
+    m_backend.reset(); // a GL backend releases its context before the next one is made
+    m_backend = createBackend(want, &m_note);
+    m_createdFor = want;
+    if (!m_note.isEmpty())
+        qCInfo(lcWorker) << "backend fallback:" << m_note;
 }
 
 void ComputeWorker::process(const ComputeRequest& request) {
@@ -78,6 +80,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     }
     ensureBackend();
     result.backend = m_backend ? m_backend->name() : QString();
+    result.backendNote = m_note;
     if (!m_backend) {
         result.error = QStringLiteral("no compute backend available");
         Q_EMIT finished(result);

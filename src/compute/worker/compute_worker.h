@@ -35,6 +35,7 @@ struct ComputeResult {
     QString error;                      ///< empty on success
     double computeMs = 0;               ///< weights + embeddings + forward pass
     QString backend;                    ///< Backend::name()
+    QString backendNote;                ///< why the requested backend was not used, if so
 };
 
 class ComputeWorker : public QObject {
@@ -46,6 +47,8 @@ public:
     /** Thread-safe: marks `generation` as the newest and cancels whatever runs now. */
     void supersede(quint64 generation);
     quint64 latestGeneration() const { return m_latest.load(); }
+    /** Thread-safe: the next computation uses a backend of this kind (made in the worker). */
+    void setBackendKind(BackendKind kind) { m_requested.store(static_cast<int>(kind)); }
     /** Requests whose trace would exceed this many bytes are refused with a message. */
     void setMemoryBudget(std::uint64_t bytes) { m_budget.store(bytes); }
     /** A third of physical memory: room for the trace, the views and a comparison trace. */
@@ -62,8 +65,10 @@ Q_SIGNALS:
 private:
     void ensureBackend();
 
-    BackendKind m_kind;
+    std::atomic<int> m_requested;
+    BackendKind m_createdFor = BackendKind::CpuReference;
     std::unique_ptr<Backend> m_backend;
+    QString m_note;
     std::atomic<quint64> m_latest{0};
     std::atomic<bool> m_cancel{false};
     std::atomic<std::uint64_t> m_budget{defaultMemoryBudget()};
@@ -85,6 +90,8 @@ public:
     /** Cancels the running computation (its result is dropped). */
     void cancel();
     void setMemoryBudget(std::uint64_t bytes) { m_worker->setMemoryBudget(bytes); }
+    /** Switches the engine; takes effect from the next request. */
+    void setBackendKind(BackendKind kind) { m_worker->setBackendKind(kind); }
 
     bool busy() const { return m_busy; }
     quint64 generation() const { return m_generation; }
