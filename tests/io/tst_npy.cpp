@@ -185,7 +185,8 @@ private Q_SLOTS:
                     f32Bytes({1, 2, 3, 4}));
         auto qb = [](const std::string& s) { return QByteArray::fromStdString(s); };
         QTest::newRow("empty") << QByteArray() << QStringLiteral("bad magic");
-        QTest::newRow("bad magic") << qb("\x92" + good.substr(1)) << QStringLiteral("bad magic");
+        QTest::newRow("bad magic")
+            << qb(std::string("\x92") + good.substr(1)) << QStringLiteral("bad magic");
         QTest::newRow("bad version")
             << qb(good.substr(0, 6) + "\x04" + good.substr(7)) << QStringLiteral("version 4.0");
         QTest::newRow("truncated data")
