@@ -221,7 +221,8 @@ void loadWeights(const std::string& file, const NamedTensors& tensors, const Par
 }
 
 /** The token embeddings E [n, d] from --input, --text or --weights; sets p.n. */
-void loadEmbeddings(const TraceOptions& o, const NamedTensors& weightFile, Params& p, Weights& w) {
+void loadEmbeddings(const TraceOptions& o, const NamedTensors& weightFile, Params& p, Weights& w,
+                    std::vector<std::string>& tokens) {
     int sources = 0;
     const auto fromWeights = std::find_if(weightFile.begin(), weightFile.end(),
                                           [](const auto& e) { return e.first == "E"; });
@@ -243,12 +244,16 @@ void loadEmbeddings(const TraceOptions& o, const NamedTensors& weightFile, Param
         p.n = static_cast<int>(t->dim(0));
         w.E = toMatrix(*t);
     } else if (!o.text.empty()) {
-        const auto tokens = tokenize(o.text);
+        tokens = tokenize(o.text);
         if (tokens.empty())
             throw Failure{"--text: the text holds no tokens"};
         p.n = static_cast<int>(tokens.size());
         if (p.d >= 1)
             w.E = embedTokens(tokens, p.d, p.seed);
+        if (p.cls)
+            tokens.insert(tokens.begin(), "[CLS]");
+        if (p.sep)
+            tokens.emplace_back("[SEP]");
     } else if (fromWeights != weightFile.end()) {
         const Tensor& t = fromWeights->second;
         if (t.dtype() != DType::F32)
@@ -333,7 +338,8 @@ int run(const TraceOptions& o, int argc, char** argv) {
         weightFile = std::move(*wf);
     }
     Weights w;
-    loadEmbeddings(o, weightFile, p, w);
+    std::vector<std::string> tokens; // the text's tokens, when --text is given
+    loadEmbeddings(o, weightFile, p, w, tokens);
     if (Status st = validate(p); !st)
         throw Failure{st.error().message};
     loadWeights(o.weights, weightFile, p, w);
@@ -405,6 +411,7 @@ int run(const TraceOptions& o, int argc, char** argv) {
             throw Failure{st.error().message, kExitFailure};
         tensorList.push_back(manifestTensorEntry(name, file, written));
     }
+    const double writeMs = msSince(tWrite);
 
     std::string dumpTemp;
     if (!o.dumpWeights.empty()) {
@@ -428,14 +435,13 @@ int run(const TraceOptions& o, int argc, char** argv) {
         {"command", "trace"},
         {"options", optionsJson(o, p, wanted)},
         {"seq_len", p.seqLen()},
-        {"tokens", trace->tokens},
+        {"tokens", tokens.empty() ? trace->tokens : tokens},
         {"tensors", tensorList},
         {"backend", backend->name().toStdString()},
         {"device", backend->device().toStdString()},
     };
     if (!fallback.isEmpty())
         manifest["backend_fallback"] = fallback.toStdString();
-    const double writeMs = msSince(tWrite);
     manifest["timings_ms"] = {{"compute", computeMs}, {"write", writeMs}, {"total", msSince(t0)}};
     if (Status st = writeJsonFile(out.filePath("manifest.json"), manifest); !st) {
         if (!dumpTemp.empty())
