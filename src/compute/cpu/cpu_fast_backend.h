@@ -33,41 +33,35 @@ public:
     ~CpuFastBackend() override;
 
     BackendKind kind() const override { return BackendKind::CpuFast; }
-    QString name() const override {
-        return QStringLiteral("cpu"); // the trace contract names backends cpu and gl }
-        QString device() const override;
-        Expected<Trace> compute(const Params& p, const Weights& w,
-                                const std::atomic<bool>* cancel = nullptr) override;
+    // The trace contract names backends "cpu" and "gl"; device() says which CPU engine.
+    QString name() const override { return QStringLiteral("cpu"); }
+    QString device() const override;
+    Expected<Trace> compute(const Params& p, const Weights& w,
+                            const std::atomic<bool>* cancel = nullptr) override;
 
-        void setThreads(int threads);
-        int threads() const {
-            return m_threads;
-        }
+    void setThreads(int threads);
+    int threads() const { return m_threads; }
 
-        /**
-         * Hands a trace back once the caller is done with it: its tensors are reused by the next
-         * compute() with the same shapes, which saves the page faults and zero-fill of fresh
-         * h × n × n buffers.
-         */
-        void recycle(Trace && trace);
+    /**
+     * Hands a trace back once the caller is done with it: its tensors are reused by the next
+     * compute() with the same shapes, which saves the page faults and zero-fill of fresh
+     * h × n × n buffers.
+     */
+    void recycle(Trace&& trace);
 
-        /** Rows per block of the n² pass; 0 = chosen from n (tests force small blocks). */
-        void setRowBlock(int rows) {
-            m_rowBlock = rows;
-        }
-        /** Problems under this many flops run on one thread (default 4e8; tests set 0). */
-        void setMinParallelWork(double flops) {
-            m_minParallelWork = flops;
-        }
+    /** Rows per block of the n² pass; 0 = chosen from n (tests force small blocks). */
+    void setRowBlock(int rows) { m_rowBlock = rows; }
+    /** Problems under this many flops run on one thread (default 4e8; tests set 0). */
+    void setMinParallelWork(double flops) { m_minParallelWork = flops; }
 
-    private:
-        Tensor acquire(DType type, std::vector<std::int64_t> shape);
+private:
+    Tensor acquire(DType type, std::vector<std::int64_t> shape);
 
-        int m_threads = 0;
-        std::unique_ptr<cpu::TaskPool> m_workers;
-        int m_rowBlock = 0;
-        double m_minParallelWork = 4e8;
-        std::vector<Tensor> m_pool;
-    };
+    int m_threads = 0;
+    std::unique_ptr<cpu::TaskPool> m_workers;
+    int m_rowBlock = 0;
+    double m_minParallelWork = 4e8;
+    std::vector<Tensor> m_pool;
+};
 
 } // namespace pe
