@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// GL backend against the CPU reference: ms per forward pass, one JSON object per line.
+//
+//   pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] [--pool RES] [--cpu-max N]
+//               [--full-max N] [n ...]        (defaults: t5, 512, 8, 3, 512, 2048, 4096, 1024)
+//
+// For each n: "gl_full_ms" (compute(): every tensor read back), "gl_pooled_ms"
+// (computePooled(): logits/weights pooled to RES×RES on the GPU, the large-n path; full
+// read-back is skipped above --full-max, since it holds every n×n tensor in host memory) and
+// "cpu_ms" (pe::computeTrace, skipped above --cpu-max); skipped runs print −1. Each figure is the
+// median of R runs after one warm-up (shader compilation). The first line names the GL renderer.
+
+#include "backend.h"
+#include "gl_backend.h"
+#include "trace.h"
+#include "weights.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace pe;
+
+namespace {
+
+double medianMs(int reps, const std::function<bool()>& run) {
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        if (!run())
+            return -1;
+        t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+std::string jsonEscape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+int usage() {
+    std::fprintf(stderr, "usage: pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] "
+                         "[--pool RES] [--cpu-max N] [--full-max N] [n ...]\n");
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Params base;
+    base.scheme = Scheme::T5;
+    base.d = 512;
+    base.heads = 8;
+    int reps = 3, pool = 512, cpuMax = 2048, fullMax = 4096;
+    std::vector<int> sizes;
+    for (int a = 1; a < argc; ++a) {
+        const std::string arg = argv[a];
+        auto next = [&]() -> const char* { return a + 1 < argc ? argv[++a] : nullptr; };
+        const char* v = nullptr;
+        if (arg == "--scheme" && (v = next())) {
+            auto s = schemeFromString(v);
+            if (!s)
+                return usage();
+            base.scheme = *s;
+        } else if (arg == "--d" && (v = next())) {
+            base.d = std::atoi(v);
+        } else if (arg == "--heads" && (v = next())) {
+            base.heads = std::atoi(v);
+        } else if (arg == "--reps" && (v = next())) {
+            reps = std::max(1, std::atoi(v));
+        } else if (arg == "--pool" && (v = next())) {
+            pool = std::atoi(v);
+        } else if (arg == "--cpu-max" && (v = next())) {
+            cpuMax = std::atoi(v);
+        } else if (arg == "--full-max" && (v = next())) {
+            fullMax = std::atoi(v);
+        } else if (!arg.empty() && arg[0] != '-') {
+            sizes.push_back(std::atoi(arg.c_str()));
+        } else {
+            return usage();
+        }
+    }
+    if (sizes.empty())
+        sizes = {1024};
+
+    QString why;
+    auto gl = GlBackend::create(&why);
+    if (!gl) {
+        std::printf("{\"error\":\"%s\"}\n", jsonEscape(why.toStdString()).c_str());
+        return 1;
+    }
+    std::printf("{\"renderer\":\"%s\",\"scheme\":\"%s\",\"d\":%d,\"heads\":%d}\n",
+                jsonEscape(gl->device().toStdString()).c_str(),
+                std::string(toString(base.scheme)).c_str(), base.d, base.heads);
+    std::fflush(stdout);
+
+    for (int n : sizes) {
+        Params p = base;
+        p.n = n;
+        p.learnedRows = std::max(p.learnedRows, n);
+        if (Status s = validate(p); !s) {
+            std::printf("{\"n\":%d,\"error\":\"%s\"}\n", n, jsonEscape(s.error().message).c_str());
+            continue;
+        }
+        Weights w;
+        completeWeights(p, w);
+        std::string err;
+        auto runFull = [&] {
+            auto t = gl->compute(p, w);
+            if (!t.ok() || !gl->lastFallbackReason().isEmpty()) {
+                err = t.ok() ? gl->lastFallbackReason().toStdString() : t.error().message;
+                return false;
+            }
+            return true;
+        };
+        auto runPooled = [&] {
+            auto t = gl->computePooled(p, w, pool);
+            if (!t.ok())
+                err = t.error().message;
+            return t.ok();
+        };
+        runPooled(); // warm-up: shader compilation
+        const double pooledMs = medianMs(reps, runPooled);
+        const double fullMs = err.empty() && n <= fullMax ? medianMs(reps, runFull) : -1;
+        double cpuMs = -1;
+        if (n <= cpuMax)
+            cpuMs = medianMs(1, [&] { return computeTrace(p, w).ok(); });
+        std::printf(
+            "{\"n\":%d,\"gl_pooled_ms\":%.2f,\"gl_full_ms\":%.2f,\"cpu_ms\":%.2f,\"pool\":%d", n,
+            pooledMs, fullMs, cpuMs, pool);
+        if (!err.empty())
+            std::printf(",\"error\":\"%s\"", jsonEscape(err).c_str());
+        std::printf("}\n");
+        std::fflush(stdout);
+    }
+    return 0;
+}

@@ -1,0 +1,928 @@
+// SPDX-License-Identifier: MIT
+#include "gl_backend.h"
+
+#include "encodings.h"
+#include "gl_context.h"
+#include "gl_functions.h"
+#include "gl_shaders.h"
+
+#include <QLoggingCategory>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+Q_LOGGING_CATEGORY(lcGl, "pe.gl")
+
+namespace pe {
+
+namespace {
+
+using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+std::vector<float> toFloatRowMajor(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+    std::vector<float> out(static_cast<std::size_t>(m.size()));
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            out[static_cast<std::size_t>(r * m.cols() + c)] = static_cast<float>(m(r, c));
+    return out;
+}
+
+Tensor matrixTensor(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+    return Tensor::fromVector<float>({m.rows(), m.cols()}, toFloatRowMajor(m));
+}
+
+struct GemmDesc {
+    int M = 0, N = 0, K = 0, batch = 1;
+    int aOff = 0, aBatch = 0, aRow = 0, aCol = 1;
+    int bOff = 0, bBatch = 0, bRow = 0, bCol = 1;
+    int cOff = 0, cBatch = 0, cRow = 0, cCol = 1;
+    int cSplit = 0, cSplitStride = 0; ///< see gemm.comp
+    float alpha = 1.0f, beta = 0.0f;
+};
+
+int ceilDiv(int a, int b) {
+    return (a + b - 1) / b;
+}
+
+bool useDirectGemm(const std::string& renderer) {
+    const QByteArray forced = qgetenv("PE_GL_GEMM");
+    if (forced == "tiled")
+        return false;
+    if (forced == "direct")
+        return true;
+    return renderer.find("llvmpipe") != std::string::npos ||
+           renderer.find("softpipe") != std::string::npos ||
+           renderer.find("SwiftShader") != std::string::npos;
+}
+
+/** Elements per n×n chunk buffer (1 GiB of floats): heads are processed in groups this fits. */
+constexpr std::int64_t kChunkElems = std::int64_t{1} << 28;
+
+bool cancelled(const std::atomic<bool>* cancel) {
+    return cancel && cancel->load();
+}
+
+} // namespace
+
+/** One forward pass on the GPU: owns its buffers; the first error stops every later step. */
+struct GlBackend::Impl {
+    GlBackend& be;
+    const gl::Functions& f;
+    std::vector<GLuint> buffers;
+    std::string error;
+    GLint64 maxSsbo = 0;
+    // PE_GL_PROFILE=1: finish after every dispatch and log the time per shader (pe.gl).
+    bool profile = qEnvironmentVariableIsSet("PE_GL_PROFILE");
+    std::map<std::string, double> profileMs;
+    std::string currentProgram;
+    // PE_GL_NO_VEC4=1: scalar panel loads only (to compare the two load paths).
+    bool noVec = qEnvironmentVariableIsSet("PE_GL_NO_VEC4");
+    // Tiled products on GPUs; the untiled kernel on CPU rasterisers (PE_GL_GEMM=tiled|direct
+    // overrides the choice).
+    bool directGemm = be.m_gemmKernel == GemmKernel::Auto ? useDirectGemm(be.m_ctx->renderer())
+                                                          : be.m_gemmKernel == GemmKernel::Direct;
+
+    explicit Impl(GlBackend& b)
+        : be(b)
+        , f(b.m_ctx->f()) {
+        f.GetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &maxSsbo);
+        while (f.GetError() != GL_NO_ERROR) {
+        }
+    }
+    ~Impl() {
+        for (const auto& [name, ms] : profileMs)
+            qCInfo(lcGl).noquote() << QString::fromStdString(name) << ms << "ms";
+        if (!buffers.empty())
+            f.DeleteBuffers(static_cast<GLsizei>(buffers.size()), buffers.data());
+    }
+    bool ok() const { return error.empty(); }
+
+    GLuint buffer(std::size_t bytes, const void* data = nullptr) {
+        if (!ok())
+            return 0;
+        bytes = std::max<std::size_t>(bytes, 16);
+        if (maxSsbo > 0 && bytes > static_cast<std::size_t>(maxSsbo)) {
+            error = "a " + std::to_string(bytes >> 20) + " MiB buffer exceeds the GL storage " +
+                    "block limit of " + std::to_string(maxSsbo >> 20) + " MiB";
+            return 0;
+        }
+        GLuint id = 0;
+        f.GenBuffers(1, &id);
+        buffers.push_back(id);
+        f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+        f.BufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), data,
+                     GL_DYNAMIC_COPY);
+        const GLenum e = f.GetError();
+        const bool simulated = be.m_oomAboveForTesting > 0 && bytes > be.m_oomAboveForTesting;
+        if (e == GL_OUT_OF_MEMORY || simulated)
+            error = "out of GPU memory allocating " +
+                    std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+        else if (e != GL_NO_ERROR)
+            error = "glBufferData failed (GL error " + std::to_string(e) + ")";
+        return id;
+    }
+    GLuint upload(const std::vector<float>& v) {
+        return buffer(v.size() * sizeof(float), v.data());
+    }
+    GLuint upload(const std::vector<int>& v) { return buffer(v.size() * sizeof(int), v.data()); }
+
+    template <typename T> void readInto(GLuint id, std::size_t count, T* dst) {
+        if (!ok())
+            return;
+        f.MemoryBarrier(GL_ALL_BARRIER_BITS);
+        f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+        f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(count * sizeof(T)),
+                           dst);
+        const GLenum e = f.GetError();
+        if (e == GL_OUT_OF_MEMORY)
+            error = "out of memory reading a GPU buffer back";
+        else if (e != GL_NO_ERROR)
+            error = "reading a GPU buffer back failed (GL error " + std::to_string(e) + ")";
+    }
+    template <typename T> std::vector<T> read(GLuint id, std::size_t count) {
+        std::vector<T> out(count);
+        readInto(id, count, out.data());
+        return out;
+    }
+
+    GLuint program(const std::string& name) {
+        if (!ok())
+            return 0;
+        currentProgram = name;
+        if (auto it = be.m_programs.find(name); it != be.m_programs.end())
+            return it->second;
+        std::string src;
+        if (auto o = be.m_overrides.find(name); o != be.m_overrides.end())
+            src = o->second;
+        else
+            src = std::string(gl::embeddedShader(name));
+        if (src.empty()) {
+            error = "shader " + name + ".comp is not embedded";
+            return 0;
+        }
+        const GLuint sh = f.CreateShader(GL_COMPUTE_SHADER);
+        const char* text = src.c_str();
+        f.ShaderSource(sh, 1, &text, nullptr);
+        f.CompileShader(sh);
+        GLint okFlag = 0;
+        f.GetShaderiv(sh, GL_COMPILE_STATUS, &okFlag);
+        if (!okFlag) {
+            error = "shader " + name + ".comp failed to compile: " + infoLog(sh, false);
+            f.DeleteShader(sh);
+            return 0;
+        }
+        const GLuint prog = f.CreateProgram();
+        f.AttachShader(prog, sh);
+        f.LinkProgram(prog);
+        f.DeleteShader(sh);
+        f.GetProgramiv(prog, GL_LINK_STATUS, &okFlag);
+        if (!okFlag) {
+            error = "shader " + name + ".comp failed to link: " + infoLog(prog, true);
+            f.DeleteProgram(prog);
+            return 0;
+        }
+        be.m_programs[name] = prog;
+        return prog;
+    }
+
+    std::string infoLog(GLuint obj, bool isProgram) {
+        GLint len = 0;
+        if (isProgram)
+            f.GetProgramiv(obj, GL_INFO_LOG_LENGTH, &len);
+        else
+            f.GetShaderiv(obj, GL_INFO_LOG_LENGTH, &len);
+        std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
+        if (isProgram)
+            f.GetProgramInfoLog(obj, len, nullptr, log.data());
+        else
+            f.GetShaderInfoLog(obj, len, nullptr, log.data());
+        while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+            log.pop_back();
+        std::replace(log.begin(), log.end(), '\n', ' ');
+        return log;
+    }
+
+    void seti(GLuint prog, const char* name, int v) {
+        f.Uniform1i(f.GetUniformLocation(prog, name), v);
+    }
+    void setf(GLuint prog, const char* name, float v) {
+        f.Uniform1f(f.GetUniformLocation(prog, name), v);
+    }
+
+    void dispatch(int x, int y, int z) {
+        if (!ok())
+            return;
+        const auto t0 = std::chrono::steady_clock::now();
+        f.DispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>(y), static_cast<GLuint>(z));
+        if (profile) {
+            f.Finish();
+            profileMs[currentProgram] +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+        }
+        f.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+        const GLenum e = f.GetError();
+        if (e == GL_OUT_OF_MEMORY)
+            error = "out of GPU memory in a dispatch";
+        else if (e != GL_NO_ERROR)
+            error = "glDispatchCompute failed (GL error " + std::to_string(e) + ")";
+    }
+
+    void bind(std::initializer_list<GLuint> ids) {
+        GLuint slot = 0;
+        for (GLuint id : ids)
+            f.BindBufferBase(GL_SHADER_STORAGE_BUFFER, slot++, id);
+    }
+
+    void gemm(GLuint A, GLuint B, GLuint C, const GemmDesc& g) {
+        const GLuint prog = program(directGemm ? "gemm_direct" : "gemm");
+        if (!ok())
+            return;
+        f.UseProgram(prog);
+        bind({A, B, C});
+        seti(prog, "M", g.M);
+        seti(prog, "N", g.N);
+        seti(prog, "K", g.K);
+        seti(prog, "aOff", g.aOff);
+        seti(prog, "aBatch", g.aBatch);
+        seti(prog, "aRow", g.aRow);
+        seti(prog, "aCol", g.aCol);
+        seti(prog, "bOff", g.bOff);
+        seti(prog, "bBatch", g.bBatch);
+        seti(prog, "bRow", g.bRow);
+        seti(prog, "bCol", g.bCol);
+        seti(prog, "cOff", g.cOff);
+        seti(prog, "cBatch", g.cBatch);
+        seti(prog, "cRow", g.cRow);
+        seti(prog, "cCol", g.cCol);
+        auto aligned = [](std::initializer_list<int> v) {
+            return std::all_of(v.begin(), v.end(), [](int x) { return x % 4 == 0; });
+        };
+        const bool aVecK = !noVec && g.aCol == 1 && aligned({g.K, g.aOff, g.aBatch, g.aRow});
+        const bool bVecK = !noVec && g.bRow == 1 && aligned({g.K, g.bOff, g.bBatch, g.bCol});
+        const bool bVecJ = !noVec && g.bCol == 1 && aligned({g.N, g.bOff, g.bBatch, g.bRow});
+        seti(prog, "aVecK", aVecK ? 1 : 0);
+        seti(prog, "bVecK", bVecK ? 1 : 0);
+        seti(prog, "bVecJ", bVecJ ? 1 : 0);
+        seti(prog, "cSplit", g.cSplit);
+        seti(prog, "cSplitStride", g.cSplitStride);
+        setf(prog, "alpha", g.alpha);
+        setf(prog, "beta", g.beta);
+        if (profile)
+            currentProgram = "gemm " + std::to_string(g.batch) + "x" + std::to_string(g.M) + "x" +
+                             std::to_string(g.N) + "x" + std::to_string(g.K);
+        dispatch(ceilDiv(g.N, 64), ceilDiv(g.M, 64), g.batch);
+    }
+
+    /** out[h,i,j] = tab[h*tBatch + row*tRow + col]; see gather.comp for the modes. */
+    void gather(GLuint tab, GLuint idx, GLuint out, int n, int heads, int hOff, int tBatch,
+                int tRow, int rowMode, int colMode) {
+        const GLuint prog = program("gather");
+        if (!ok())
+            return;
+        f.UseProgram(prog);
+        bind({tab, idx, out});
+        seti(prog, "n", n);
+        seti(prog, "hOff", hOff);
+        seti(prog, "tBatch", tBatch);
+        seti(prog, "tRow", tRow);
+        seti(prog, "rowMode", rowMode);
+        seti(prog, "colMode", colMode);
+        dispatch(ceilDiv(n, 16), ceilDiv(n, 16), heads);
+    }
+};
+
+namespace {
+
+/** What a forward pass leaves after its head chunks: CPU tensors and [L, d] GPU buffers. */
+struct Forward {
+    int L = 0, d = 0, H = 0, dh = 0;
+    std::map<std::string, Tensor> cpu; ///< tensors complete on the CPU
+    GLuint shawV = 0;                  ///< [L, d] concat layout, when Shaw
+    GLuint concat = 0;                 ///< head outputs [L, d], head h at column h·d_h
+    GLuint out = 0;                    ///< [L, d]
+};
+
+} // namespace
+
+/** Receives each head chunk's n×n buffers (heads [h0, h0 + count)) before they are reused. */
+using ChunkSink =
+    std::function<void(int h0, int count, const std::map<std::string, GLuint>& buffers)>;
+
+static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const Weights& w,
+                                    const std::atomic<bool>* cancel, int maxHeadsPerChunk,
+                                    const ChunkSink& sink) {
+    Forward fw;
+    const int L = p.seqLen(), d = p.d, H = p.heads, dh = p.headDim();
+    fw.L = L;
+    fw.d = d;
+    fw.H = H;
+    fw.dh = dh;
+    const int nOff = 2 * L - 1; // number of offsets o = (j − i) + L − 1
+    int widestCols = L;         // widest per-head table or matrix, in columns
+    if (p.scheme == Scheme::TransformerXL)
+        widestCols = nOff;
+    else if (p.scheme == Scheme::Shaw)
+        widestCols = std::max(L, 2 * p.clip + 1);
+    else if (p.scheme == Scheme::DeBERTa)
+        widestCols = std::max(L, 2 * p.debertaSpan());
+    if (std::int64_t{L} * widestCols > INT_MAX)
+        return Error{"n = " + std::to_string(L) + " needs more than 32-bit indexing on the GPU"};
+
+    // --- Inputs on the CPU (O(n·d)) ---------------------------------------------------------
+    RowMatrixXd E(L, d);
+    int r = 0;
+    if (p.cls)
+        E.row(r++) = w.cls.row(0);
+    E.middleRows(r, p.n) = w.E;
+    r += p.n;
+    if (p.sep)
+        E.row(r) = w.sep.row(0);
+    RowMatrixXd X = E;
+    fw.cpu["E"] = matrixTensor(E);
+    if (isAbsolute(p.scheme)) {
+        RowMatrixXd P;
+        if (p.scheme == Scheme::Sinusoidal) {
+            P = sinusoidal(L, d, p.base, p.layout);
+        } else {
+            if (w.learnedTable.rows() < L)
+                return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
+                             " rows, fewer than the " + std::to_string(L) + " positions"};
+            P = w.learnedTable.topRows(L);
+        }
+        X += P;
+        fw.cpu["P"] = matrixTensor(P);
+    }
+    fw.cpu["X"] = matrixTensor(X);
+
+    // --- Projections on the GPU, straight into [H, L, d_h] ---------------------------------
+    const GLuint bufX = g.upload(toFloatRowMajor(X));
+    const GLuint bufWq = g.upload(toFloatRowMajor(w.W_q));
+    const GLuint bufWk = g.upload(toFloatRowMajor(w.W_k));
+    const GLuint bufWv = g.upload(toFloatRowMajor(w.W_v));
+    const std::size_t headElems = static_cast<std::size_t>(H) * L * dh;
+    GLuint bufQ = g.buffer(headElems * sizeof(float));
+    GLuint bufK = g.buffer(headElems * sizeof(float));
+    const GLuint bufV = g.buffer(headElems * sizeof(float));
+    GemmDesc proj;
+    proj.M = L; // one [L, d] · [d, d] product, columns split into heads on write
+    proj.N = d;
+    proj.K = d;
+    proj.aRow = d;
+    proj.bRow = d;
+    proj.cRow = dh;
+    proj.cSplit = dh;
+    proj.cSplitStride = L * dh;
+    g.gemm(bufX, bufWq, bufQ, proj);
+    g.gemm(bufX, bufWk, bufK, proj);
+    g.gemm(bufX, bufWv, bufV, proj);
+    std::vector<float> q = g.read<float>(bufQ, headElems);
+    std::vector<float> k = g.read<float>(bufK, headElems);
+    std::vector<float> v = g.read<float>(bufV, headElems);
+    if (!g.ok())
+        return Error{g.error};
+    if (cancelled(cancel))
+        return Error{"cancelled"};
+
+    if (p.scheme == Scheme::RoPE) {
+        std::vector<double> positions(static_cast<std::size_t>(L));
+        for (int i = 0; i < L; ++i)
+            positions[static_cast<std::size_t>(i)] = i;
+        const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
+        for (std::vector<float>* t : {&q, &k}) {
+            for (int h = 0; h < H; ++h) {
+                Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> m(
+                    t->data() + static_cast<std::size_t>(h) * L * dh, L, dh);
+                Eigen::MatrixXd x = m.cast<double>();
+                applyRope(x, positions, p.base, p.ropeConvention, dRot);
+                m = x.cast<float>();
+            }
+        }
+        bufQ = g.upload(q);
+        bufK = g.upload(k);
+    }
+    const std::vector<std::int64_t> headShape{H, L, dh};
+    fw.cpu["Q"] = Tensor::fromVector<float>(headShape, q);
+    fw.cpu["K"] = Tensor::fromVector<float>(headShape, k);
+    fw.cpu["V"] = Tensor::fromVector<float>(headShape, v);
+
+    // --- Tables shared by every head chunk ---------------------------------------------------
+    double scale = 1.0 / std::sqrt(static_cast<double>(dh));
+    if (p.scheme == Scheme::T5)
+        scale = 1.0;
+    else if (p.scheme == Scheme::DeBERTa)
+        scale = 1.0 / std::sqrt(static_cast<double>(dh) * (1 + p.debertaTerms()));
+
+    GLuint queryBuf = bufQ; // rows of the content product: q, or q + u for TXL
+    GLuint bufQv = 0;
+    if (p.scheme == Scheme::TransformerXL) {
+        std::vector<float> qu = q, qv = q;
+        for (int h = 0; h < H; ++h)
+            for (int i = 0; i < L; ++i)
+                for (int c = 0; c < dh; ++c) {
+                    const std::size_t e = (static_cast<std::size_t>(h) * L + i) * dh + c;
+                    qu[e] += static_cast<float>(w.txlU(h, c));
+                    qv[e] += static_cast<float>(w.txlV(h, c));
+                }
+        queryBuf = g.upload(qu);
+        bufQv = g.upload(qv);
+    }
+    auto relIndexTensor = [&](const std::vector<int>& idx) {
+        std::vector<std::int32_t> ri(static_cast<std::size_t>(L) * L);
+        for (int i = 0; i < L; ++i)
+            for (int j = 0; j < L; ++j)
+                ri[static_cast<std::size_t>(i) * L + j] =
+                    idx[static_cast<std::size_t>(j - i + L - 1)];
+        fw.cpu["rel_index"] = Tensor::fromVector<std::int32_t>({L, L}, std::move(ri));
+    };
+    const GLuint dummyIdx = g.upload(std::vector<int>{0});
+    std::vector<int> offsetRel(static_cast<std::size_t>(nOff)); // j − i per offset
+    for (int o = 0; o < nOff; ++o)
+        offsetRel[static_cast<std::size_t>(o)] = o - (L - 1);
+
+    // Additive bias per (head, offset): T5 buckets or ALiBi distances.
+    const bool t5Bias =
+        p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+    GLuint biasTab = 0;
+    if (t5Bias || p.scheme == Scheme::ALiBi) {
+        std::vector<float> tab(static_cast<std::size_t>(H) * nOff);
+        if (t5Bias) {
+            std::vector<int> bucket(static_cast<std::size_t>(nOff));
+            for (int o = 0; o < nOff; ++o)
+                bucket[static_cast<std::size_t>(o)] =
+                    t5Bucket(offsetRel[static_cast<std::size_t>(o)], !p.unidirectional, p.buckets,
+                             p.maxDistance);
+            for (int h = 0; h < H; ++h)
+                for (int o = 0; o < nOff; ++o)
+                    tab[static_cast<std::size_t>(h) * nOff + o] =
+                        static_cast<float>(w.t5Table(bucket[static_cast<std::size_t>(o)], h));
+            relIndexTensor(bucket);
+        } else {
+            const std::vector<double> slopes = alibiSlopes(H);
+            for (int h = 0; h < H; ++h)
+                for (int o = 0; o < nOff; ++o) {
+                    const double rel = -offsetRel[static_cast<std::size_t>(o)]; // i − j
+                    const double dist = p.alibiMode == AlibiMode::Causal ? rel : std::abs(rel);
+                    tab[static_cast<std::size_t>(h) * nOff + o] =
+                        static_cast<float>(-slopes[static_cast<std::size_t>(h)] * dist);
+                }
+        }
+        biasTab = g.upload(tab);
+    }
+    GLuint urpeTab = 0;
+    if (p.scheme == Scheme::URPE) {
+        std::vector<float> tab(static_cast<std::size_t>(H) * nOff);
+        for (int h = 0; h < H; ++h)
+            for (int o = 0; o < nOff; ++o)
+                tab[static_cast<std::size_t>(h) * nOff + o] = static_cast<float>(w.urpeC(h, o));
+        urpeTab = g.upload(tab);
+    }
+    GLuint shawIdxBuf = 0, shawWk = 0, shawWv = 0;
+    const int shawR = 2 * p.clip + 1;
+    if (p.scheme == Scheme::Shaw) {
+        std::vector<int> idx(static_cast<std::size_t>(nOff));
+        for (int o = 0; o < nOff; ++o)
+            idx[static_cast<std::size_t>(o)] =
+                shawIndex(0, offsetRel[static_cast<std::size_t>(o)], p.clip);
+        relIndexTensor(idx);
+        shawIdxBuf = g.upload(idx);
+        shawWk = g.upload(toFloatRowMajor(w.shawWk));
+        shawWv = g.upload(toFloatRowMajor(w.shawWv));
+    }
+    GLuint txlr = 0; // r_t = R_t W_r for every offset, [2L − 1, d]
+    if (p.scheme == Scheme::TransformerXL) {
+        RowMatrixXd R(nOff, d);
+        for (int o = 0; o < nOff; ++o) {
+            double t = -offsetRel[static_cast<std::size_t>(o)]; // i − j
+            if (p.txlClampLen > 0)
+                t = std::min(t, static_cast<double>(p.txlClampLen));
+            R.row(o) = txlRelativeSinusoid(t, d);
+        }
+        const GLuint bufR = g.upload(toFloatRowMajor(R));
+        const GLuint bufWr = g.upload(toFloatRowMajor(w.txlWr));
+        txlr = g.buffer(static_cast<std::size_t>(nOff) * d * sizeof(float));
+        GemmDesc rp;
+        rp.M = nOff;
+        rp.N = d;
+        rp.K = d;
+        rp.aRow = d;
+        rp.bRow = d;
+        rp.cRow = d;
+        g.gemm(bufR, bufWr, txlr, rp);
+    }
+    GLuint debIdx = 0, debKr = 0, debQr = 0;
+    const int debR = 2 * p.debertaSpan();
+    if (p.scheme == Scheme::DeBERTa) {
+        std::vector<int> idx(static_cast<std::size_t>(nOff));
+        for (int o = 0; o < nOff; ++o)
+            idx[static_cast<std::size_t>(o)] =
+                debertaIndex(-offsetRel[static_cast<std::size_t>(o)], p);
+        relIndexTensor(idx);
+        debIdx = g.upload(idx);
+        if (p.debertaC2P)
+            debKr = g.upload(toFloatRowMajor(w.debertaRel * w.debertaWkr));
+        if (p.debertaP2C)
+            debQr = g.upload(toFloatRowMajor(w.debertaRel * w.debertaWqr));
+    }
+    if (!g.ok())
+        return Error{g.error};
+    if (cancelled(cancel))
+        return Error{"cancelled"};
+
+    // --- Head chunks: every n×n buffer holds `hc` heads, so big n fits 32-bit indexing -----
+    const std::int64_t perHead = std::int64_t{L} * std::max(L, nOff);
+    std::int64_t limitElems = INT_MAX;
+    if (g.maxSsbo > 0)
+        limitElems = std::min<std::int64_t>(limitElems, g.maxSsbo / 4);
+    limitElems = std::min<std::int64_t>(limitElems, kChunkElems);
+    int hc = static_cast<int>(std::clamp<std::int64_t>(limitElems / perHead, 1, H));
+    if (maxHeadsPerChunk > 0)
+        hc = std::min(hc, maxHeadsPerChunk);
+    const std::size_t chunkNN = static_cast<std::size_t>(hc) * L * L * sizeof(float);
+    auto tableBuf = [&](int cols) {
+        return g.buffer(static_cast<std::size_t>(hc) * L * cols * sizeof(float));
+    };
+    std::map<std::string, GLuint> nn;
+    const GLuint content = g.buffer(chunkNN);
+    std::vector<GLuint> terms;
+    auto nnTerm = [&](const std::string& name) {
+        const GLuint b = g.buffer(chunkNN);
+        nn[name] = b;
+        return b;
+    };
+    if (biasTab)
+        terms.push_back(nnTerm("bias"));
+    const GLuint urpeC = urpeTab ? nnTerm("urpe_C") : 0;
+    GLuint shawTab = 0, txlTab = 0, c2pTab = 0, p2cTab = 0;
+    if (p.scheme == Scheme::Shaw) {
+        shawTab = tableBuf(shawR);
+        terms.push_back(nnTerm("shaw_k_term"));
+    }
+    if (p.scheme == Scheme::TransformerXL) {
+        nn["txl_ac"] = content;
+        txlTab = tableBuf(nOff);
+        terms.push_back(nnTerm("txl_bd"));
+    }
+    if (p.scheme == Scheme::DeBERTa) {
+        nn["c2c"] = content;
+        if (p.debertaC2P) {
+            c2pTab = tableBuf(debR);
+            terms.push_back(nnTerm("c2p"));
+        }
+        if (p.debertaP2C) {
+            p2cTab = tableBuf(debR);
+            terms.push_back(nnTerm("p2c"));
+        }
+    }
+    const GLuint logits = nnTerm("logits");
+    const GLuint weights = nnTerm("weights");
+    const GLuint shawBuckets = p.scheme == Scheme::Shaw ? tableBuf(shawR) : 0;
+    fw.concat = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
+    if (p.scheme == Scheme::Shaw)
+        fw.shawV = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
+    if (!g.ok())
+        return Error{g.error};
+
+    // A [L, cols] table per head of the chunk: rows · colsᵀ, rows from [H, L, d_h],
+    // cols either shared [cols, d_h] (colsBatch 0) or a head slice of [cols, d].
+    auto rowTable = [&](GLuint rows, int h0, GLuint colsBuf, int cols, bool perHeadCols,
+                        GLuint out) {
+        GemmDesc t;
+        t.M = L;
+        t.N = cols;
+        t.K = dh;
+        t.batch = hc;
+        t.aOff = h0 * L * dh;
+        t.aBatch = L * dh;
+        t.aRow = dh;
+        t.bOff = perHeadCols ? h0 * dh : 0;
+        t.bBatch = perHeadCols ? dh : 0;
+        t.bRow = 1;
+        t.bCol = perHeadCols ? d : dh;
+        t.cBatch = L * cols;
+        t.cRow = cols;
+        t.alpha = static_cast<float>(scale);
+        g.gemm(rows, colsBuf, out, t);
+    };
+
+    for (int h0 = 0; h0 < H; h0 += hc) {
+        if (cancelled(cancel))
+            return Error{"cancelled"};
+        const int hn = std::min(hc, H - h0); // heads in this chunk
+        GemmDesc qk;
+        qk.M = L;
+        qk.N = L;
+        qk.K = dh;
+        qk.batch = hn;
+        qk.aOff = h0 * L * dh;
+        qk.aBatch = L * dh;
+        qk.aRow = dh;
+        qk.bOff = h0 * L * dh;
+        qk.bBatch = L * dh;
+        qk.bRow = 1;
+        qk.bCol = dh;
+        qk.cBatch = L * L;
+        qk.cRow = L;
+        qk.alpha = static_cast<float>(scale);
+        g.gemm(queryBuf, bufK, content, qk);
+
+        std::size_t t = 0;
+        if (biasTab)
+            g.gather(biasTab, dummyIdx, terms[t++], L, hn, h0, nOff, 0, 2, 0);
+        if (urpeC)
+            g.gather(urpeTab, dummyIdx, urpeC, L, hn, h0, nOff, 0, 2, 0);
+        if (shawTab) {
+            rowTable(bufQ, h0, shawWk, shawR, false, shawTab);
+            g.gather(shawTab, shawIdxBuf, terms[t++], L, hn, 0, L * shawR, shawR, 0, 1);
+        }
+        if (txlTab) {
+            rowTable(bufQv, h0, txlr, nOff, true, txlTab);
+            g.gather(txlTab, dummyIdx, terms[t++], L, hn, 0, L * nOff, nOff, 0, 0);
+        }
+        if (c2pTab) {
+            rowTable(bufQ, h0, debKr, debR, true, c2pTab);
+            g.gather(c2pTab, debIdx, terms[t++], L, hn, 0, L * debR, debR, 0, 1);
+        }
+        if (p2cTab) {
+            rowTable(bufK, h0, debQr, debR, true, p2cTab);
+            g.gather(p2cTab, debIdx, terms[t++], L, hn, 0, L * debR, debR, 1,
+                     p.p2cConvention == P2CConvention::Code ? 1 : 2);
+        }
+
+        // Logits (terms + mask), normaliser, ⊙C.
+        const GLuint comb = g.program("combine");
+        if (!g.ok())
+            return Error{g.error};
+        g.f.UseProgram(comb);
+        g.bind({content, terms.size() > 0 ? terms[0] : content,
+                terms.size() > 1 ? terms[1] : content, logits});
+        g.seti(comb, "n", L);
+        g.seti(comb, "terms", static_cast<int>(terms.size()));
+        g.seti(comb, "causal", p.mask == MaskKind::Causal ? 1 : 0);
+        g.seti(comb, "validLen", p.validLen < 0 ? L : p.validLen);
+        g.dispatch(ceilDiv(L, 16), ceilDiv(L, 16), hn);
+        const GLuint norm = g.program("normalise");
+        if (!g.ok())
+            return Error{g.error};
+        g.f.UseProgram(norm);
+        g.bind({logits, weights, urpeC ? urpeC : logits});
+        g.seti(norm, "n", L);
+        g.seti(norm, "kind", static_cast<int>(p.norm));
+        g.seti(norm, "hasC", urpeC ? 1 : 0);
+        g.dispatch(L, hn, 1);
+
+        // weights · V (+ Shaw's value term) into the head's columns of the concat buffer.
+        GemmDesc av;
+        av.M = L;
+        av.N = dh;
+        av.K = L;
+        av.batch = hn;
+        av.aBatch = L * L;
+        av.aRow = L;
+        av.bOff = h0 * L * dh;
+        av.bBatch = L * dh;
+        av.bRow = dh;
+        av.cOff = h0 * dh;
+        av.cBatch = dh;
+        av.cRow = d;
+        if (shawBuckets) {
+            const GLuint sp = g.program("shaw_value");
+            if (!g.ok())
+                return Error{g.error};
+            g.f.UseProgram(sp);
+            g.bind({weights, shawBuckets});
+            g.seti(sp, "n", L);
+            g.seti(sp, "k", p.clip);
+            g.dispatch(ceilDiv(shawR, 16), ceilDiv(L, 16), hn);
+            GemmDesc sv;
+            sv.M = L;
+            sv.N = dh;
+            sv.K = shawR;
+            sv.batch = hn;
+            sv.aBatch = L * shawR;
+            sv.aRow = shawR;
+            sv.bRow = dh;
+            sv.cOff = h0 * dh;
+            sv.cBatch = dh;
+            sv.cRow = d;
+            g.gemm(shawBuckets, shawWv, fw.shawV, sv);  // the term itself, for the trace
+            g.gemm(shawBuckets, shawWv, fw.concat, sv); // and the start of head_out
+            av.beta = 1.0f;
+        }
+        g.gemm(weights, bufV, fw.concat, av);
+        if (!g.ok())
+            return Error{g.error};
+        sink(h0, hn, nn);
+        if (!g.ok())
+            return Error{g.error};
+    }
+
+    // --- Output projection ------------------------------------------------------------------
+    const GLuint bufWo = g.upload(toFloatRowMajor(w.W_o));
+    fw.out = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
+    GemmDesc op;
+    op.M = L;
+    op.N = d;
+    op.K = d;
+    op.aRow = d;
+    op.bRow = d;
+    op.cRow = d;
+    g.gemm(fw.concat, bufWo, fw.out, op);
+    if (!g.ok())
+        return Error{g.error};
+    return fw;
+}
+
+/** [L, d] concat layout → [H, L, d_h]. */
+static Tensor headTensor(const std::vector<float>& concat, int L, int H, int dh) {
+    std::vector<float> out(static_cast<std::size_t>(H) * L * dh);
+    const int d = H * dh;
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < L; ++i)
+            for (int c = 0; c < dh; ++c)
+                out[(static_cast<std::size_t>(h) * L + i) * dh + c] =
+                    concat[static_cast<std::size_t>(i) * d + h * dh + c];
+    return Tensor::fromVector<float>({H, L, dh}, std::move(out));
+}
+
+std::unique_ptr<GlBackend> GlBackend::create(QString* why) {
+    auto ctx = gl::Context::create();
+    if (!ctx) {
+        if (why)
+            *why = QString::fromStdString(ctx.error().message);
+        qCInfo(lcGl).noquote() << QString::fromStdString(ctx.error().message);
+        return nullptr;
+    }
+    std::unique_ptr<GlBackend> be(new GlBackend);
+    be->m_ctx = std::move(ctx.value());
+    qCInfo(lcGl).noquote() << "OpenGL context on the EGL"
+                           << QString::fromStdString(be->m_ctx->platform())
+                           << "platform:" << QString::fromStdString(be->m_ctx->renderer()) << "/"
+                           << QString::fromStdString(be->m_ctx->version());
+    return be;
+}
+
+GlBackend::~GlBackend() {
+    if (m_ctx && !m_programs.empty() && m_ctx->makeCurrent()) {
+        for (const auto& [name, prog] : m_programs)
+            m_ctx->f().DeleteProgram(prog);
+        m_ctx->doneCurrent();
+    }
+}
+
+QString GlBackend::device() const {
+    return QString::fromStdString(m_ctx->renderer());
+}
+
+void GlBackend::overrideShaderForTesting(const std::string& name, const std::string& source) {
+    m_overrides[name] = source;
+    if (auto it = m_programs.find(name); it != m_programs.end()) {
+        if (m_ctx->makeCurrent()) {
+            m_ctx->f().DeleteProgram(it->second);
+            m_ctx->doneCurrent();
+        }
+        m_programs.erase(it);
+    }
+}
+
+Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
+                                   const std::atomic<bool>* cancel) {
+    m_lastFallback.clear();
+    if (Status s = validate(p); !s)
+        return s.error();
+    if (Status s = checkWeights(p, w); !s)
+        return s.error();
+    auto fallback = [&](const std::string& reason) {
+        m_lastFallback = QString::fromStdString(reason);
+        qCWarning(lcGl).noquote() << m_lastFallback;
+        return computeTrace(p, w, cancel);
+    };
+    if (p.precision == Precision::Float64)
+        return fallback("float64 requested: the GL backend computes in float32, so the CPU "
+                        "reference computes this trace");
+    if (!m_ctx->makeCurrent())
+        return fallback("the GL context could not be made current on this thread; using the CPU");
+
+    Expected<Trace> result = Error{"unreachable"};
+    {
+        Impl g(*this);
+        const int L = p.seqLen(), H = p.heads;
+        const std::size_t perHead = static_cast<std::size_t>(L) * L;
+        std::map<std::string, std::vector<float>> nnData;
+        auto sink = [&](int h0, int count, const std::map<std::string, GLuint>& bufs) {
+            for (const auto& [name, buf] : bufs) {
+                std::vector<float>& v = nnData[name];
+                v.resize(perHead * static_cast<std::size_t>(H));
+                g.readInto(buf, perHead * static_cast<std::size_t>(count),
+                           v.data() + perHead * static_cast<std::size_t>(h0));
+            }
+        };
+        Expected<Forward> fw = runForward(g, p, w, cancel, m_maxHeadsPerChunk, sink);
+        if (fw) {
+            const int dh = fw->dh, d = fw->d;
+            std::map<std::string, Tensor> all = std::move(fw->cpu);
+            for (auto& [name, v] : nnData)
+                all[name] = Tensor::fromVector<float>({H, L, L}, std::move(v));
+            all["head_out"] =
+                headTensor(g.read<float>(fw->concat, static_cast<std::size_t>(L) * d), L, H, dh);
+            if (fw->shawV)
+                all["shaw_v_term"] =
+                    headTensor(g.read<float>(fw->shawV, static_cast<std::size_t>(L) * d), L, H, dh);
+            all["out"] = Tensor::fromVector<float>(
+                {L, d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * d));
+            if (!g.ok()) {
+                result = Error{g.error};
+            } else {
+                Trace t;
+                t.params = p;
+                t.tokens = defaultTokens(p);
+                std::string missing;
+                for (const std::string& name : traceTensorNames(p)) {
+                    auto it = all.find(name);
+                    if (it == all.end()) {
+                        missing = name;
+                        break;
+                    }
+                    t.tensors.emplace_back(name, std::move(it->second));
+                }
+                if (!missing.empty())
+                    result = Error{"the GL backend does not produce tensor " + missing};
+                else
+                    result = std::move(t);
+            }
+        } else {
+            result = fw.error();
+        }
+    }
+    m_ctx->doneCurrent();
+    if (!result && result.error().message != "cancelled")
+        return fallback("GL backend failed (" + result.error().message + "); using the CPU");
+    return result;
+}
+
+Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w, int resolution,
+                                               const std::atomic<bool>* cancel) {
+    if (Status s = validate(p); !s)
+        return s.error();
+    if (Status s = checkWeights(p, w); !s)
+        return s.error();
+    if (resolution < 1)
+        return Error{"pooled resolution must be at least 1"};
+    if (p.precision == Precision::Float64)
+        return Error{"the GL backend computes in float32 only"};
+    if (!m_ctx->makeCurrent())
+        return Error{"the GL context could not be made current on this thread"};
+    Expected<PooledTrace> result = Error{"unreachable"};
+    {
+        Impl g(*this);
+        const int L = p.seqLen(), H = p.heads, R = std::min(resolution, L);
+        PooledTrace pt;
+        pt.resolution = R;
+        const std::size_t perHead = static_cast<std::size_t>(R) * R;
+        std::vector<float> pooledLogits(perHead * static_cast<std::size_t>(H));
+        std::vector<float> pooledWeights(pooledLogits.size());
+        const GLuint dst = g.buffer(pooledLogits.size() * sizeof(float));
+        auto sink = [&](int h0, int count, const std::map<std::string, GLuint>& bufs) {
+            for (const char* name : {"logits", "weights"}) {
+                const GLuint prog = g.program("pool");
+                if (!g.ok())
+                    return;
+                g.f.UseProgram(prog);
+                g.bind({bufs.at(name), dst});
+                g.seti(prog, "n", L);
+                g.seti(prog, "R", R);
+                g.dispatch(ceilDiv(R, 16), ceilDiv(R, 16), count);
+                std::vector<float>& v =
+                    std::string(name) == "logits" ? pooledLogits : pooledWeights;
+                g.readInto(dst, perHead * static_cast<std::size_t>(count),
+                           v.data() + perHead * static_cast<std::size_t>(h0));
+            }
+        };
+        Expected<Forward> fw = runForward(g, p, w, cancel, m_maxHeadsPerChunk, sink);
+        if (fw) {
+            pt.logits = Tensor::fromVector<float>({H, R, R}, std::move(pooledLogits));
+            pt.weights = Tensor::fromVector<float>({H, R, R}, std::move(pooledWeights));
+            pt.out = Tensor::fromVector<float>(
+                {L, fw->d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * fw->d));
+            if (g.ok())
+                result = std::move(pt);
+            else
+                result = Error{g.error};
+        } else {
+            result = fw.error();
+        }
+    }
+    m_ctx->doneCurrent();
+    if (!result && result.error().message != "cancelled")
+        qCWarning(lcGl).noquote() << QString::fromStdString(result.error().message);
+    return result;
+}
+
+} // namespace pe

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * The OpenGL 4.3 compute backend. Same Trace as pe::computeTrace (float32), computed as:
+ *  - CPU (O(n·d) and smaller): E with special rows, P, X, RoPE rotation, per-offset index and
+ *    bias tables (T5 buckets, ALiBi, Shaw/DeBERTa indices, URPE c), DeBERTa's K^r/Q^r, TXL's R_t;
+ *  - GPU (fp32): Q/K/V projections, q·kᵀ per head, per-offset tables q·w_kᵀ, (q+v)·r_tᵀ,
+ *    q·K^rᵀ, k·Q^rᵀ, the gathers that turn them into n×n terms, masks, the five normalisers,
+ *    ⊙C, weights·V (+ Shaw's bucketed value term), TXL's R·W_r and the output projection.
+ * Offsets o = (j − i) + n − 1 index every per-offset table, so each relative term is one gather.
+ * The n×n stages run over chunks of heads whose buffers fit 1 GiB (and 32-bit indexing), so
+ * the pooled path reaches n where all heads' matrices would not fit at once.
+ *
+ * float64 requests, and any GL failure (shader compile/link error, out of memory, sizes beyond
+ * 32-bit indexing), fall back to the CPU reference; lastFallbackReason() says why, and the
+ * reason is logged under the category "pe.gl".
+ *
+ * The backend owns a headless EGL context; compute() makes it current on the calling thread and
+ * releases it before returning, so one backend may move between threads (one call at a time).
+ */
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "backend.h"
+
+namespace pe {
+
+namespace gl {
+class Context;
+}
+
+/** Mean-pooled heatmaps of one forward pass: [heads, R', R'] with R' = min(n, R). */
+struct PooledTrace {
+    int resolution = 0;
+    Tensor logits; ///< masked entries are skipped in a cell's mean; an all-masked cell is −inf
+    Tensor weights;
+    Tensor out; ///< [n, d], read back in full
+};
+
+class GlBackend final : public Backend {
+public:
+    /** Makes the backend, or nullptr with the one-line reason in *why. */
+    static std::unique_ptr<GlBackend> create(QString* why = nullptr);
+    ~GlBackend() override;
+
+    BackendKind kind() const override { return BackendKind::OpenGL; }
+    QString name() const override { return QStringLiteral("gl"); }
+    /** The GL renderer string, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)". */
+    QString device() const override;
+    Expected<Trace> compute(const Params& p, const Weights& w,
+                            const std::atomic<bool>* cancel = nullptr) override;
+
+    /**
+     * Runs the forward pass on the GPU and reads back only the logits and weights mean-pooled
+     * to at most R×R per head (plus `out`): the path for n too large to read n×n matrices back.
+     * No CPU fallback: errors are returned.
+     */
+    Expected<PooledTrace> computePooled(const Params& p, const Weights& w, int resolution,
+                                        const std::atomic<bool>* cancel = nullptr);
+
+    /** Why the last compute() used the CPU reference; empty when it ran on the GPU. */
+    QString lastFallbackReason() const { return m_lastFallback; }
+
+    /** Replaces a shader's source (by file stem, e.g. "gemm") before its first use: for tests. */
+    void overrideShaderForTesting(const std::string& name, const std::string& source);
+
+    /** Caps the heads per GPU chunk (0 = as many as fit): lets tests exercise chunking. */
+    void setMaxHeadsPerChunkForTesting(int heads) { m_maxHeadsPerChunk = heads; }
+
+    /** Treats every GPU allocation above `bytes` as GL_OUT_OF_MEMORY (0 = off): for tests. */
+    void simulateOutOfMemoryAboveForTesting(std::size_t bytes) { m_oomAboveForTesting = bytes; }
+
+    /**
+     * The matrix-product kernel: Tiled (shared-memory tiles, register blocking, vec4 loads) or
+     * Direct (no shared memory; faster on CPU rasterisers). Auto picks Direct on llvmpipe.
+     */
+    enum class GemmKernel { Auto, Tiled, Direct };
+    void setGemmKernel(GemmKernel k) { m_gemmKernel = k; }
+
+    struct Impl;
+
+private:
+    GlBackend() = default;
+    std::unique_ptr<gl::Context> m_ctx;
+    std::map<std::string, unsigned> m_programs;
+    std::map<std::string, std::string> m_overrides;
+    QString m_lastFallback;
+    int m_maxHeadsPerChunk = 0;
+    std::size_t m_oomAboveForTesting = 0;
+    GemmKernel m_gemmKernel = GemmKernel::Auto;
+};
+
+} // namespace pe

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+#include "gl_context.h"
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace pe::gl {
+
+bool Functions::load(std::string* missing) {
+#define PE_GL_LOAD(type, name)                                                                     \
+    name = reinterpret_cast<type>(eglGetProcAddress("gl" #name));                                  \
+    if (!name) {                                                                                   \
+        if (missing)                                                                               \
+            *missing = "gl" #name;                                                                 \
+        return false;                                                                              \
+    }
+    PE_GL_FUNCTIONS(PE_GL_LOAD)
+#undef PE_GL_LOAD
+    return true;
+}
+
+namespace {
+
+std::string eglErrorName(EGLint e) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "EGL error 0x%04x", static_cast<unsigned>(e));
+    return buf;
+}
+
+bool hasExtension(const char* list, const char* name) {
+    if (!list)
+        return false;
+    const std::size_t len = std::strlen(name);
+    for (const char* p = list; (p = std::strstr(p, name)) != nullptr; p += len) {
+        if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+struct Candidate {
+    EGLDisplay display;
+    std::string platform;
+};
+
+std::vector<Candidate> candidateDisplays() {
+    std::vector<Candidate> out;
+    const char* clientExts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    auto getPlatformDisplay = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
+        eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    if (getPlatformDisplay && hasExtension(clientExts, "EGL_EXT_platform_device")) {
+        auto queryDevices =
+            reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+        EGLDeviceEXT devices[16];
+        EGLint count = 0;
+        if (queryDevices && queryDevices(16, devices, &count) && count > 0) {
+            for (EGLint i = 0; i < count; ++i) {
+                EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+                if (d != EGL_NO_DISPLAY)
+                    out.push_back({d, "device"});
+            }
+        }
+    }
+    if (getPlatformDisplay && hasExtension(clientExts, "EGL_MESA_platform_surfaceless")) {
+        EGLDisplay d =
+            getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+        if (d != EGL_NO_DISPLAY)
+            out.push_back({d, "surfaceless"});
+    }
+    EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
+    if (d != EGL_NO_DISPLAY)
+        out.push_back({d, "default"});
+    return out;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Context>> Context::create() {
+    std::string why = "no EGL display";
+    for (const Candidate& c : candidateDisplays()) {
+        EGLint major = 0, minor = 0;
+        if (!eglInitialize(c.display, &major, &minor)) {
+            why = c.platform + " platform: eglInitialize failed (" + eglErrorName(eglGetError()) +
+                  ")";
+            continue;
+        }
+        const char* exts = eglQueryString(c.display, EGL_EXTENSIONS);
+        if (!hasExtension(exts, "EGL_KHR_surfaceless_context") ||
+            !hasExtension(exts, "EGL_KHR_no_config_context")) {
+            why = c.platform + " platform: no EGL_KHR_surfaceless_context/no_config_context";
+            eglTerminate(c.display);
+            continue;
+        }
+        if (!eglBindAPI(EGL_OPENGL_API)) {
+            why = c.platform + " platform: desktop OpenGL not supported by EGL";
+            eglTerminate(c.display);
+            continue;
+        }
+        const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                  4,
+                                  EGL_CONTEXT_MINOR_VERSION,
+                                  3,
+                                  EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                  EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                  EGL_NONE};
+        EGLContext ctx = eglCreateContext(c.display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
+        if (ctx == EGL_NO_CONTEXT) {
+            why = c.platform + " platform: no OpenGL 4.3 core context (" +
+                  eglErrorName(eglGetError()) + ")";
+            eglTerminate(c.display);
+            continue;
+        }
+        if (!eglMakeCurrent(c.display, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+            why = c.platform + " platform: eglMakeCurrent failed (" + eglErrorName(eglGetError()) +
+                  ")";
+            eglDestroyContext(c.display, ctx);
+            eglTerminate(c.display);
+            continue;
+        }
+        std::unique_ptr<Context> out(new Context);
+        out->m_display = c.display;
+        out->m_context = ctx;
+        out->m_platform = c.platform;
+        std::string missing;
+        if (!out->m_f.load(&missing)) {
+            out->doneCurrent();
+            return Error{"OpenGL entry point " + missing + " is missing"};
+        }
+        auto str = [&](GLenum e) {
+            const GLubyte* s = out->m_f.GetString(e);
+            return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
+        };
+        out->m_renderer = str(GL_RENDERER);
+        out->m_version = str(GL_VERSION);
+        GLint glMajor = 0, glMinor = 0;
+        out->m_f.GetIntegerv(GL_MAJOR_VERSION, &glMajor);
+        out->m_f.GetIntegerv(GL_MINOR_VERSION, &glMinor);
+        out->doneCurrent();
+        if (glMajor * 10 + glMinor < 43)
+            return Error{"OpenGL " + out->m_version + " is older than 4.3 (no compute shaders)"};
+        return out;
+    }
+    return Error{"no OpenGL 4.3 context could be made: " + why};
+}
+
+Context::~Context() {
+    if (m_display) {
+        eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+        if (m_context)
+            eglDestroyContext(m_display, m_context);
+        // The display is shared process-wide by EGL; terminating it would pull it from under
+        // any other context on the same display, so it is left initialised.
+    }
+}
+
+bool Context::makeCurrent() {
+    // The bound API is per thread: a worker thread starts with OpenGL ES bound.
+    eglBindAPI(EGL_OPENGL_API);
+    return eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, m_context) == EGL_TRUE;
+}
+
+void Context::doneCurrent() {
+    eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
+} // namespace pe::gl

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: MIT
+// The GL backend against the CPU reference, on whatever GL 4.3 implementation EGL offers
+// (Mesa llvmpipe in CI). Tolerance for float tensors: max |gl − ref| ≤ 1e-4 · (1 + max |ref|),
+// per tensor; int tensors (rel_index) exactly equal. Skips only when no GL 4.3 context exists.
+
+#include <QtTest>
+
+#include <cmath>
+#include <memory>
+#include <thread>
+
+#include "backend.h"
+#include "gl_backend.h"
+#include "trace.h"
+#include "weights.h"
+
+using namespace pe;
+
+Q_DECLARE_METATYPE(pe::Params)
+
+namespace {
+
+constexpr double kRelTol = 1e-4;
+
+/** Empty string when every tensor matches; else the first mismatch, named. */
+QString compareTraces(const Trace& gl, const Trace& ref, double relTol = kRelTol) {
+    if (gl.tensors.size() != ref.tensors.size())
+        return QStringLiteral("tensor count %1 vs %2")
+            .arg(gl.tensors.size())
+            .arg(ref.tensors.size());
+    for (std::size_t t = 0; t < ref.tensors.size(); ++t) {
+        const auto& [name, r] = ref.tensors[t];
+        const auto& [gname, g] = gl.tensors[t];
+        const QString qn = QString::fromStdString(name);
+        if (gname != name)
+            return QStringLiteral("tensor %1 is %2 in the GL trace")
+                .arg(qn, QString::fromStdString(gname));
+        if (g.shape() != r.shape() || g.dtype() != r.dtype())
+            return QStringLiteral("%1: shape/dtype %2 vs %3")
+                .arg(qn, QString::fromStdString(g.shapeString()),
+                     QString::fromStdString(r.shapeString()));
+        double maxRef = 0, maxDiff = 0;
+        std::int64_t worst = -1;
+        for (std::int64_t e = 0; e < r.size(); ++e) {
+            const double a = g.at(e), b = r.at(e);
+            if (std::isinf(b) || std::isinf(a)) {
+                if (a != b)
+                    return QStringLiteral("%1[%2]: %3 vs %4").arg(qn).arg(e).arg(a).arg(b);
+                continue;
+            }
+            if (std::isnan(a) != std::isnan(b))
+                return QStringLiteral("%1[%2]: %3 vs %4").arg(qn).arg(e).arg(a).arg(b);
+            maxRef = std::max(maxRef, std::abs(b));
+            if (std::abs(a - b) > maxDiff) {
+                maxDiff = std::abs(a - b);
+                worst = e;
+            }
+        }
+        const double tol = r.dtype() == DType::I32 ? 0.0 : relTol * (1 + maxRef);
+        if (maxDiff > tol)
+            return QStringLiteral("%1: max diff %2 at %3 (gl %4, ref %5) exceeds %6")
+                .arg(qn)
+                .arg(maxDiff)
+                .arg(worst)
+                .arg(g.at(worst))
+                .arg(r.at(worst))
+                .arg(tol);
+    }
+    return {};
+}
+
+Params base(Scheme s, int n = 21, int d = 32, int heads = 4) {
+    Params p;
+    p.scheme = s;
+    p.n = n;
+    p.d = d;
+    p.heads = heads;
+    p.seed = 7;
+    return p;
+}
+
+} // namespace
+
+class TstGlBackend : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void matchesReference_data();
+    void matchesReference();
+    void float64FallsBackToCpu();
+    void shaderErrorFallsBackToCpu();
+    void outOfMemoryFallsBackToCpu();
+    void pooledReadBack();
+    void factoryReturnsGl();
+    void cancelledRunReturnsCancelled();
+    void runsOnAnotherThread();
+    void beyondIndexingLimitIsReported();
+
+private:
+    std::unique_ptr<GlBackend> m_gl;
+    QString m_why;
+};
+
+void TstGlBackend::initTestCase() {
+    m_gl = GlBackend::create(&m_why);
+    if (!m_gl)
+        QSKIP(qPrintable(QStringLiteral("no OpenGL 4.3 context: ") + m_why));
+    qInfo().noquote() << "GL device:" << m_gl->device();
+}
+
+void TstGlBackend::matchesReference_data() {
+    QTest::addColumn<Params>("params");
+    auto row = [](const char* name, Params p) { QTest::newRow(name) << p; };
+
+    row("none softmax", base(Scheme::None));
+    {
+        Params p = base(Scheme::None, 70, 24, 3); // crosses the 64-wide tiles
+        p.norm = Normaliser::L2;
+        p.mask = MaskKind::Causal;
+        row("none l2 causal n70", p);
+    }
+    {
+        Params p = base(Scheme::Sinusoidal);
+        p.norm = Normaliser::Exp;
+        row("sinusoidal exp", p);
+    }
+    {
+        Params p = base(Scheme::Sinusoidal);
+        p.layout = SinLayout::T2T;
+        p.cls = true;
+        p.sep = true;
+        p.validLen = 15;
+        row("sinusoidal t2t cls sep valid", p);
+    }
+    {
+        Params p = base(Scheme::Learned);
+        p.mask = MaskKind::Causal;
+        p.learnedRows = 40;
+        row("learned causal", p);
+    }
+    {
+        Params p = base(Scheme::Shaw);
+        p.clip = 3;
+        row("shaw k3", p);
+    }
+    {
+        Params p = base(Scheme::Shaw);
+        p.clip = 2;
+        p.norm = Normaliser::Relu2;
+        p.mask = MaskKind::Causal;
+        row("shaw relu2 causal", p);
+    }
+    {
+        Params p = base(Scheme::Shaw);
+        p.clip = 40; // wider than the sequence
+        p.norm = Normaliser::Relu2Visible;
+        p.validLen = 10;
+        row("shaw wide relu2_visible valid", p);
+    }
+    {
+        Params p = base(Scheme::TransformerXL);
+        p.mask = MaskKind::Causal;
+        row("txl causal", p);
+    }
+    {
+        Params p = base(Scheme::TransformerXL);
+        p.txlClampLen = 4;
+        p.norm = Normaliser::L2;
+        row("txl clamp l2", p);
+    }
+    row("t5", base(Scheme::T5));
+    {
+        Params p = base(Scheme::T5);
+        p.unidirectional = true;
+        p.mask = MaskKind::Causal;
+        p.buckets = 8;
+        p.maxDistance = 16;
+        p.norm = Normaliser::Relu2Visible;
+        row("t5 uni causal relu2_visible", p);
+    }
+    row("deberta", base(Scheme::DeBERTa));
+    {
+        Params p = base(Scheme::DeBERTa);
+        p.p2cConvention = P2CConvention::Paper;
+        p.clip = 5;
+        p.mask = MaskKind::Causal;
+        row("deberta paper k5 causal", p);
+    }
+    {
+        Params p = base(Scheme::DeBERTa);
+        p.debertaP2C = false;
+        p.debertaLogBuckets = true;
+        p.debertaBuckets = 8;
+        p.debertaMaxPosition = 16;
+        p.norm = Normaliser::Exp;
+        row("deberta c2p log buckets exp", p);
+    }
+    {
+        Params p = base(Scheme::DeBERTa);
+        p.debertaC2P = false;
+        row("deberta p2c only", p);
+    }
+    row("rope", base(Scheme::RoPE));
+    {
+        Params p = base(Scheme::RoPE);
+        p.ropeConvention = RopeConvention::Half;
+        p.ropeDims = 4;
+        p.cls = true;
+        row("rope half partial cls", p);
+    }
+    row("alibi symmetric", base(Scheme::ALiBi));
+    {
+        Params p = base(Scheme::ALiBi, 21, 48, 6);
+        p.alibiMode = AlibiMode::Causal;
+        p.mask = MaskKind::Causal;
+        p.norm = Normaliser::Exp;
+        row("alibi causal h6 exp", p);
+    }
+    row("urpe", base(Scheme::URPE));
+    {
+        Params p = base(Scheme::URPE);
+        p.urpeBias = UrpeBias::T5;
+        p.mask = MaskKind::Causal;
+        p.sep = true;
+        row("urpe t5 causal sep", p);
+    }
+}
+
+void TstGlBackend::matchesReference() {
+    QFETCH(Params, params);
+    QVERIFY2(validate(params).ok(), validate(params).error().message.c_str());
+    Weights w;
+    completeWeights(params, w);
+    const Expected<Trace> ref = computeTrace(params, w);
+    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().message.c_str());
+    const Expected<Trace> gl = m_gl->compute(params, w);
+    QVERIFY2(gl.ok(), gl.ok() ? "" : gl.error().message.c_str());
+    // It must really have run on the GPU, not through the fallback.
+    QVERIFY2(m_gl->lastFallbackReason().isEmpty(), qPrintable(m_gl->lastFallbackReason()));
+    const QString diff = compareTraces(*gl, *ref);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QCOMPARE(gl->tokens, ref->tokens);
+
+    // Again with the n×n stages split into uneven chunks of heads (3 + 1 for 4 heads), on the
+    // tiled product kernel (Auto picks the direct one on llvmpipe)...
+    m_gl->setMaxHeadsPerChunkForTesting(3);
+    m_gl->setGemmKernel(GlBackend::GemmKernel::Tiled);
+    const Expected<Trace> chunked = m_gl->compute(params, w);
+    m_gl->setMaxHeadsPerChunkForTesting(0);
+    m_gl->setGemmKernel(GlBackend::GemmKernel::Direct);
+    const Expected<Trace> direct = m_gl->compute(params, w);
+    m_gl->setGemmKernel(GlBackend::GemmKernel::Auto);
+    QVERIFY2(chunked.ok(), chunked.ok() ? "" : chunked.error().message.c_str());
+    QVERIFY2(m_gl->lastFallbackReason().isEmpty(), qPrintable(m_gl->lastFallbackReason()));
+    const QString chunkDiff = compareTraces(*chunked, *ref);
+    QVERIFY2(chunkDiff.isEmpty(), qPrintable(QStringLiteral("chunked, tiled: ") + chunkDiff));
+    // ... and on the direct kernel (the one Auto picks on GPUs is the tiled one).
+    QVERIFY2(direct.ok(), direct.ok() ? "" : direct.error().message.c_str());
+    const QString directDiff = compareTraces(*direct, *ref);
+    QVERIFY2(directDiff.isEmpty(), qPrintable(QStringLiteral("direct: ") + directDiff));
+}
+
+void TstGlBackend::float64FallsBackToCpu() {
+    Params p = base(Scheme::T5);
+    p.precision = Precision::Float64;
+    Weights w;
+    completeWeights(p, w);
+    const Expected<Trace> gl = m_gl->compute(p, w);
+    QVERIFY(gl.ok());
+    QVERIFY(m_gl->lastFallbackReason().contains(QLatin1String("float64")));
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    QVERIFY(gl->find("logits")->dtype() == DType::F64);
+    const QString diff = compareTraces(*gl, *ref, 0.0);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+void TstGlBackend::shaderErrorFallsBackToCpu() {
+    QString why;
+    auto gl = GlBackend::create(&why);
+    QVERIFY2(gl, qPrintable(why));
+    gl->overrideShaderForTesting("normalise", "#version 430\nthis is not glsl;\n");
+    Params p = base(Scheme::ALiBi);
+    Weights w;
+    completeWeights(p, w);
+    const Expected<Trace> out = gl->compute(p, w);
+    QVERIFY(out.ok());
+    QVERIFY2(gl->lastFallbackReason().contains(QLatin1String("normalise.comp failed to compile")),
+             qPrintable(gl->lastFallbackReason()));
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    QVERIFY(compareTraces(*out, *ref, 0.0).isEmpty());
+    // The pooled path reports instead of falling back.
+    const Expected<PooledTrace> pooled = gl->computePooled(p, w, 8);
+    QVERIFY(!pooled.ok());
+    QVERIFY(QString::fromStdString(pooled.error().message).contains(QLatin1String("normalise")));
+}
+
+void TstGlBackend::outOfMemoryFallsBackToCpu() {
+    Params p = base(Scheme::DeBERTa);
+    Weights w;
+    completeWeights(p, w);
+    // An n×n chunk buffer is 4·21²·4 bytes; small tables stay below the threshold.
+    m_gl->simulateOutOfMemoryAboveForTesting(4000);
+    const Expected<Trace> out = m_gl->compute(p, w);
+    const QString reason = m_gl->lastFallbackReason();
+    const Expected<PooledTrace> pooled = m_gl->computePooled(p, w, 4);
+    m_gl->simulateOutOfMemoryAboveForTesting(0);
+    QVERIFY(out.ok());
+    QVERIFY2(reason.contains(QLatin1String("out of GPU memory allocating")), qPrintable(reason));
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    QVERIFY(compareTraces(*out, *ref, 0.0).isEmpty());
+    QVERIFY(!pooled.ok());
+    QVERIFY(QString::fromStdString(pooled.error().message)
+                .contains(QLatin1String("out of GPU memory")));
+    // And the backend still works afterwards.
+    const Expected<Trace> again = m_gl->compute(p, w);
+    QVERIFY(again.ok());
+    QVERIFY(m_gl->lastFallbackReason().isEmpty());
+}
+
+void TstGlBackend::pooledReadBack() {
+    Params p = base(Scheme::T5, 45, 16, 2);
+    p.mask = MaskKind::Causal;
+    Weights w;
+    completeWeights(p, w);
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    const int R = 8;
+    m_gl->setMaxHeadsPerChunkForTesting(1); // one head per chunk: pooled results are stitched
+    const Expected<PooledTrace> pooled = m_gl->computePooled(p, w, R);
+    m_gl->setMaxHeadsPerChunkForTesting(0);
+    QVERIFY2(pooled.ok(), pooled.ok() ? "" : pooled.error().message.c_str());
+    QCOMPARE(pooled->resolution, R);
+    QCOMPARE(pooled->weights.shape(), (std::vector<std::int64_t>{2, R, R}));
+    const int n = p.seqLen();
+    for (const char* name : {"logits", "weights"}) {
+        const Tensor& full = *ref->find(name);
+        const Tensor& got = std::string(name) == "logits" ? pooled->logits : pooled->weights;
+        for (int h = 0; h < 2; ++h)
+            for (int u = 0; u < R; ++u)
+                for (int v = 0; v < R; ++v) {
+                    double s = 0;
+                    int cnt = 0;
+                    for (int i = u * n / R; i < (u + 1) * n / R; ++i)
+                        for (int j = v * n / R; j < (v + 1) * n / R; ++j) {
+                            const double x = full.at((std::int64_t{h} * n + i) * n + j);
+                            if (!std::isinf(x)) {
+                                s += x;
+                                ++cnt;
+                            }
+                        }
+                    const double g = got.at((std::int64_t{h} * R + u) * R + v);
+                    if (cnt == 0) {
+                        QVERIFY(std::isinf(g) && g < 0);
+                    } else {
+                        const double want = s / cnt;
+                        QVERIFY2(std::abs(g - want) <= 1e-4 * (1 + std::abs(want)),
+                                 qPrintable(QStringLiteral("%1 h%2 (%3,%4): %5 vs %6")
+                                                .arg(QLatin1String(name))
+                                                .arg(h)
+                                                .arg(u)
+                                                .arg(v)
+                                                .arg(g)
+                                                .arg(want)));
+                    }
+                }
+    }
+    QVERIFY(compareTraces(*ref, *ref).isEmpty());
+}
+
+void TstGlBackend::factoryReturnsGl() {
+    QString reason;
+    auto be = createBackend(BackendKind::OpenGL, &reason);
+    QVERIFY(be);
+    QCOMPARE(be->kind(), BackendKind::OpenGL);
+    QVERIFY2(reason.isEmpty(), qPrintable(reason));
+    QCOMPARE(be->name(), QStringLiteral("gl"));
+    QVERIFY(!be->device().isEmpty());
+}
+
+void TstGlBackend::cancelledRunReturnsCancelled() {
+    Params p = base(Scheme::Shaw);
+    Weights w;
+    completeWeights(p, w);
+    const std::atomic<bool> cancel{true};
+    const Expected<Trace> out = m_gl->compute(p, w, &cancel);
+    QVERIFY(!out.ok());
+    QCOMPARE(QString::fromStdString(out.error().message), QStringLiteral("cancelled"));
+    QVERIFY(m_gl->lastFallbackReason().isEmpty()); // a cancel is not a failure
+}
+
+void TstGlBackend::runsOnAnotherThread() {
+    // The backend makes its context current on whichever thread calls compute().
+    Params p = base(Scheme::RoPE);
+    Weights w;
+    completeWeights(p, w);
+    Expected<Trace> gl = Error{"not run"};
+    QString fallback;
+    std::thread worker([&] {
+        gl = m_gl->compute(p, w);
+        fallback = m_gl->lastFallbackReason();
+    });
+    worker.join();
+    QVERIFY2(gl.ok(), gl.ok() ? "" : gl.error().message.c_str());
+    QVERIFY2(fallback.isEmpty(), qPrintable(fallback));
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    const QString diff = compareTraces(*gl, *ref);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+void TstGlBackend::beyondIndexingLimitIsReported() {
+    // 46341² > 2³¹ − 1: the pooled path must refuse with a clear message before allocating.
+    Params p = base(Scheme::None, 46341, 4, 1);
+    QVERIFY(validate(p).ok());
+    Weights w;
+    completeWeights(p, w);
+    const Expected<PooledTrace> out = m_gl->computePooled(p, w, 64);
+    QVERIFY(!out.ok());
+    QVERIFY2(QString::fromStdString(out.error().message).contains(QLatin1String("32-bit")),
+             out.error().message.c_str());
+}
+
+QTEST_GUILESS_MAIN(TstGlBackend)
+#include "tst_gl_backend.moc"
