@@ -757,15 +757,15 @@ std::unique_ptr<GlBackend> GlBackend::create(QString* why) {
     if (!ctx) {
         if (why)
             *why = QString::fromStdString(ctx.error().message);
-        qCInfo(lcGl).noquote() << QString::fromStdString(ctx.error().message);
+        qCDebug(lcGl).noquote() << QString::fromStdString(ctx.error().message);
         return nullptr;
     }
     std::unique_ptr<GlBackend> be(new GlBackend);
     be->m_ctx = std::move(ctx.value());
-    qCInfo(lcGl).noquote() << "OpenGL context on the EGL"
-                           << QString::fromStdString(be->m_ctx->platform())
-                           << "platform:" << QString::fromStdString(be->m_ctx->renderer()) << "/"
-                           << QString::fromStdString(be->m_ctx->version());
+    qCDebug(lcGl).noquote() << "OpenGL context on the EGL"
+                            << QString::fromStdString(be->m_ctx->platform())
+                            << "platform:" << QString::fromStdString(be->m_ctx->renderer()) << "/"
+                            << QString::fromStdString(be->m_ctx->version());
     return be;
 }
 
