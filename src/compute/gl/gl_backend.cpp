@@ -18,7 +18,8 @@
 #include <map>
 #include <vector>
 
-Q_LOGGING_CATEGORY(lcGl, "pe.gl")
+// Debug messages (context creation) are off unless QT_LOGGING_RULES="pe.gl.debug=true".
+Q_LOGGING_CATEGORY(lcGl, "pe.gl", QtInfoMsg)
 
 namespace pe {
 
