@@ -147,7 +147,9 @@ Params toParams(const TraceOptions& o) {
     p.norm = parseEnum("--norm", o.norm, normaliserFromString, allNormalisers());
     p.mask = parseEnum("--mask", o.mask, maskFromString,
                        std::vector<MaskKind>{MaskKind::None, MaskKind::Causal});
-    p.validLen = o.validLen;
+    if (o.validLenGiven && o.validLen < 0)
+        throw Failure{"--valid-len must be >= 0, got " + std::to_string(o.validLen)};
+    p.validLen = o.validLenGiven ? o.validLen : -1;
     p.clip = o.clip;
     p.base = o.base;
     p.layout = parseEnum(
@@ -469,9 +471,9 @@ CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
     t->add_option("--norm", o.norm, "softmax, exp, l2, relu2, relu2_visible")
         ->capture_default_str();
     t->add_option("--mask", o.mask, "none or causal")->capture_default_str();
-    t->add_option(
-        "--valid-len", o.validLen,
-        "keys at positions >= L are padding (special tokens counted); default: all valid");
+    t->add_option("--valid-len", o.validLen,
+                  "keys at positions >= L are padding (special tokens counted); default: all valid")
+        ->each([&o](const std::string&) { o.validLenGiven = true; });
     t->add_option("--clip", o.clip, "Shaw clip distance k; DeBERTa span k (v1)")
         ->capture_default_str();
     t->add_option("--base", o.base, "sinusoidal and RoPE base")->capture_default_str();

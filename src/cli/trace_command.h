@@ -23,6 +23,7 @@ struct TraceOptions {
     std::string norm = "softmax";
     std::string mask = "none";
     int validLen = -1;
+    bool validLenGiven = false; ///< set when --valid-len appears on the command line
     int clip = 16;
     double base = 10000;
     std::string layout = "interleaved";

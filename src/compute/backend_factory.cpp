@@ -1,19 +1,36 @@
 // SPDX-License-Identifier: MIT
 #include "backend.h"
 
+#ifdef PE_HAVE_FAST_CPU
+#include "cpu_fast_backend.h"
+#endif
 #ifdef PE_HAVE_GL_BACKEND
 #include "gl_backend.h"
 #endif
 
 namespace pe {
 
+namespace {
+
+/** The best CPU engine built: the fast one where present, else the reference. */
+std::unique_ptr<Backend> bestCpuBackend() {
+#ifdef PE_HAVE_FAST_CPU
+    return std::make_unique<CpuFastBackend>();
+#else
+    return std::make_unique<CpuReferenceBackend>();
+#endif
+}
+
+} // namespace
+
 std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason) {
     if (fallbackReason)
         fallbackReason->clear();
     switch (kind) {
     case BackendKind::CpuReference:
-    case BackendKind::CpuFast:
         return std::make_unique<CpuReferenceBackend>();
+    case BackendKind::CpuFast:
+        return bestCpuBackend();
     case BackendKind::OpenGL: {
 #ifdef PE_HAVE_GL_BACKEND
         QString why;
@@ -25,10 +42,10 @@ std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason
         if (fallbackReason)
             *fallbackReason = QStringLiteral("the OpenGL backend is not built; using the CPU");
 #endif
-        return std::make_unique<CpuReferenceBackend>();
+        return bestCpuBackend();
     }
     }
-    return std::make_unique<CpuReferenceBackend>();
+    return bestCpuBackend();
 }
 
 } // namespace pe

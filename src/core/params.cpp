@@ -147,8 +147,7 @@ bool hasRelIndex(const Params& p) {
 }
 
 bool hasBias(const Params& p) {
-    return p.scheme == Scheme::T5 || p.scheme == Scheme::ALiBi ||
-           (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+    return p.scheme == Scheme::T5 || p.scheme == Scheme::ALiBi;
 }
 
 Status validate(const Params& p) {

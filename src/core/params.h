@@ -67,7 +67,7 @@ struct Params {
     bool debertaC2P = true;
     bool debertaP2C = true;
     P2CConvention p2cConvention = P2CConvention::Code;
-    bool debertaLogBuckets = false; ///< v2/v3 log buckets (span = debertaBuckets/2... see SPEC §6)
+    bool debertaLogBuckets = false; ///< v2/v3 log buckets, span = position_buckets (SPEC §6)
     int debertaBuckets = 256;       ///< position_buckets (v2/v3)
     int debertaMaxPosition = 512;   ///< max_relative_positions (v2/v3)
 
@@ -86,8 +86,8 @@ struct Params {
     int headDim() const { return heads > 0 ? d / heads : 0; }
     /** Number of DeBERTa position terms (c2p, p2c) in force. */
     int debertaTerms() const { return (debertaC2P ? 1 : 0) + (debertaP2C ? 1 : 0); }
-    /** DeBERTa relative span: k (v1) or position_buckets/2 (v2/v3, SPEC §6). */
-    int debertaSpan() const { return debertaLogBuckets ? debertaBuckets / 2 : clip; }
+    /** DeBERTa relative span: k (v1) or position_buckets (v2/v3: pos_ebd_size, SPEC §6). */
+    int debertaSpan() const { return debertaLogBuckets ? debertaBuckets : clip; }
 
     bool operator==(const Params&) const = default;
 };
@@ -99,7 +99,7 @@ Status validate(const Params& p);
 bool isAbsolute(Scheme s);
 /** True for schemes that produce a relative index matrix (rel_index). */
 bool hasRelIndex(const Params& p);
-/** True for schemes that produce an additive per-head bias (bias). */
+/** True for schemes whose trace writes the additive per-head bias (t5, alibi; SPEC-trace). */
 bool hasBias(const Params& p);
 
 // Names as the CLI and session files spell them, and back.

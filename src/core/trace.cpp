@@ -294,8 +294,8 @@ Expected<Trace> forward(const Params& p, const Weights& w, const Eigen::MatrixXd
         case Scheme::URPE:
         case Scheme::ALiBi: {
             S = p.scheme == Scheme::T5 ? content : MatR<T>(content * T(invSqrtDh));
-            if (biasT) {
-                MapR<T> b = nnMap(*biasT, h);
+            if (p.scheme == Scheme::ALiBi || t5Bias) {
+                // Written to `bias` for t5 and alibi; URPE's optional T5 bias is only added.
                 for (int i = 0; i < N; ++i)
                     for (int j = 0; j < N; ++j) {
                         double bv;
@@ -304,9 +304,10 @@ Expected<Trace> forward(const Params& p, const Weights& w, const Eigen::MatrixXd
                                                                      : -slopes[h] * (i - j);
                         else
                             bv = w.t5Table(ri[static_cast<std::ptrdiff_t>(i) * N + j], h);
-                        b(i, j) = T(bv);
+                        S(i, j) += T(bv);
+                        if (biasT)
+                            nnMap(*biasT, h)(i, j) = T(bv);
                     }
-                S += b;
             }
             break;
         }

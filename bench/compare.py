@@ -1,0 +1,253 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Runs the same full forward passes through pe-bench-cpu (the fast CPU engine), numpy and
+torch, and prints a ratio table.
+
+Each forward is faithful to the trace: projections, per-head logits with the scheme's
+bias/position term, mask (none), softmax, weights·V (plus Shaw's value term), output
+projection; every head's n×n logits and weights are materialised (as is T5/ALiBi's bias).
+Use Debian's /usr/bin/python3: with libopenblas0-pthread installed numpy and torch use OpenBLAS.
+
+    /usr/bin/python3 bench/compare.py [--bench build/dev/bench/cpu/pe-bench-cpu]
+        [--n 2048,4096] [--schemes none,t5,shaw,alibi] [--repeat 3] [--d 512] [--heads 8]
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+try:
+    import torch
+
+    torch.set_num_threads(os.cpu_count() or 1)
+except ImportError:  # torch is optional
+    torch = None
+
+
+def t5_bucket(rel, num_buckets=32, max_distance=128):
+    """Bidirectional Mesh-TF bucket of rel = j − i, evaluated in float32 (SPEC §5)."""
+    n = -rel
+    half = num_buckets // 2
+    ret = (n < 0).astype(np.int64) * half
+    n = np.abs(n)
+    max_exact = half // 2
+    is_small = n < max_exact
+    nf = np.maximum(n, 1).astype(np.float32)
+    val = max_exact + (np.log(nf / np.float32(max_exact)) / np.float32(math.log(max_distance / max_exact))
+                       * np.float32(half - max_exact)).astype(np.int64)
+    val = np.minimum(val, half - 1)
+    return ret + np.where(is_small, n, val)
+
+
+def alibi_slopes(h):
+    def pow2(c):
+        s = 2.0 ** (-8.0 / c)
+        return [s * s ** k for k in range(c)]
+    if math.log2(h).is_integer():
+        return pow2(h)
+    c = 2 ** int(math.floor(math.log2(h)))
+    return pow2(c) + pow2(2 * c)[0::2][: h - c]
+
+
+def make_inputs(n, d, h, scheme, clip, rng):
+    f = np.float32
+    inp = {
+        "E": rng.standard_normal((n, d)).astype(f),
+        "Wq": (rng.standard_normal((d, d)) / math.sqrt(d)).astype(f),
+        "Wk": (rng.standard_normal((d, d)) / math.sqrt(d)).astype(f),
+        "Wv": (rng.standard_normal((d, d)) / math.sqrt(d)).astype(f),
+        "Wo": (rng.standard_normal((d, d)) / math.sqrt(d)).astype(f),
+    }
+    i = np.arange(n)[:, None]
+    j = np.arange(n)[None, :]
+    rel = j - i
+    if scheme == "t5":
+        inp["bucket"] = t5_bucket(rel)  # cached, as T5 implementations do
+        inp["table"] = rng.standard_normal((32, h)).astype(f)
+    if scheme == "shaw":
+        inp["idx"] = (np.clip(rel, -clip, clip) + clip).astype(np.int64)
+        inp["wk"] = rng.standard_normal((2 * clip + 1, d // h)).astype(f)
+        inp["wv"] = rng.standard_normal((2 * clip + 1, d // h)).astype(f)
+    if scheme == "alibi":
+        inp["absrel"] = np.abs(rel).astype(f)
+        inp["slopes"] = np.array(alibi_slopes(h), dtype=f)
+    return inp
+
+
+def forward_numpy(inp, n, d, h, scheme, clip):
+    dh = d // h
+    X = inp["E"]
+    Q = (X @ inp["Wq"]).reshape(n, h, dh).transpose(1, 0, 2)
+    K = (X @ inp["Wk"]).reshape(n, h, dh).transpose(1, 0, 2)
+    V = (X @ inp["Wv"]).reshape(n, h, dh).transpose(1, 0, 2)
+    scale = np.float32(1.0 / math.sqrt(dh))
+    content = Q @ K.transpose(0, 2, 1)
+    if scheme == "t5":
+        bias = inp["table"][inp["bucket"]].transpose(2, 0, 1)  # [h, n, n]
+        logits = content + bias
+    elif scheme == "alibi":
+        bias = -inp["slopes"][:, None, None] * inp["absrel"][None]
+        logits = content * scale + bias
+    elif scheme == "shaw":
+        qw = Q @ inp["wk"].T  # [h, n, 2k+1]
+        kterm = np.take_along_axis(qw, np.broadcast_to(inp["idx"], (h, n, n)), axis=2) * scale
+        logits = content * scale + kterm
+    else:
+        logits = content * scale
+    m = logits.max(axis=-1, keepdims=True)
+    weights = np.exp(logits - m)
+    weights /= weights.sum(axis=-1, keepdims=True)
+    head_out = weights @ V
+    if scheme == "shaw":
+        idx = inp["idx"]
+        k2 = 2 * clip
+        wsum = np.zeros((h, n, k2 + 1), dtype=np.float32)
+        wsum[:, :, 0] = np.where(idx == 0, weights, 0).sum(-1)
+        wsum[:, :, k2] = np.where(idx == k2, weights, 0).sum(-1)
+        for r in range(1, k2):
+            off = r - clip
+            dg = np.diagonal(weights, offset=off, axis1=1, axis2=2)  # rows i with j = i + off
+            if off >= 0:
+                wsum[:, : n - off, r] = dg
+            else:
+                wsum[:, -off:, r] = dg
+        head_out = head_out + wsum @ inp["wv"]
+    out = head_out.transpose(1, 0, 2).reshape(n, d) @ inp["Wo"]
+    return out, logits, weights
+
+
+def forward_torch(inp, n, d, h, scheme, clip):
+    dh = d // h
+    X = inp["E"]
+    Q = (X @ inp["Wq"]).reshape(n, h, dh).transpose(0, 1)
+    K = (X @ inp["Wk"]).reshape(n, h, dh).transpose(0, 1)
+    V = (X @ inp["Wv"]).reshape(n, h, dh).transpose(0, 1)
+    scale = 1.0 / math.sqrt(dh)
+    content = Q @ K.transpose(1, 2)
+    if scheme == "t5":
+        bias = inp["table"][inp["bucket"]].permute(2, 0, 1)
+        logits = content + bias
+    elif scheme == "alibi":
+        bias = -inp["slopes"][:, None, None] * inp["absrel"][None]
+        logits = content * scale + bias
+    elif scheme == "shaw":
+        qw = Q @ inp["wk"].T
+        kterm = torch.gather(qw, 2, inp["idx"].expand(h, n, n)) * scale
+        logits = content * scale + kterm
+    else:
+        logits = content * scale
+    weights = torch.softmax(logits, dim=-1)
+    head_out = weights @ V
+    if scheme == "shaw":
+        # Per-offset sums of the weights (scatter_add over the clipped index), then W · w_v.
+        wsum = torch.zeros((h, n, 2 * clip + 1), dtype=torch.float32)
+        wsum.scatter_add_(2, inp["idx"].expand(h, n, n), weights)
+        head_out = head_out + wsum @ inp["wv"]
+    out = head_out.transpose(0, 1).reshape(n, d) @ inp["Wo"]
+    return out, logits, weights
+
+
+def time_it(fn, repeat):
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        r = fn()
+        times.append((time.perf_counter() - t0) * 1000.0)
+        del r
+    return statistics.median(times)
+
+
+def blas_info():
+    lines = []
+    try:
+        out = subprocess.run(["update-alternatives", "--query", "libblas.so.3-x86_64-linux-gnu"],
+                             capture_output=True, text=True).stdout
+        for ln in out.splitlines():
+            if ln.startswith("Value:"):
+                lines.append("libblas.so.3 -> " + ln.split(":", 1)[1].strip())
+    except OSError:
+        pass
+    try:
+        with open(f"/proc/{os.getpid()}/maps") as f:
+            libs = sorted({ln.split()[-1] for ln in f if "blas" in ln.lower() and "/" in ln})
+        lines += ["loaded: " + lib for lib in libs]
+    except OSError:
+        pass
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--bench", default=os.path.join(here, "..", "build", "dev", "bench", "cpu", "pe-bench-cpu"))
+    ap.add_argument("--n", default="2048,4096")
+    ap.add_argument("--schemes", default="none,t5,shaw,alibi")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--d", type=int, default=512)
+    ap.add_argument("--heads", type=int, default=8)
+    ap.add_argument("--clip", type=int, default=16)
+    ap.add_argument("--no-fast", action="store_true", help="skip pe-bench-cpu")
+    args = ap.parse_args()
+    ns = [int(x) for x in args.n.split(",")]
+    schemes = args.schemes.split(",")
+
+    # Interleaved per configuration (fast, numpy, torch), so that all three see the same load.
+    rows = []
+    device = ""
+    for n in ns:
+        for s in schemes:
+            rec = {}
+            if not args.no_fast:
+                cmd = [args.bench, "--n", str(n), "--schemes", s, "--repeat", str(args.repeat),
+                       "--d", str(args.d), "--heads", str(args.heads)]
+                res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                for ln in res.stdout.splitlines():
+                    r = json.loads(ln)
+                    print(json.dumps(r), flush=True)
+                    if r.get("engine") == "fast":
+                        rec = r
+                device = res.stderr.strip()
+            rng = np.random.default_rng(0)
+            inp = make_inputs(n, args.d, args.heads, s, args.clip, rng)
+            np_ms = time_it(lambda: forward_numpy(inp, n, args.d, args.heads, s, args.clip), args.repeat)
+            print(json.dumps({"engine": "numpy", "scheme": s, "n": n, "ms_median": round(np_ms, 3)}), flush=True)
+            th_ms = None
+            if torch is not None:
+                tinp = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in inp.items()}
+                with torch.no_grad():
+                    th_ms = time_it(lambda: forward_torch(tinp, n, args.d, args.heads, s, args.clip), args.repeat)
+                print(json.dumps({"engine": "torch", "scheme": s, "n": n, "ms_median": round(th_ms, 3)}), flush=True)
+                del tinp
+            del inp
+            rows.append((n, s, rec.get("ms_median"), rec.get("ms_first"), np_ms, th_ms))
+
+    print()
+    print(f"d = {args.d}, heads = {args.heads}, fp32, medians of {args.repeat} runs")
+    if not args.no_fast:
+        print(device)
+    print(f"numpy {np.__version__}" + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else ""))
+    for ln in blas_info():
+        print(ln)
+    print()
+    print("fast: warm median (buffers recycled between runs); cold: its first run (fresh buffers)")
+    print()
+    print("| n | scheme | fast (ms) | fast cold (ms) | numpy (ms) | torch (ms) | numpy / fast | torch / fast |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n, s, f, fc, a, b in rows:
+        fs = f"{f:.1f}" if f else "–"
+        fcs = f"{fc:.1f}" if fc else "–"
+        bs = f"{b:.1f}" if b else "–"
+        ra = f"{a / f:.2f}×" if f else "–"
+        rb = f"{b / f:.2f}×" if (f and b) else "–"
+        print(f"| {n} | {s} | {fs} | {fcs} | {a:.1f} | {bs} | {ra} | {rb} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

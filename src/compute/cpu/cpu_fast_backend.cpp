@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: MIT
+#include "cpu_fast_backend.h"
+
+#include "cpu_gemm.h"
+#include "cpu_kernels.h"
+#include "encodings.h"
+#include "task_pool.h"
+
+#include <QSysInfo>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#define PE_HAVE_MXCSR 1
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <thread>
+
+namespace pe {
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+/** Row-major float copy of a column-major double matrix. */
+std::vector<float> toRowMajorFloat(const Eigen::MatrixXd& m) {
+    std::vector<float> out(static_cast<std::size_t>(m.size()));
+    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        out.data(), m.rows(), m.cols()) = m.cast<float>();
+    return out;
+}
+
+int rowBlockSize(int n) {
+    if (n >= 1024)
+        return 64;
+    return std::clamp(65536 / std::max(n, 1), 8, 64);
+}
+
+/** Sum of a[lo..hi] (inclusive, clipped to [0, n)). */
+float rangeSum(const float* a, int lo, int hi, int n) {
+    lo = std::max(lo, 0);
+    hi = std::min(hi, n - 1);
+    float s = 0.0f;
+    for (int j = lo; j <= hi; ++j)
+        s += a[j];
+    return s;
+}
+
+/**
+ * Flush-to-zero and denormals-are-zero for this thread while alive. Far-off keys under ALiBi or
+ * T5 give weights below 1e-38; as denormals they make every product that touches them ~100×
+ * slower. As zeros they change no result beyond float32 rounding (they are < 1e-38).
+ */
+class DenormalGuard {
+public:
+    DenormalGuard() {
+#ifdef PE_HAVE_MXCSR
+        m_saved = _mm_getcsr();
+        _mm_setcsr(m_saved | 0x8040u); // FTZ | DAZ
+#endif
+    }
+    ~DenormalGuard() {
+#ifdef PE_HAVE_MXCSR
+        _mm_setcsr(m_saved);
+#endif
+    }
+    DenormalGuard(const DenormalGuard&) = delete;
+    DenormalGuard& operator=(const DenormalGuard&) = delete;
+
+private:
+    unsigned m_saved = 0;
+};
+
+} // namespace
+
+CpuFastBackend::CpuFastBackend(int threads) {
+    setThreads(threads);
+}
+
+CpuFastBackend::~CpuFastBackend() = default;
+
+void CpuFastBackend::setThreads(int threads) {
+    if (threads <= 0)
+        threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (threads != m_threads || !m_workers)
+        m_workers = std::make_unique<cpu::TaskPool>(threads);
+    m_threads = threads;
+}
+
+QString CpuFastBackend::device() const {
+    return QStringLiteral("%1 %2, GEMM %3, %4 threads")
+        .arg(QSysInfo::currentCpuArchitecture(), QLatin1String(cpu::simdTarget()),
+             QLatin1String(cpu::gemmTarget()))
+        .arg(m_threads);
+}
+
+void CpuFastBackend::recycle(Trace&& trace) {
+    for (auto& [name, t] : trace.tensors)
+        if (!t.empty())
+            m_pool.push_back(std::move(t));
+    trace.tensors.clear();
+    // Keep the pool bounded: a handful of traces' worth of tensors.
+    constexpr std::size_t kMaxPooled = 64;
+    if (m_pool.size() > kMaxPooled)
+        m_pool.erase(m_pool.begin(),
+                     m_pool.begin() + static_cast<std::ptrdiff_t>(m_pool.size() - kMaxPooled));
+}
+
+Tensor CpuFastBackend::acquire(DType type, Shape shape) {
+    for (auto it = m_pool.begin(); it != m_pool.end(); ++it) {
+        if (it->dtype() == type && it->shape() == shape) {
+            Tensor t = std::move(*it);
+            m_pool.erase(it);
+            return t;
+        }
+    }
+    return Tensor(type, std::move(shape));
+}
+
+Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
+                                        const std::atomic<bool>* cancel) {
+    if (p.precision != Precision::Float32)
+        return computeTrace(p, w, cancel);
+    if (Status s = validate(p); !s)
+        return s.error();
+    if (Status s = checkWeights(p, w); !s)
+        return s.error();
+
+    // PE_CPU_TIMING=1 prints the time of each phase to stderr (for tuning).
+    static const bool kTiming = std::getenv("PE_CPU_TIMING") != nullptr;
+    auto clockMs = [] {
+        return std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    };
+    double tPhase = clockMs();
+    auto phase = [&](const char* what) {
+        if (!kTiming)
+            return;
+        const double t = clockMs();
+        std::fprintf(stderr, "  %-12s %8.2f ms\n", what, t - tPhase);
+        tPhase = t;
+    };
+    const int N = p.seqLen();
+    const int D = p.d;
+    const int H = p.heads;
+    const int dh = p.headDim();
+    const std::int64_t NN = static_cast<std::int64_t>(N) * N;
+    const std::int64_t Nd = static_cast<std::int64_t>(N) * D;
+    const std::int64_t Ndh = static_cast<std::int64_t>(N) * dh;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+    // Small problems run on one thread: the fork/join of each phase costs more than it saves.
+    const double work = 8.0 * N * double(D) * D + 4.0 * double(N) * N * D;
+    const int threads = work < m_minParallelWork ? 1 : m_threads;
+    cpu::TaskPool& pool = *m_workers;
+    auto parallelFor = [&pool, threads](int count, const auto& body) {
+        pool.run(
+            count, [&body](int task, int) { body(task); }, threads);
+    };
+    const Scheme scheme = p.scheme;
+    const bool useT5Bias =
+        scheme == Scheme::T5 || (scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+    const bool isAlibi = scheme == Scheme::ALiBi;
+    const bool isShaw = scheme == Scheme::Shaw;
+    const bool isTxl = scheme == Scheme::TransformerXL;
+    const bool isDeberta = scheme == Scheme::DeBERTa;
+    const bool isUrpe = scheme == Scheme::URPE;
+
+    std::map<std::string, Tensor, std::less<>> out;
+    auto make = [&](const char* name, Shape shape, DType type = DType::F32) -> Tensor& {
+        Tensor& t = out[name];
+        t = acquire(type, std::move(shape));
+        return t;
+    };
+
+    // ---- Inputs: E (special rows included), P, X ----
+    Tensor& tE = make("E", {N, D});
+    {
+        float* e = tE.data<float>();
+        int row = 0;
+        auto putRow = [&](const Eigen::MatrixXd& m, Eigen::Index r) {
+            for (int c = 0; c < D; ++c)
+                e[static_cast<std::int64_t>(row) * D + c] = static_cast<float>(m(r, c));
+            ++row;
+        };
+        if (p.cls)
+            putRow(w.cls, 0);
+        for (Eigen::Index r = 0; r < w.E.rows(); ++r)
+            putRow(w.E, r);
+        if (p.sep)
+            putRow(w.sep, 0);
+        if (row != N)
+            return Error{"E has " + std::to_string(w.E.rows()) + " rows; n is " +
+                         std::to_string(p.n)};
+    }
+    Tensor& tX = make("X", {N, D});
+    std::memcpy(tX.data<float>(), tE.data<float>(), static_cast<std::size_t>(Nd) * sizeof(float));
+    if (isAbsolute(scheme)) {
+        Tensor& tP = make("P", {N, D});
+        float* pp = tP.data<float>();
+        if (scheme == Scheme::Sinusoidal) {
+            const Eigen::MatrixXd pe = sinusoidal(N, D, p.base, p.layout);
+            for (int r = 0; r < N; ++r)
+                for (int c = 0; c < D; ++c)
+                    pp[static_cast<std::int64_t>(r) * D + c] = static_cast<float>(pe(r, c));
+        } else {
+            if (w.learnedTable.rows() < N)
+                return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
+                             " rows; the sequence needs " + std::to_string(N)};
+            for (int r = 0; r < N; ++r)
+                for (int c = 0; c < D; ++c)
+                    pp[static_cast<std::int64_t>(r) * D + c] =
+                        static_cast<float>(w.learnedTable(r, c));
+        }
+        float* x = tX.data<float>();
+        for (std::int64_t i = 0; i < Nd; ++i)
+            x[i] += pp[i];
+    }
+    const float* X = tX.data<float>();
+
+    // ---- Weights in float, row-major ----
+    // Column-major W in float is Wᵀ row-major: X·W = gemmABt(X, Wᵀ), a plain contiguous cast.
+    auto toFloat = [](const Eigen::MatrixXd& m) {
+        std::vector<float> v(static_cast<std::size_t>(m.size()));
+        const double* src = m.data();
+        for (std::size_t i = 0; i < v.size(); ++i)
+            v[i] = static_cast<float>(src[i]);
+        return v;
+    };
+    const std::vector<float> WqT = toFloat(w.W_q), WkT = toFloat(w.W_k), WvT = toFloat(w.W_v),
+                             WoT = toFloat(w.W_o);
+
+    Tensor& tQ = make("Q", {H, N, dh});
+    Tensor& tK = make("K", {H, N, dh});
+    Tensor& tV = make("V", {H, N, dh});
+    float* Q = tQ.data<float>();
+    float* K = tK.data<float>();
+    float* V = tV.data<float>();
+    Tensor& tLogits = make("logits", {H, N, N});
+    Tensor& tWeights = make("weights", {H, N, N});
+    Tensor& tHeadOut = make("head_out", {H, N, dh});
+    Tensor& tOut = make("out", {N, D});
+    float* logits = tLogits.data<float>();
+    float* weightsT = tWeights.data<float>();
+    float* headOut = tHeadOut.data<float>();
+
+    // ---- Per-offset tables, indexed by (j − i) + N − 1 unless stated ----
+    const int offs = 2 * N - 1;
+    std::vector<int> idxOff;    // rel_index per offset
+    bool idxReversed = false;   // true when indexed by (i − j) + N − 1
+    std::vector<float> biasOff; // [H][offs]
+    std::vector<float> postOff; // [H][offs] (URPE C)
+    if (useT5Bias) {
+        idxOff.resize(offs);
+        for (int o = 0; o < offs; ++o)
+            idxOff[o] = t5Bucket(o - (N - 1), !p.unidirectional, p.buckets, p.maxDistance);
+        biasOff.resize(static_cast<std::size_t>(H) * offs);
+        for (int h = 0; h < H; ++h)
+            for (int o = 0; o < offs; ++o)
+                biasOff[static_cast<std::size_t>(h) * offs + o] =
+                    static_cast<float>(w.t5Table(idxOff[o], h));
+    }
+    if (isAlibi) {
+        const std::vector<double> slopes = alibiSlopes(H);
+        biasOff.resize(static_cast<std::size_t>(H) * offs);
+        for (int h = 0; h < H; ++h)
+            for (int o = 0; o < offs; ++o) {
+                const double rel = o - (N - 1); // j − i
+                const double b = p.alibiMode == AlibiMode::Symmetric ? -slopes[h] * std::abs(rel)
+                                                                     : slopes[h] * rel;
+                biasOff[static_cast<std::size_t>(h) * offs + o] = static_cast<float>(b);
+            }
+    }
+    if (isUrpe) {
+        postOff.resize(static_cast<std::size_t>(H) * offs);
+        for (int h = 0; h < H; ++h)
+            for (int o = 0; o < offs; ++o)
+                postOff[static_cast<std::size_t>(h) * offs + o] = static_cast<float>(w.urpeC(h, o));
+    }
+    const int kShaw = p.clip;
+    const int shawRows = 2 * kShaw + 1;
+    std::vector<float> shawWk, shawWv;
+    if (isShaw) {
+        idxOff.resize(offs);
+        for (int o = 0; o < offs; ++o)
+            idxOff[o] = shawIndex(0, o - (N - 1), kShaw);
+        shawWk = toRowMajorFloat(w.shawWk);
+        shawWv = toRowMajorFloat(w.shawWv);
+    }
+    const int span = p.debertaSpan();
+    const float debScale =
+        1.0f / std::sqrt(static_cast<float>(dh) * static_cast<float>(1 + p.debertaTerms()));
+    std::vector<float> debRel, debKr, debQr;
+    if (isDeberta) {
+        idxReversed = true;
+        idxOff.resize(offs);
+        for (int o = 0; o < offs; ++o)
+            idxOff[o] = debertaIndex(o - (N - 1), p); // rel = i − j
+        debRel = toRowMajorFloat(w.debertaRel);
+        debKr.resize(static_cast<std::size_t>(2 * span) * D);
+        debQr.resize(static_cast<std::size_t>(2 * span) * D);
+        const std::vector<float> wkr = toRowMajorFloat(w.debertaWkr),
+                                 wqr = toRowMajorFloat(w.debertaWqr);
+        cpu::gemmAB(2 * span, D, D, 1.0f, debRel.data(), D, wkr.data(), D, 0.0f, debKr.data(), D);
+        cpu::gemmAB(2 * span, D, D, 1.0f, debRel.data(), D, wqr.data(), D, 0.0f, debQr.data(), D);
+    }
+    std::vector<float> txlR, txlU, txlV; // txlR: projected r for t = N−1−r, rows r ∈ [0, 2N−1)
+    if (isTxl) {
+        std::vector<float> R(static_cast<std::size_t>(offs) * D);
+        for (int r = 0; r < offs; ++r) {
+            int t = N - 1 - r;
+            if (p.txlClampLen > 0)
+                t = std::min(t, p.txlClampLen);
+            const Eigen::RowVectorXd rt = txlRelativeSinusoid(t, D);
+            for (int c = 0; c < D; ++c)
+                R[static_cast<std::size_t>(r) * D + c] = static_cast<float>(rt(c));
+        }
+        const std::vector<float> wr = toRowMajorFloat(w.txlWr);
+        txlR.resize(R.size());
+        txlU = toRowMajorFloat(w.txlU);
+        txlV = toRowMajorFloat(w.txlV);
+        const int blk = 256;
+        parallelFor((offs + blk - 1) / blk, [&](int b) {
+            const int r0 = b * blk;
+            const int rows = std::min(blk, offs - r0);
+            cpu::gemmAB(rows, D, D, 1.0f, R.data() + static_cast<std::size_t>(r0) * D, D, wr.data(),
+                        D, 0.0f, txlR.data() + static_cast<std::size_t>(r0) * D, D);
+        });
+    }
+
+    phase("inputs");
+    // ---- Projections (per head: X · W[:, head columns]) ----
+    {
+        // Full-width products in row blocks (better GEMM shapes), then split per head.
+        std::vector<float> full(static_cast<std::size_t>(Nd));
+        const int pblk = 128;
+        const int pblocks = (N + pblk - 1) / pblk;
+        for (int which = 0; which < 3; ++which) {
+            const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
+            float* dst = which == 0 ? Q : (which == 1 ? K : V);
+            parallelFor(pblocks, [&](int b) {
+                const int r0 = b * pblk, rows = std::min(pblk, N - r0);
+                float* f = full.data() + static_cast<std::size_t>(r0) * D;
+                cpu::gemmABt(rows, D, D, 1.0f, X + static_cast<std::size_t>(r0) * D, D, Wt, D, 0.0f,
+                             f, D);
+                for (int h = 0; h < H; ++h)
+                    for (int i = r0; i < r0 + rows; ++i)
+                        std::memcpy(dst + h * Ndh + static_cast<std::int64_t>(i) * dh,
+                                    full.data() + static_cast<std::size_t>(i) * D + h * dh,
+                                    sizeof(float) * dh);
+            });
+        }
+    }
+    if (scheme == Scheme::RoPE) {
+        const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
+        const int pairs = dRot / 2;
+        std::vector<float> cs(static_cast<std::size_t>(N) * pairs), sn(cs.size());
+        for (int i = 0; i < N; ++i)
+            for (int m = 0; m < pairs; ++m) {
+                const double theta = std::pow(p.base, -2.0 * m / dRot);
+                const double a = static_cast<double>(i) * theta;
+                cs[static_cast<std::size_t>(i) * pairs + m] = static_cast<float>(std::cos(a));
+                sn[static_cast<std::size_t>(i) * pairs + m] = static_cast<float>(std::sin(a));
+            }
+        const bool inter = p.ropeConvention == RopeConvention::Interleaved;
+        parallelFor(2 * H, [&](int task) {
+            float* base = (task < H ? Q : K) + (task % H) * Ndh;
+            for (int i = 0; i < N; ++i) {
+                float* row = base + static_cast<std::int64_t>(i) * dh;
+                for (int m = 0; m < pairs; ++m) {
+                    const int ia = inter ? 2 * m : m;
+                    const int ib = inter ? 2 * m + 1 : m + pairs;
+                    const float c = cs[static_cast<std::size_t>(i) * pairs + m];
+                    const float s = sn[static_cast<std::size_t>(i) * pairs + m];
+                    const float a = row[ia], b = row[ib];
+                    row[ia] = a * c - b * s;
+                    row[ib] = b * c + a * s;
+                }
+            }
+        });
+    }
+
+    phase("projections");
+    // ---- Component tensors ----
+    std::int32_t* relIndex = nullptr;
+    if (!idxOff.empty())
+        relIndex = make("rel_index", {N, N}, DType::I32).data<std::int32_t>();
+    float* biasT = (useT5Bias || isAlibi) ? make("bias", {H, N, N}).data<float>() : nullptr;
+    float* shawK = isShaw ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
+    float* shawV = isShaw ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
+    float* txlAc = isTxl ? make("txl_ac", {H, N, N}).data<float>() : nullptr;
+    float* txlBd = isTxl ? make("txl_bd", {H, N, N}).data<float>() : nullptr;
+    float* c2c = isDeberta ? make("c2c", {H, N, N}).data<float>() : nullptr;
+    float* c2p = isDeberta && p.debertaC2P ? make("c2p", {H, N, N}).data<float>() : nullptr;
+    float* p2c = isDeberta && p.debertaP2C ? make("p2c", {H, N, N}).data<float>() : nullptr;
+    float* urpeC = isUrpe ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
+
+    if (relIndex) {
+        parallelFor(N, [&](int i) {
+            std::int32_t* row = relIndex + static_cast<std::int64_t>(i) * N;
+            if (idxReversed)
+                for (int j = 0; j < N; ++j)
+                    row[j] = idxOff[i - j + N - 1];
+            else
+                std::memcpy(row, idxOff.data() + (N - 1 - i), sizeof(std::int32_t) * N);
+        });
+    }
+
+    // Per-head position tables: Shaw q·w_kᵀ (scaled), DeBERTa q·K_rᵀ and k·Q_rᵀ (scaled).
+    std::vector<float> shawSK, debC2P, debP2C;
+    if (isShaw)
+        shawSK.resize(static_cast<std::size_t>(H) * N * shawRows);
+    if (isDeberta) {
+        if (c2p)
+            debC2P.resize(static_cast<std::size_t>(H) * N * 2 * span);
+        if (p2c)
+            debP2C.resize(static_cast<std::size_t>(H) * N * 2 * span);
+    }
+    if (isShaw || isDeberta) {
+        parallelFor(H, [&](int h) {
+            if (isShaw)
+                cpu::gemmABt(N, shawRows, dh, scale, Q + h * Ndh, dh, shawWk.data(), dh, 0.0f,
+                             shawSK.data() + static_cast<std::size_t>(h) * N * shawRows, shawRows);
+            if (c2p)
+                cpu::gemmABt(N, 2 * span, dh, debScale, Q + h * Ndh, dh, debKr.data() + h * dh, D,
+                             0.0f, debC2P.data() + static_cast<std::size_t>(h) * N * 2 * span,
+                             2 * span);
+            if (p2c)
+                cpu::gemmABt(N, 2 * span, dh, debScale, K + h * Ndh, dh, debQr.data() + h * dh, D,
+                             0.0f, debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span,
+                             2 * span);
+        });
+    }
+    // TXL: q + u and q + v per head.
+    std::vector<float> txlQu, txlQv;
+    if (isTxl) {
+        txlQu.resize(static_cast<std::size_t>(H) * Ndh);
+        txlQv.resize(txlQu.size());
+        for (int h = 0; h < H; ++h)
+            for (int i = 0; i < N; ++i)
+                for (int c = 0; c < dh; ++c) {
+                    const std::size_t at =
+                        static_cast<std::size_t>(h) * Ndh + static_cast<std::size_t>(i) * dh + c;
+                    txlQu[at] = Q[at] + txlU[static_cast<std::size_t>(h) * dh + c];
+                    txlQv[at] = Q[at] + txlV[static_cast<std::size_t>(h) * dh + c];
+                }
+    }
+
+    phase("tables");
+    // ---- The n² work: heads × row blocks ----
+    const int bs = m_rowBlock > 0 ? m_rowBlock : rowBlockSize(N);
+    const int blocks = (N + bs - 1) / bs;
+    const int tasks = H * blocks;
+    const int validLen = p.validLen < 0 ? N : std::min(p.validLen, N);
+    const bool causal = p.mask == MaskKind::Causal;
+    const int normInt = static_cast<int>(p.norm);
+    std::atomic<bool> cancelled{false};
+
+    {
+        // Per-worker scratch: TXL band or DeBERTa position-sum row; Shaw per-offset weight sums.
+        std::vector<std::vector<float>> scratches(static_cast<std::size_t>(pool.threads()));
+        std::vector<std::vector<float>> wsums(scratches.size());
+        for (std::size_t t = 0; t < scratches.size(); ++t) {
+            if (isTxl)
+                scratches[t].resize(static_cast<std::size_t>(bs) * (N + bs));
+            if (isDeberta)
+                scratches[t].resize(static_cast<std::size_t>(N));
+            if (isShaw)
+                wsums[t].resize(static_cast<std::size_t>(bs) * shawRows);
+        }
+        auto blockTask = [&](int task, int worker) {
+            if (cancelled.load(std::memory_order_relaxed))
+                return;
+            if (cancel && cancel->load(std::memory_order_relaxed)) {
+                cancelled.store(true);
+                return;
+            }
+            const DenormalGuard denormals;
+            std::vector<float>& scratch = scratches[static_cast<std::size_t>(worker)];
+            std::vector<float>& wsum = wsums[static_cast<std::size_t>(worker)];
+            const int h = task / blocks;
+            const int i0 = (task % blocks) * bs;
+            const int i1 = std::min(N, i0 + bs);
+            const int rows = i1 - i0;
+            const std::int64_t headOff = h * NN;
+            const std::int64_t blockOff = headOff + static_cast<std::int64_t>(i0) * N;
+            const float* Qh = Q + h * Ndh;
+            const float* Kh = K + h * Ndh;
+            const float* Vh = V + h * Ndh;
+
+            // Dot products of the block.
+            float* dotsDst =
+                isTxl ? txlAc + blockOff : (isDeberta ? c2c + blockOff : logits + blockOff);
+            float dotScale = 1.0f;
+            if (isTxl) {
+                cpu::gemmABt(rows, N, dh, scale,
+                             txlQu.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh, dh, Kh,
+                             dh, 0.0f, dotsDst, N);
+                const int rlo = N - i1;
+                const int width = N + rows - 1;
+                cpu::gemmABt(rows, width, dh, scale,
+                             txlQv.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh, dh,
+                             txlR.data() + static_cast<std::size_t>(rlo) * D + h * dh, D, 0.0f,
+                             scratch.data(), width);
+                for (int i = i0; i < i1; ++i)
+                    std::memcpy(txlBd + headOff + static_cast<std::int64_t>(i) * N,
+                                scratch.data() + static_cast<std::size_t>(i - i0) * width +
+                                    (i1 - 1 - i),
+                                sizeof(float) * N);
+            } else if (isDeberta) {
+                cpu::gemmABt(rows, N, dh, debScale, Qh + static_cast<std::int64_t>(i0) * dh, dh, Kh,
+                             dh, 0.0f, dotsDst, N);
+            } else {
+                cpu::gemmABt(rows, N, dh, 1.0f, Qh + static_cast<std::int64_t>(i0) * dh, dh, Kh, dh,
+                             0.0f, dotsDst, N);
+                dotScale = scheme == Scheme::T5 ? 1.0f : scale;
+            }
+
+            for (int i = i0; i < i1; ++i) {
+                const std::int64_t rowOff = headOff + static_cast<std::int64_t>(i) * N;
+                cpu::RowPass rp;
+                rp.n = N;
+                rp.limit = causal ? std::min(i + 1, validLen) : validLen;
+                rp.scale = dotScale;
+                rp.norm = normInt;
+                rp.relu2Denominator = p.norm == Normaliser::Relu2 ? static_cast<float>(N)
+                                                                  : static_cast<float>(rp.limit);
+                const std::size_t offRow = static_cast<std::size_t>(N - 1 - i);
+                if (biasT) {
+                    const float* src = biasOff.data() + static_cast<std::size_t>(h) * offs + offRow;
+                    std::memcpy(biasT + rowOff, src, sizeof(float) * N);
+                    rp.add = src;
+                }
+                if (urpeC) {
+                    const float* src = postOff.data() + static_cast<std::size_t>(h) * offs + offRow;
+                    std::memcpy(urpeC + rowOff, src, sizeof(float) * N);
+                    rp.post = src;
+                }
+                if (isShaw) {
+                    float* dst = shawK + rowOff;
+                    const float* sk =
+                        shawSK.data() + (static_cast<std::size_t>(h) * N + i) * shawRows;
+                    // Column j uses sk[clip(j − i, −k, k) + k]: constant runs at both ends.
+                    const int lo = std::clamp(i - kShaw, 0, N);     // j < lo: index 0
+                    const int hi = std::clamp(i + kShaw + 1, 0, N); // j ≥ hi: index 2k
+                    std::fill(dst, dst + lo, sk[0]);
+                    for (int j = lo; j < hi; ++j)
+                        dst[j] = sk[j - i + kShaw];
+                    std::fill(dst + hi, dst + N, sk[2 * kShaw]);
+                    rp.add = dst;
+                }
+                if (isTxl) {
+                    rp.add = txlBd + rowOff;
+                }
+                if (isDeberta) {
+                    float* sum = scratch.data();
+                    std::fill(sum, sum + N, 0.0f);
+                    const float* tc2p =
+                        c2p ? debC2P.data() + (static_cast<std::size_t>(h) * N + i) * 2 * span
+                            : nullptr;
+                    const float* tp2c =
+                        p2c ? debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span : nullptr;
+                    const bool paper = p.p2cConvention == P2CConvention::Paper;
+                    for (int j = 0; j < N; ++j) {
+                        const int dij = idxOff[i - j + N - 1];
+                        if (tc2p) {
+                            const float v = tc2p[dij];
+                            c2p[rowOff + j] = v;
+                            sum[j] += v;
+                        }
+                        if (tp2c) {
+                            const int dd = paper ? idxOff[j - i + N - 1] : dij;
+                            const float v = tp2c[static_cast<std::size_t>(j) * 2 * span + dd];
+                            p2c[rowOff + j] = v;
+                            sum[j] += v;
+                        }
+                    }
+                    rp.add = sum;
+                }
+                cpu::fusedRow(rp, dotsDst + static_cast<std::int64_t>(i - i0) * N, logits + rowOff,
+                              weightsT + rowOff);
+            }
+
+            // A · V for the block (weights still in cache).
+            float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
+            cpu::gemmAB(rows, dh, N, 1.0f, weightsT + blockOff, N, Vh, dh, 0.0f, ho, dh);
+            if (isShaw) {
+                for (int i = i0; i < i1; ++i) {
+                    const float* a = weightsT + headOff + static_cast<std::int64_t>(i) * N;
+                    float* ws = wsum.data() + static_cast<std::size_t>(i - i0) * shawRows;
+                    if (kShaw == 0) {
+                        ws[0] = rangeSum(a, 0, N - 1, N);
+                        continue;
+                    }
+                    ws[0] = rangeSum(a, 0, i - kShaw, N);
+                    ws[2 * kShaw] = rangeSum(a, i + kShaw, N - 1, N);
+                    for (int r = 1; r < 2 * kShaw; ++r) {
+                        const int j = i + r - kShaw;
+                        ws[r] = (j >= 0 && j < N) ? a[j] : 0.0f;
+                    }
+                }
+                float* sv = shawV + h * Ndh + static_cast<std::int64_t>(i0) * dh;
+                cpu::gemmAB(rows, dh, shawRows, 1.0f, wsum.data(), shawRows, shawWv.data(), dh,
+                            0.0f, sv, dh);
+                for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
+                    ho[e] += sv[e];
+            }
+        };
+        pool.run(tasks, blockTask, threads);
+    }
+    if (cancelled.load())
+        return Error{"cancelled"};
+    phase("attention");
+
+    // ---- Output projection: concat(head_out) · W_o ----
+    {
+        std::vector<float> concat(static_cast<std::size_t>(Nd));
+        for (int h = 0; h < H; ++h)
+            for (int i = 0; i < N; ++i)
+                std::memcpy(concat.data() + static_cast<std::size_t>(i) * D + h * dh,
+                            headOut + h * Ndh + static_cast<std::int64_t>(i) * dh,
+                            sizeof(float) * dh);
+        float* o = tOut.data<float>();
+        const int blk = 256;
+        parallelFor((N + blk - 1) / blk, [&](int b) {
+            const int r0 = b * blk;
+            const int rows = std::min(blk, N - r0);
+            cpu::gemmABt(rows, D, D, 1.0f, concat.data() + static_cast<std::size_t>(r0) * D, D,
+                         WoT.data(), D, 0.0f, o + static_cast<std::size_t>(r0) * D, D);
+        });
+    }
+
+    phase("output");
+    // ---- The trace, in the contract's order ----
+    Trace trace;
+    trace.params = p;
+    trace.tokens = defaultTokens(p);
+    for (const std::string& name : traceTensorNames(p)) {
+        auto it = out.find(name);
+        if (it == out.end())
+            return Error{"fast CPU engine: tensor " + name + " is not implemented"};
+        trace.tensors.emplace_back(name, std::move(it->second));
+        out.erase(it);
+    }
+    for (auto& [name, t] : out) // computed but not in the contract: back to the pool
+        m_pool.push_back(std::move(t));
+    return trace;
+}
+
+} // namespace pe

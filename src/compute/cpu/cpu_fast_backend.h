@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * The fast CPU engine: the same Trace as pe::computeTrace (same names, shapes, dtypes; values
+ * within float32 rounding), computed with
+ *  - Eigen GEMMs built for AVX-512 / AVX2 / SSE2 and picked at run time (projections, Q·Kᵀ and
+ *    A·V per head and row block);
+ *  - one fused Highway pass per row (scale + bias/position term + mask + normaliser), run over
+ *    row blocks that stay in cache, writing logits and weights;
+ *  - position terms through per-offset tables: T5/ALiBi/URPE are contiguous slices of a
+ *    2N−1 table per head, Shaw uses q·w_kᵀ (N×(2k+1)) and per-offset weight sums,
+ *    Transformer-XL a banded (q+v)·rᵀ per row block, DeBERTa q·K_rᵀ and k·Q_rᵀ tables;
+ *  - a fork-join pool (task_pool.h) across heads × row blocks.
+ * Float64 requests run the reference path. One compute() at a time per instance.
+ */
+
+#include "backend.h"
+
+#include <memory>
+#include <vector>
+
+namespace pe {
+
+namespace cpu {
+class TaskPool;
+}
+
+class CpuFastBackend final : public Backend {
+public:
+    /** threads <= 0: one per hardware thread. */
+    explicit CpuFastBackend(int threads = 0);
+    ~CpuFastBackend() override;
+
+    BackendKind kind() const override { return BackendKind::CpuFast; }
+    QString name() const override { return QStringLiteral("cpu-fast"); }
+    QString device() const override;
+    Expected<Trace> compute(const Params& p, const Weights& w,
+                            const std::atomic<bool>* cancel = nullptr) override;
+
+    void setThreads(int threads);
+    int threads() const { return m_threads; }
+
+    /**
+     * Hands a trace back once the caller is done with it: its tensors are reused by the next
+     * compute() with the same shapes, which saves the page faults and zero-fill of fresh
+     * h × n × n buffers.
+     */
+    void recycle(Trace&& trace);
+
+    /** Rows per block of the n² pass; 0 = chosen from n (tests force small blocks). */
+    void setRowBlock(int rows) { m_rowBlock = rows; }
+    /** Problems under this many flops run on one thread (default 4e8; tests set 0). */
+    void setMinParallelWork(double flops) { m_minParallelWork = flops; }
+
+private:
+    Tensor acquire(DType type, std::vector<std::int64_t> shape);
+
+    int m_threads = 0;
+    std::unique_ptr<cpu::TaskPool> m_workers;
+    int m_rowBlock = 0;
+    double m_minParallelWork = 4e8;
+    std::vector<Tensor> m_pool;
+};
+
+} // namespace pe

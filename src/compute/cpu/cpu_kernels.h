@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * Highway kernels of the fast CPU engine, compiled for every x86 target Highway knows
+ * (AVX-512, AVX2, SSE4, ...) and picked at run time with HWY_DYNAMIC_DISPATCH.
+ */
+
+namespace pe::cpu {
+
+/** One fused row pass: scale, additive term, mask, normaliser, post-multiplier. */
+struct RowPass {
+    int n = 0;                     ///< columns (keys)
+    int limit = 0;                 ///< keys [0, limit) are visible; the rest are masked
+    float scale = 1.0f;            ///< multiplies the dot products
+    const float* add = nullptr;    ///< optional additive term, added after scaling
+    const float* post = nullptr;   ///< optional factor on the weights (URPE's C row)
+    int norm = 0;                  ///< pe::Normaliser as int
+    float relu2Denominator = 1.0f; ///< N for relu2, visible keys for relu2_visible
+};
+
+/**
+ * logits[j] = dots[j]·scale + add[j] for j < limit and −inf beyond; weights = N(logits) with
+ * masked entries exactly 0, then ·post[j]. `dots` may alias `logits`.
+ */
+void fusedRow(const RowPass& p, const float* dots, float* logits, float* weights);
+
+/** The SIMD target the kernels run on, e.g. "AVX3" or "AVX2". */
+const char* simdTarget();
+
+} // namespace pe::cpu

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// The fast CPU engine returns the reference trace: same names, shapes and dtypes, integer
+// tensors exactly, −inf at the same places, floats within 2e-5 · (1 + max|ref|).
+
+#include <QTest>
+
+#include <cmath>
+
+#include "cpu_fast_backend.h"
+#include "trace.h"
+#include "weights.h"
+
+using namespace pe;
+
+Q_DECLARE_METATYPE(pe::Params)
+
+namespace {
+
+QString compareTraces(const Trace& ref, const Trace& fast) {
+    if (ref.tensors.size() != fast.tensors.size())
+        return QStringLiteral("tensor count %1 vs %2")
+            .arg(ref.tensors.size())
+            .arg(fast.tensors.size());
+    if (ref.tokens != fast.tokens)
+        return QStringLiteral("tokens differ");
+    for (std::size_t t = 0; t < ref.tensors.size(); ++t) {
+        const auto& [rn, r] = ref.tensors[t];
+        const auto& [fn, f] = fast.tensors[t];
+        const QString name = QString::fromStdString(rn);
+        if (rn != fn)
+            return QStringLiteral("tensor %1 is %2 in the fast trace")
+                .arg(name, QString::fromStdString(fn));
+        if (r.shape() != f.shape() || r.dtype() != f.dtype())
+            return QStringLiteral("%1: shape/dtype %2 vs %3")
+                .arg(name, QString::fromStdString(r.shapeString()),
+                     QString::fromStdString(f.shapeString()));
+        const std::int64_t n = r.size();
+        if (r.dtype() == DType::I32) {
+            for (std::int64_t i = 0; i < n; ++i)
+                if (r.data<std::int32_t>()[i] != f.data<std::int32_t>()[i])
+                    return QStringLiteral("%1[%2]: %3 vs %4")
+                        .arg(name)
+                        .arg(i)
+                        .arg(r.at(i))
+                        .arg(f.at(i));
+            continue;
+        }
+        double maxRef = 0.0;
+        for (std::int64_t i = 0; i < n; ++i)
+            if (std::isfinite(r.at(i)))
+                maxRef = std::max(maxRef, std::abs(r.at(i)));
+        const double tol = 2e-5 * (1.0 + maxRef);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double a = r.at(i), b = f.at(i);
+            if (std::isinf(a) || std::isinf(b)) {
+                if (a != b)
+                    return QStringLiteral("%1[%2]: %3 vs %4 (infinities)")
+                        .arg(name)
+                        .arg(i)
+                        .arg(a)
+                        .arg(b);
+                continue;
+            }
+            if (std::isnan(b) || std::abs(a - b) > tol)
+                return QStringLiteral("%1[%2]: ref %3, fast %4, tolerance %5")
+                    .arg(name)
+                    .arg(i)
+                    .arg(a, 0, 'g', 9)
+                    .arg(b, 0, 'g', 9)
+                    .arg(tol);
+        }
+    }
+    return {};
+}
+
+Params base(Scheme s, Normaliser norm, int maskKind, bool cls, bool sep) {
+    Params p;
+    p.scheme = s;
+    p.n = 13;
+    p.d = 16;
+    p.heads = 2;
+    p.norm = norm;
+    p.cls = cls;
+    p.sep = sep;
+    p.clip = 3;
+    p.seed = 7;
+    p.buckets = 8;
+    p.maxDistance = 16;
+    p.debertaBuckets = 8;
+    p.debertaMaxPosition = 16;
+    if (maskKind == 1)
+        p.mask = MaskKind::Causal;
+    if (maskKind == 2)
+        p.validLen = p.seqLen() - 4;
+    if (s == Scheme::ALiBi && maskKind == 1)
+        p.alibiMode = AlibiMode::Causal;
+    return p;
+}
+
+} // namespace
+
+class TestCpuEngine : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void matchesReference_data();
+    void matchesReference();
+    void recycledBuffersGiveTheSameTrace();
+    void float64DelegatesToReference();
+    void invalidParamsAreAnError();
+    void cancelStops();
+};
+
+void TestCpuEngine::matchesReference_data() {
+    QTest::addColumn<Params>("params");
+    QTest::addColumn<int>("rowBlock");
+    const char* masks[] = {"none", "causal", "validlen"};
+    for (Scheme s : allSchemes())
+        for (Normaliser nm : allNormalisers())
+            for (int m = 0; m < 3; ++m) {
+                const std::string tag =
+                    std::string(toString(s)) + "/" + std::string(toString(nm)) + "/" + masks[m];
+                QTest::newRow(tag.c_str()) << base(s, nm, m, false, false) << 0;
+                const std::string tagCs = tag + "/cls+sep";
+                QTest::newRow(tagCs.c_str()) << base(s, nm, m, true, true) << 5;
+            }
+    // Scheme options, a larger n with several row blocks and threads.
+    auto add = [](const char* tag, Params p, int rowBlock = 0) {
+        QTest::newRow(tag) << p << rowBlock;
+    };
+    Params p = base(Scheme::T5, Normaliser::Softmax, 0, true, false);
+    p.unidirectional = true;
+    add("t5/unidirectional", p);
+    p = base(Scheme::URPE, Normaliser::Softmax, 1, false, true);
+    p.urpeBias = UrpeBias::T5;
+    add("urpe/t5-bias", p, 4);
+    p = base(Scheme::DeBERTa, Normaliser::Softmax, 0, false, false);
+    p.p2cConvention = P2CConvention::Paper;
+    add("deberta/paper", p);
+    p.debertaC2P = false;
+    add("deberta/p2c-only", p);
+    p = base(Scheme::DeBERTa, Normaliser::L2, 2, true, true);
+    p.debertaP2C = false;
+    add("deberta/c2p-only", p);
+    p = base(Scheme::DeBERTa, Normaliser::Softmax, 0, false, false);
+    p.debertaLogBuckets = true;
+    p.n = 40;
+    add("deberta/log-buckets", p, 7);
+    p = base(Scheme::TransformerXL, Normaliser::Softmax, 1, false, false);
+    p.txlClampLen = 4;
+    add("txl/clamp", p, 3);
+    p = base(Scheme::RoPE, Normaliser::Softmax, 0, false, false);
+    p.ropeConvention = RopeConvention::Half;
+    add("rope/half", p);
+    p.ropeDims = 4;
+    add("rope/partial", p);
+    p = base(Scheme::Sinusoidal, Normaliser::Softmax, 0, false, false);
+    p.layout = SinLayout::T2T;
+    add("sinusoidal/t2t", p);
+    p = base(Scheme::Shaw, Normaliser::Softmax, 1, true, true);
+    p.clip = 0;
+    add("shaw/k0", p);
+    p.clip = 30; // k beyond n
+    add("shaw/k-beyond-n", p, 6);
+    for (Scheme s : {Scheme::None, Scheme::Shaw, Scheme::TransformerXL, Scheme::T5, Scheme::DeBERTa,
+                     Scheme::ALiBi, Scheme::URPE}) {
+        p = base(s, Normaliser::Softmax, 1, true, true);
+        p.n = 46;
+        p.d = 32;
+        p.heads = 4;
+        const std::string tag = std::string(toString(s)) + "/n48-blocks";
+        add(tag.c_str(), p, 16);
+    }
+}
+
+void TestCpuEngine::matchesReference() {
+    QFETCH(Params, params);
+    QFETCH(int, rowBlock);
+    Weights w;
+    completeWeights(params, w);
+    const Expected<Trace> ref = computeTrace(params, w);
+    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().message.c_str());
+    CpuFastBackend fast(3);
+    fast.setRowBlock(rowBlock);
+    fast.setMinParallelWork(0); // exercise the pool even at these sizes
+    const Expected<Trace> got = fast.compute(params, w);
+    QVERIFY2(got.ok(), got.ok() ? "" : got.error().message.c_str());
+    const QString diff = compareTraces(*ref, *got);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+void TestCpuEngine::recycledBuffersGiveTheSameTrace() {
+    Params p = base(Scheme::T5, Normaliser::Softmax, 1, true, false);
+    Weights w;
+    completeWeights(p, w);
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    Expected<Trace> first = fast.compute(p, w);
+    QVERIFY(first.ok());
+    const float* logitsBuffer = first->find("logits")->data<float>();
+    fast.recycle(std::move(*first));
+    Expected<Trace> second = fast.compute(p, w);
+    QVERIFY(second.ok());
+    QCOMPARE(second->find("logits")->data<float>(), logitsBuffer); // the buffer was reused
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    const QString diff = compareTraces(*ref, *second);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+void TestCpuEngine::float64DelegatesToReference() {
+    Params p = base(Scheme::Shaw, Normaliser::L2, 0, false, false);
+    p.precision = Precision::Float64;
+    Weights w;
+    completeWeights(p, w);
+    CpuFastBackend fast;
+    const Expected<Trace> got = fast.compute(p, w);
+    QVERIFY(got.ok());
+    QCOMPARE(got->find("weights")->dtype(), DType::F64);
+}
+
+void TestCpuEngine::invalidParamsAreAnError() {
+    Params p = base(Scheme::None, Normaliser::Softmax, 0, false, false);
+    Weights w;
+    completeWeights(p, w);
+    p.heads = 3; // 16 is not divisible by 3
+    CpuFastBackend fast;
+    const Expected<Trace> got = fast.compute(p, w);
+    QVERIFY(!got.ok());
+    QVERIFY(!got.error().message.empty());
+}
+
+void TestCpuEngine::cancelStops() {
+    Params p = base(Scheme::None, Normaliser::Softmax, 0, false, false);
+    Weights w;
+    completeWeights(p, w);
+    std::atomic<bool> cancel{true};
+    CpuFastBackend fast;
+    const Expected<Trace> got = fast.compute(p, w, &cancel);
+    QVERIFY(!got.ok());
+    QCOMPARE(QString::fromStdString(got.error().message), QStringLiteral("cancelled"));
+}
+
+QTEST_GUILESS_MAIN(TestCpuEngine)
+#include "tst_cpu_engine.moc"
