@@ -12,6 +12,10 @@
  * The n×n stages run over chunks of heads whose buffers fit 1 GiB (and 32-bit indexing), so
  * the pooled path reaches n where all heads' matrices would not fit at once.
  *
+ * Limits: one head's n×n matrix (n×(2n−1) for TXL) must fit 32-bit indexing (n ≤ 46340) and
+ * GL_MAX_SHADER_STORAGE_BLOCK_SIZE (4·n² bytes); beyond that the error says so. Splitting the
+ * query rows into chunks as well would lift both; it is not done yet.
+ *
  * float64 requests, and any GL failure (shader compile/link error, out of memory, sizes beyond
  * 32-bit indexing), fall back to the CPU reference; lastFallbackReason() says why, and the
  * reason is logged under the category "pe.gl".
