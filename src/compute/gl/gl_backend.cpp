@@ -593,13 +593,13 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
 
     // A [L, cols] table per head of the chunk: rows · colsᵀ, rows from [H, L, d_h],
     // cols either shared [cols, d_h] (colsBatch 0) or a head slice of [cols, d].
-    auto rowTable = [&](GLuint rows, int h0, GLuint colsBuf, int cols, bool perHeadCols,
+    auto rowTable = [&](GLuint rows, int h0, int hn, GLuint colsBuf, int cols, bool perHeadCols,
                         GLuint out) {
         GemmDesc t;
         t.M = L;
         t.N = cols;
         t.K = dh;
-        t.batch = hc;
+        t.batch = hn;
         t.aOff = h0 * L * dh;
         t.aBatch = L * dh;
         t.aRow = dh;
@@ -640,19 +640,19 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         if (urpeC)
             g.gather(urpeTab, dummyIdx, urpeC, L, hn, h0, nOff, 0, 2, 0);
         if (shawTab) {
-            rowTable(bufQ, h0, shawWk, shawR, false, shawTab);
+            rowTable(bufQ, h0, hn, shawWk, shawR, false, shawTab);
             g.gather(shawTab, shawIdxBuf, terms[t++], L, hn, 0, L * shawR, shawR, 0, 1);
         }
         if (txlTab) {
-            rowTable(bufQv, h0, txlr, nOff, true, txlTab);
+            rowTable(bufQv, h0, hn, txlr, nOff, true, txlTab);
             g.gather(txlTab, dummyIdx, terms[t++], L, hn, 0, L * nOff, nOff, 0, 0);
         }
         if (c2pTab) {
-            rowTable(bufQ, h0, debKr, debR, true, c2pTab);
+            rowTable(bufQ, h0, hn, debKr, debR, true, c2pTab);
             g.gather(c2pTab, debIdx, terms[t++], L, hn, 0, L * debR, debR, 0, 1);
         }
         if (p2cTab) {
-            rowTable(bufK, h0, debQr, debR, true, p2cTab);
+            rowTable(bufK, h0, hn, debQr, debR, true, p2cTab);
             g.gather(p2cTab, debIdx, terms[t++], L, hn, 0, L * debR, debR, 1,
                      p.p2cConvention == P2CConvention::Code ? 1 : 2);
         }
