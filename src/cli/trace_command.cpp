@@ -380,7 +380,7 @@ int run(const TraceOptions& o, int argc, char** argv) {
     }
     QString fallback;
     auto backend = createBackend(
-        o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuReference, &fallback);
+        o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
     if (!fallback.isEmpty())
         std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
 

@@ -96,7 +96,7 @@ void CpuFastBackend::setThreads(int threads) {
 }
 
 QString CpuFastBackend::device() const {
-    return QStringLiteral("%1 %2, GEMM %3, %4 threads")
+    return QStringLiteral("%1 fast SIMD engine (%2), GEMM %3, %4 threads")
         .arg(QSysInfo::currentCpuArchitecture(), QLatin1String(cpu::simdTarget()),
              QLatin1String(cpu::gemmTarget()))
         .arg(m_threads);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Regenerates the explorer screenshots in docs/screenshots/ from a built pe-explorer.
+# Usage: docs/make_screenshots.sh [path/to/pe-explorer]   (default: build/release, then build/dev)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+exe="${1:-}"
+if [[ -z "$exe" ]]; then
+  for c in "$root/build/release/src/app/pe-explorer" "$root/build/dev/src/app/pe-explorer"; do
+    [[ -x "$c" ]] && exe="$c" && break
+  done
+fi
+[[ -x "$exe" ]] || { echo "pe-explorer not found; build it first" >&2; exit 2; }
+out="$here/screenshots"
+mkdir -p "$out"
+shoot() { # file, then pe-explorer options
+  local file="$1"; shift
+  xvfb-run -a -s '-screen 0 1600x1000x24' "$exe" "$@" --screenshot "$out/$file"
+  echo "wrote $out/$file"
+}
+run() { shoot "$3" --scheme "$1" --tab "$2"; } # scheme tab file
+# tabs: 0 encoding, 1 relative, 2 logit terms, 3 attention
+run sinusoidal 0 sinusoidal-encoding.png
+run sinusoidal 3 sinusoidal-attention.png
+run learned 0 learned-encoding.png
+run shaw 1 shaw-relative.png
+run txl 2 txl-terms.png
+run t5 1 t5-relative.png
+run deberta 2 deberta-terms.png
+run rope 3 rope-attention.png
+run alibi 1 alibi-relative.png
+run urpe 3 urpe-attention.png
+run sinusoidal 4 compare-sinusoidal-rope.png
+# a short sentence with [CLS]/[SEP] and a causal mask: token labels on the axes
+shoot shaw-tokens-attention.png --open "$here/sessions/shaw-tokens.json" --tab 3

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+#include "exporter.h"
+
+#include <QBuffer>
+#include <QFileInfo>
+#include <QImage>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <QWidget>
+
+#include <cstring>
+
+#include "qcp.h"
+
+namespace pe {
+
+namespace {
+
+Error writeError(const QString& path, const QString& why) {
+    return Error{QStringLiteral("cannot write %1: %2").arg(path, why).toStdString()};
+}
+
+/** Opens a QSaveFile, lets `fill` write to it, commits; nothing is left behind on failure. */
+template <typename Fill> Status atomicWrite(const QString& path, Fill fill) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return writeError(path, f.errorString());
+    QString why;
+    if (!fill(f, why)) {
+        f.cancelWriting();
+        return writeError(path, why.isEmpty() ? f.errorString() : why);
+    }
+    if (!f.commit())
+        return writeError(path, f.errorString());
+    return {};
+}
+
+} // namespace
+
+FigureFormat figureFormatFor(const QString& path, bool* ok) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    *ok = true;
+    if (suffix == QLatin1String("svg"))
+        return FigureFormat::Svg;
+    if (suffix == QLatin1String("pdf"))
+        return FigureFormat::Pdf;
+    *ok = suffix == QLatin1String("png");
+    return FigureFormat::Png;
+}
+
+Status exportPlot(QCustomPlot* plot, const QString& path, FigureFormat fmt, int dpi) {
+    const int w = std::max(plot->width(), 200);
+    const int h = std::max(plot->height(), 150);
+    return atomicWrite(path, [&](QSaveFile& f, QString& why) {
+        switch (fmt) {
+        case FigureFormat::Png: {
+            const double scale = std::max(dpi, 1) / 96.0;
+            QPixmap pm = plot->toPixmap(w, h, scale);
+            QImage img = pm.toImage();
+            img.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
+            img.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
+            if (img.isNull() || !img.save(&f, "PNG")) {
+                why = QStringLiteral("PNG encoding failed");
+                return false;
+            }
+            return true;
+        }
+        case FigureFormat::Svg: {
+            QSvgGenerator gen;
+            gen.setOutputDevice(&f);
+            gen.setSize(QSize(w, h));
+            gen.setViewBox(QRect(0, 0, w, h));
+            gen.setTitle(QStringLiteral("pe-explorer figure"));
+            QCPPainter painter;
+            if (!painter.begin(&gen)) {
+                why = QStringLiteral("SVG painter failed");
+                return false;
+            }
+            plot->toPainter(&painter, w, h);
+            painter.end();
+            return true;
+        }
+        case FigureFormat::Pdf: {
+            QPdfWriter pdf(&f);
+            pdf.setCreator(QStringLiteral("pe-explorer"));
+            pdf.setResolution(96);
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            pdf.setPageSize(QPageSize(QSizeF(w, h) * 72.0 / 96.0, QPageSize::Point));
+            QCPPainter painter;
+            if (!painter.begin(&pdf)) {
+                why = QStringLiteral("PDF painter failed");
+                return false;
+            }
+            painter.setMode(QCPPainter::pmVectorized);
+            painter.setMode(QCPPainter::pmNoCaching);
+            plot->toPainter(&painter, w, h);
+            painter.end();
+            return true;
+        }
+        }
+        return false;
+    });
+}
+
+Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int dpi) {
+    const QSize size = widget->size();
+    return atomicWrite(path, [&](QSaveFile& f, QString& why) {
+        switch (fmt) {
+        case FigureFormat::Png: {
+            const double scale = std::max(dpi, 1) / 96.0;
+            QImage img(size * scale, QImage::Format_ARGB32);
+            img.setDevicePixelRatio(scale);
+            img.fill(Qt::white);
+            widget->render(&img);
+            img.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
+            img.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
+            if (!img.save(&f, "PNG")) {
+                why = QStringLiteral("PNG encoding failed");
+                return false;
+            }
+            return true;
+        }
+        case FigureFormat::Svg: {
+            QSvgGenerator gen;
+            gen.setOutputDevice(&f);
+            gen.setSize(size);
+            gen.setViewBox(QRect(QPoint(0, 0), size));
+            QPainter painter(&gen);
+            widget->render(&painter);
+            return true;
+        }
+        case FigureFormat::Pdf: {
+            QPdfWriter pdf(&f);
+            pdf.setCreator(QStringLiteral("pe-explorer"));
+            pdf.setResolution(96);
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            pdf.setPageSize(QPageSize(QSizeF(size) * 72.0 / 96.0, QPageSize::Point));
+            QPainter painter(&pdf);
+            widget->render(&painter);
+            return true;
+        }
+        }
+        return false;
+    });
+}
+
+QByteArray npyBytes(const Grid& g) {
+    QByteArray header =
+        QStringLiteral("{'descr': '<f8', 'fortran_order': False, 'shape': (%1, %2), }")
+            .arg(g.rows)
+            .arg(g.cols)
+            .toLatin1();
+    // magic(6) + version(2) + len(2) + header + '\n', padded with spaces to a multiple of 64
+    const int total = 10 + static_cast<int>(header.size()) + 1;
+    header.append(QByteArray((64 - total % 64) % 64, ' '));
+    header.append('\n');
+    QByteArray out("\x93NUMPY\x01\x00", 8);
+    const auto len = static_cast<quint16>(header.size());
+    out.append(static_cast<char>(len & 0xff));
+    out.append(static_cast<char>(len >> 8));
+    out.append(header);
+    // Little-endian doubles on every platform we build for.
+    out.append(reinterpret_cast<const char*>(g.values.data()),
+               static_cast<qsizetype>(g.values.size() * sizeof(double)));
+    return out;
+}
+
+Status writeNpy(const Grid& g, const QString& path) {
+    return atomicWrite(path, [&](QSaveFile& f, QString&) {
+        const QByteArray b = npyBytes(g);
+        return f.write(b) == b.size();
+    });
+}
+
+Status writeCsv(const Grid& g, const QString& path) {
+    return atomicWrite(path, [&](QSaveFile& f, QString&) {
+        QByteArray line;
+        for (int r = 0; r < g.rows; ++r) {
+            line.clear();
+            for (int c = 0; c < g.cols; ++c) {
+                if (c)
+                    line.append(',');
+                line.append(QByteArray::number(g.at(r, c), 'g', 17));
+            }
+            line.append('\n');
+            if (f.write(line) != line.size())
+                return false;
+        }
+        return true;
+    });
+}
+
+} // namespace pe

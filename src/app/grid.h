@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * A 2-D matrix of doubles (row-major) as the views see it, and the reductions they need:
+ * slicing a head out of a trace tensor, the Gram matrix P·Pᵀ and pooling to screen resolution.
+ */
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor.h"
+
+namespace pe {
+
+enum class PoolMode { Mean, Max };
+
+struct Grid {
+    int rows = 0;
+    int cols = 0;
+    std::vector<double> values; ///< rows × cols, row-major
+
+    bool empty() const { return rows == 0 || cols == 0; }
+    double at(int r, int c) const {
+        return values[static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) +
+                      static_cast<std::size_t>(c)];
+    }
+    double& at(int r, int c) {
+        return values[static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) +
+                      static_cast<std::size_t>(c)];
+    }
+    double minValue() const;
+    double maxValue() const;
+    bool operator==(const Grid&) const = default;
+};
+
+/** Head `head` of a [heads, r, c] tensor, or the whole of a [r, c] tensor (head ignored). */
+Grid sliceHead(const Tensor& t, int head);
+/** Number of heads of a view tensor: dim 0 of rank 3, else 1. */
+int headCount(const Tensor& t);
+/** P·Pᵀ for P [n, d]. */
+Grid gram(const Grid& p);
+/** Row `r` of a grid. */
+std::vector<double> row(const Grid& g, int r);
+
+/**
+ * Pools the block [r0, r1) × [c0, c1) of `g` to at most outRows × outCols cells. Each output cell
+ * is the mean (or max) of the input cells whose index maps to it (bin k covers
+ * [r0 + k·h/outRows, r0 + (k+1)·h/outRows)). A region smaller than the target is copied as is.
+ */
+Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCols, PoolMode mode);
+
+} // namespace pe
+
+namespace pe {
+/**
+ * Like sliceHead, but a slice larger than maxRows × maxCols is mean-pooled straight from the
+ * tensor (never materialised at full size). *binRows / *binCols get the positions per cell.
+ */
+Grid sliceHeadBinned(const Tensor& t, int head, int maxRows, int maxCols, int* binRows,
+                     int* binCols);
+} // namespace pe

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "grid.h"
+
+class QCustomPlot;
+class QCPColorMap;
+class QCPColorScale;
+class QCPTextElement;
+class QLabel;
+class QTimer;
+class QMouseEvent;
+
+namespace pe {
+
+enum class ColorMapKind { Auto, Viridis, Magma, Greys, RdBu, PuOr };
+
+/** What a heat map shows: titles and axis labels; labels are per row / column index. */
+struct HeatmapInfo {
+    QString title;
+    QString subtitle; ///< parameters line, shown under the title
+    QString xTitle = QStringLiteral("key position j");
+    QString yTitle = QStringLiteral("query position i");
+    QString valueTitle;
+    QStringList rowLabels;
+    QStringList colLabels;
+    int binRows = 1; ///< positions per displayed row when the source was binned
+    int binCols = 1;
+};
+
+/**
+ * One matrix as a QCustomPlot colour map with a titled colour scale. The full-resolution grid is
+ * kept; what reaches QCustomPlot is the visible block pooled to the plot's pixel size (mean or
+ * max), so a 16384² matrix costs what a screen-sized one does. Zooming re-pools the visible part.
+ */
+class HeatmapView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeatmapView(QWidget* parent = nullptr, bool compact = false);
+    ~HeatmapView() override;
+
+    void setData(Grid g, const HeatmapInfo& info);
+    void clear(const QString& message);
+    const Grid& data() const { return m_grid; }
+    const HeatmapInfo& info() const { return m_info; }
+
+    void setColorMap(ColorMapKind k);
+    void setPoolMode(PoolMode m);
+    ColorMapKind colorMap() const { return m_colorMap; }
+    /** Size of the grid last handed to QCustomPlot (after pooling). */
+    QSize displayedCells() const { return m_displayed; }
+    int redrawCount() const { return m_redraws; }
+    QCustomPlot* plot() const { return m_plot; }
+    QString hoverText() const { return m_hover; }
+
+    /** Zoom and pan together with `other` (both ways), for maps of the same positions. */
+    void linkTo(HeatmapView* other);
+
+    /** Value read-out for a cell, as shown on hover. */
+    QString describeCell(int i, int j) const;
+
+Q_SIGNALS:
+    void hovered(const QString& text);
+    void clicked();
+    void rowClicked(int row);
+
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+    void showEvent(QShowEvent* e) override;
+
+private:
+    void scheduleRebuild();
+    void rebuild();
+    void applyGradient();
+    void applyTicks();
+    void onMouseMove(QMouseEvent* e);
+    void onMousePress(QMouseEvent* e);
+
+    QCustomPlot* m_plot;
+    QCPColorMap* m_map;
+    QCPColorScale* m_scale = nullptr;
+    QCPTextElement* m_title = nullptr;
+    QCPTextElement* m_subtitle = nullptr;
+    QLabel* m_readout = nullptr;
+    QTimer* m_rebuildTimer;
+    Grid m_grid;
+    HeatmapInfo m_info;
+    ColorMapKind m_colorMap = ColorMapKind::Auto;
+    PoolMode m_pool = PoolMode::Mean;
+    QSize m_displayed;
+    QString m_hover;
+    int m_redraws = 0;
+    bool m_compact;
+    bool m_signed = false;
+    double m_lo = 0; ///< data range of the whole grid (the colour scale stays put while zooming)
+    double m_hi = 1;
+    bool m_dirty = false; ///< data arrived while hidden: rebuild when shown
+};
+
+QString toString(ColorMapKind k);
+ColorMapKind colorMapFromString(const QString& s);
+
+} // namespace pe

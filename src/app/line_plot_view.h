@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+
+namespace pe {
+
+struct LineSeries {
+    QString name;
+    std::vector<double> values; ///< y at x = 0, 1, …
+};
+
+/** A few curves against position, with a legend (the d2l "columns of P" figure, a query row). */
+class LinePlotView : public QWidget {
+    Q_OBJECT
+public:
+    explicit LinePlotView(QWidget* parent = nullptr);
+    void setSeries(const QString& title, const QString& xTitle, const QString& yTitle,
+                   const std::vector<LineSeries>& series, const QStringList& xLabels = {});
+    QCustomPlot* plot() const { return m_plot; }
+    int seriesCount() const;
+
+private:
+    QCustomPlot* m_plot;
+};
+
+} // namespace pe

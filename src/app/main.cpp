@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "main_window.h"
+#include "screenshot.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("pe-explorer"));
+    QApplication::setApplicationName(QStringLiteral("pe-explorer"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser cli;
+    cli.setApplicationDescription(QStringLiteral("Explore positional encodings and attention"));
+    cli.addHelpOption();
+    cli.addVersionOption();
+    const QCommandLineOption shot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Render the window after the first result to "
+                                                 "FILE (PNG) and exit."),
+                                  QStringLiteral("FILE"));
+    const QCommandLineOption session(QStringLiteral("open"), // not "session": Qt takes -session
+                                     QStringLiteral("Start from a session file."),
+                                     QStringLiteral("FILE"));
+    const QCommandLineOption tab(QStringLiteral("tab"),
+                                 QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
+                                                "terms, 3 attention)."),
+                                 QStringLiteral("N"), QStringLiteral("0"));
+    const QCommandLineOption scheme(QStringLiteral("scheme"),
+                                    QStringLiteral("Start with this scheme."),
+                                    QStringLiteral("NAME"));
+    cli.addOptions({shot, session, tab, scheme});
+    cli.process(app);
+
+    pe::ScreenshotOptions opts;
+    opts.tab = cli.value(tab).toInt();
+    opts.scheme = cli.value(scheme);
+    opts.session = cli.value(session);
+    opts.output = cli.value(shot);
+    return pe::runExplorer(app, opts);
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+#include "main_window.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QTimer>
+#include <QUndoStack>
+
+#include "qcp.h"
+
+#include "comparison_view.h"
+#include "export_dialog.h"
+#include "exporter.h"
+#include "params_command.h"
+#include "params_panel.h"
+#include "trace_views.h"
+
+namespace pe {
+
+MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
+    : QMainWindow(parent)
+    , m_persist(persist)
+    , m_panel(new ParamsPanel)
+    , m_views(new TraceViews)
+    , m_compare(new ComparisonView)
+    , m_controller(new ComputeController(BackendKind::CpuReference, this))
+    , m_undo(new QUndoStack(this))
+    , m_frameTimer(new QTimer(this))
+    , m_progressDelay(new QTimer(this)) {
+    setWindowTitle(tr("pe-explorer"));
+    setCentralWidget(m_views);
+    m_views->addTab(m_compare, tr("Com&pare"));
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_panel);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(m_panel->sizeHint().width() + 20);
+    auto* dock = new QDockWidget(tr("Parameters"), this);
+    dock->setObjectName(QStringLiteral("parametersDock"));
+    dock->setWidget(scroll);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    m_timing = new QLabel;
+    m_hover = new QLabel;
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 0);
+    m_progress->setMaximumWidth(120);
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setToolTip(tr("Cancel the running computation (Esc)"));
+    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancel->setObjectName(QStringLiteral("cancelButton"));
+    m_progress->setObjectName(QStringLiteral("progress"));
+    statusBar()->addWidget(m_hover, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    statusBar()->addPermanentWidget(m_timing);
+    m_progress->hide();
+    m_cancel->hide();
+
+    // Results are coalesced to one frame per 16 ms; the progress bar appears after 200 ms.
+    m_frameTimer->setSingleShot(true);
+    m_frameTimer->setInterval(16);
+    m_progressDelay->setSingleShot(true);
+    m_progressDelay->setInterval(200);
+    connect(m_frameTimer, &QTimer::timeout, this, &MainWindow::showPending);
+    connect(m_progressDelay, &QTimer::timeout, this, [this] {
+        m_progress->show();
+        m_cancel->show();
+    });
+    connect(m_cancel, &QPushButton::clicked, m_controller, &ComputeController::cancel);
+    connect(m_panel, &ParamsPanel::changed, this, &MainWindow::onPanelChanged);
+    connect(m_controller, &ComputeController::resultReady, this, &MainWindow::onResult);
+    connect(m_controller, &ComputeController::busyChanged, this, &MainWindow::onBusy);
+    connect(m_views, &TraceViews::hovered, m_hover, &QLabel::setText);
+    connect(m_compare, &ComparisonView::hovered, m_hover, &QLabel::setText);
+
+    m_views->setColorMap(persist ? m_settings.colorMap() : ColorMapKind::Auto);
+    m_views->setPoolMode(persist ? m_settings.poolMode() : PoolMode::Mean);
+    buildMenus();
+    if (persist) {
+        restoreGeometry(m_settings.geometry());
+        restoreState(m_settings.windowState());
+    }
+    applySession(initial);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open session…"), QKeySequence::Open, this, &MainWindow::openSession);
+    file->addAction(tr("&Save session…"), QKeySequence::Save, this, &MainWindow::saveSession);
+    file->addSeparator();
+    file->addAction(tr("&Export figure (PNG/SVG/PDF)…"), QKeySequence(tr("Ctrl+E")), this,
+                    [this] { exportDialog(0); });
+    file->addAction(tr("Export whole &panel…"), QKeySequence(tr("Ctrl+Shift+P")), this,
+                    [this] { exportDialog(1); });
+    file->addAction(tr("Export &matrix (.npy/.csv)…"), QKeySequence(tr("Ctrl+Shift+E")), this,
+                    [this] { exportDialog(2); });
+    file->addAction(tr("&Copy figure"), QKeySequence(tr("Ctrl+Shift+C")), this,
+                    &MainWindow::copyFigure);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QStringList tabs = {tr("&Encoding"), tr("&Relative"), tr("&Logit terms"),
+                              tr("&Attention"), tr("Com&pare")};
+    for (int k = 0; k < tabs.size(); ++k)
+        view->addAction(tabs.at(k), QKeySequence(QStringLiteral("Ctrl+%1").arg(k + 1)), this,
+                        [this, k] { m_views->setCurrentIndex(k); });
+    view->addSeparator();
+    QMenu* maps = view->addMenu(tr("&Colour map"));
+    auto* mapGroup = new QActionGroup(this);
+    for (ColorMapKind k : {ColorMapKind::Auto, ColorMapKind::Viridis, ColorMapKind::Magma,
+                           ColorMapKind::Greys, ColorMapKind::RdBu, ColorMapKind::PuOr}) {
+        QAction* a = maps->addAction(toString(k));
+        a->setCheckable(true);
+        a->setChecked(k == (m_persist ? m_settings.colorMap() : ColorMapKind::Auto));
+        a->setToolTip(tr("auto: diverging RdBu centred on 0 for signed data, viridis otherwise"));
+        mapGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, k] {
+            m_views->setColorMap(k);
+            m_compare->setColorMap(k);
+            if (m_persist)
+                m_settings.setColorMap(k);
+        });
+    }
+    QMenu* pooling = view->addMenu(tr("&Pooling of large matrices"));
+    auto* poolGroup = new QActionGroup(this);
+    for (PoolMode m : {PoolMode::Mean, PoolMode::Max}) {
+        QAction* a = pooling->addAction(m == PoolMode::Mean ? tr("mean") : tr("max"));
+        a->setCheckable(true);
+        a->setChecked(m == (m_persist ? m_settings.poolMode() : PoolMode::Mean));
+        poolGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, m] {
+            m_views->setPoolMode(m);
+            m_compare->setPoolMode(m);
+            if (m_persist)
+                m_settings.setPoolMode(m);
+        });
+    }
+}
+
+Session MainWindow::session() const {
+    return Session{m_panel->params(), m_panel->input()};
+}
+
+void MainWindow::applySession(const Session& s) {
+    m_panel->setValues(s.params, s.input);
+    submit(s);
+}
+
+void MainWindow::onPanelChanged(const Params& p, const InputChoice& in) {
+    const Session next{p, in};
+    if (next == m_current)
+        return;
+    m_undo->push(new ParamsCommand(m_current, next, [this](const Session& s) { applySession(s); }));
+    submit(next);
+}
+
+void MainWindow::submit(const Session& s) {
+    m_current = s;
+    m_controller->submit(s.params, s.input);
+}
+
+void MainWindow::onResult(const ComputeResult& r) {
+    m_pending = r;
+    if (!m_frameTimer->isActive())
+        m_frameTimer->start();
+}
+
+void MainWindow::showPending() {
+    const ComputeResult r = std::move(m_pending);
+    m_pending = {};
+    if (!r.error.isEmpty()) {
+        if (r.error != QLatin1String("cancelled"))
+            statusBar()->showMessage(tr("Error: %1").arg(r.error), 8000);
+        m_timing->setText(tr("%1 | %2").arg(r.error, r.backend));
+        return;
+    }
+    if (!r.trace)
+        return;
+    QElapsedTimer render;
+    render.start();
+    m_views->setTrace(r.trace);
+    m_compare->setReference(r.trace, m_current.input);
+    ++m_frames;
+    m_timing->setText(tr("compute %1 ms | render %2 ms | %3")
+                          .arg(r.computeMs, 0, 'f', 1)
+                          .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
+                          .arg(r.backend));
+    Q_EMIT frameShown();
+}
+
+const Params* MainWindow::shownParams() const {
+    return m_views->trace() ? &m_views->trace()->params : nullptr;
+}
+
+QString MainWindow::statusText() const {
+    return m_timing->text();
+}
+
+void MainWindow::onBusy(bool busy) {
+    if (busy) {
+        m_progressDelay->start();
+        return;
+    }
+    m_progressDelay->stop();
+    m_progress->hide();
+    m_cancel->hide();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    if (m_persist) {
+        m_settings.setGeometry(saveGeometry());
+        m_settings.setWindowState(saveState());
+        m_settings.setLastSession(session());
+    }
+    QMainWindow::closeEvent(e);
+}
+
+HeatmapView* MainWindow::currentHeatmap() const {
+    return m_views->currentWidget() == m_compare ? m_compare->difference()
+                                                 : m_views->currentHeatmap();
+}
+
+Status MainWindow::exportFigure(const QString& path, int dpi) {
+    HeatmapView* h = currentHeatmap();
+    if (!h)
+        return Error{"this view has no figure to export"};
+    bool ok = false;
+    const FigureFormat fmt = figureFormatFor(path, &ok);
+    if (!ok)
+        return Error{"figures are written as .png, .svg or .pdf"};
+    return exportPlot(h->plot(), path, fmt, dpi);
+}
+
+Status MainWindow::exportMatrix(const QString& path) {
+    HeatmapView* h = currentHeatmap();
+    if (!h || h->data().empty())
+        return Error{"this view has no matrix to export"};
+    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0)
+        return writeCsv(h->data(), path);
+    return writeNpy(h->data(), path);
+}
+
+namespace {
+void report(QWidget* parent, const Status& st) {
+    if (!st)
+        QMessageBox::warning(parent, QObject::tr("Export failed"),
+                             QString::fromStdString(st.error().message));
+}
+} // namespace
+
+void MainWindow::exportDialog(int what) {
+    ExportDialog dlg(m_settings.lastDirectory(), m_settings.exportDpi(), this);
+    dlg.setWhat(static_cast<ExportDialog::What>(what));
+    if (dlg.exec() != QDialog::Accepted)
+        return;
+    const QString path = dlg.path();
+    m_settings.setExportDpi(dlg.dpi());
+    m_settings.setLastDirectory(QFileInfo(path).absolutePath());
+    switch (dlg.what()) {
+    case ExportDialog::What::Figure:
+        report(this, exportFigure(path, dlg.dpi()));
+        break;
+    case ExportDialog::What::Panel: {
+        bool ok = false;
+        const FigureFormat fmt = figureFormatFor(path, &ok);
+        report(this, ok ? exportWidget(m_views->currentWidget(), path, fmt, dlg.dpi())
+                        : Status(Error{"panels are written as .png, .svg or .pdf"}));
+        break;
+    }
+    case ExportDialog::What::Matrix:
+        report(this, exportMatrix(path));
+        break;
+    }
+}
+
+void MainWindow::copyFigure() {
+    if (HeatmapView* h = currentHeatmap())
+        QApplication::clipboard()->setPixmap(h->plot()->toPixmap());
+}
+
+void MainWindow::openSession() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open session"), m_settings.lastDirectory(), tr("pe-explorer session (*.json)"));
+    if (path.isEmpty())
+        return;
+    const Expected<Session> s = loadSession(path);
+    if (!s) {
+        QMessageBox::warning(this, tr("Open session"), QString::fromStdString(s.error().message));
+        return;
+    }
+    const Session before = m_current;
+    applySession(s.value());
+    m_undo->push(
+        new ParamsCommand(before, s.value(), [this](const Session& x) { applySession(x); }));
+}
+
+void MainWindow::saveSession() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save session"), m_settings.lastDirectory(), tr("pe-explorer session (*.json)"));
+    if (!path.isEmpty())
+        report(this, pe::saveSession(session(), path));
+}
+
+} // namespace pe

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+
+#include "compute_worker.h"
+#include "session.h"
+#include "settings.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+class QUndoStack;
+
+namespace pe {
+
+class ComparisonView;
+class HeatmapView;
+class ParamsPanel;
+class TraceViews;
+
+/** Wires the parameter panel, the worker and the views; owns menus and the status bar. */
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /** `persist` = false leaves QSettings alone (tests, screenshots). */
+    explicit MainWindow(const Session& initial, bool persist = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ParamsPanel* panel() const { return m_panel; }
+    TraceViews* views() const { return m_views; }
+    ComparisonView* comparison() const { return m_compare; }
+    ComputeController* controller() const { return m_controller; }
+    QUndoStack* undoStack() const { return m_undo; }
+    Session session() const;
+    /** Applies a session: controls, then a computation (no undo entry). */
+    void applySession(const Session& s);
+    /** Parameters of the trace now on screen; frames() counts traces shown. */
+    const Params* shownParams() const;
+    int frames() const { return m_frames; }
+    QString statusText() const;
+
+    /** The heat map that export and copy act on: the current tab's main one. */
+    HeatmapView* currentHeatmap() const;
+    Status exportFigure(const QString& path, int dpi);
+    Status exportMatrix(const QString& path);
+
+Q_SIGNALS:
+    void frameShown();
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+
+private:
+    void buildMenus();
+    void onPanelChanged(const Params& p, const InputChoice& in);
+    void submit(const Session& s);
+    void onResult(const ComputeResult& r);
+    void showPending();
+    void onBusy(bool busy);
+    void openSession();
+    void saveSession();
+    void exportDialog(int what); ///< 0 figure, 1 panel, 2 matrix
+    void copyFigure();
+
+    Settings m_settings;
+    bool m_persist;
+    ParamsPanel* m_panel;
+    TraceViews* m_views;
+    ComparisonView* m_compare;
+    ComputeController* m_controller;
+    QUndoStack* m_undo;
+    Session m_current;
+
+    ComputeResult m_pending;
+    QTimer* m_frameTimer;
+    QTimer* m_progressDelay;
+    QLabel* m_timing;
+    QLabel* m_hover;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    int m_frames = 0;
+};
+
+} // namespace pe

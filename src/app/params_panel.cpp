@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+#include "params_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+namespace pe {
+
+namespace {
+
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+template <typename Enum> QComboBox* enumCombo(const std::vector<Enum>& values) {
+    auto* box = new QComboBox;
+    for (Enum v : values)
+        box->addItem(qs(toString(v)), static_cast<int>(v));
+    return box;
+}
+
+template <typename Enum> Enum enumOf(const QComboBox* box) {
+    return static_cast<Enum>(box->currentData().toInt());
+}
+
+template <typename Enum> void setEnum(QComboBox* box, Enum v) {
+    box->setCurrentIndex(std::max(0, box->findData(static_cast<int>(v))));
+}
+
+QSpinBox* spin(int lo, int hi, const QString& tip) {
+    auto* s = new QSpinBox;
+    s->setRange(lo, hi);
+    s->setToolTip(tip);
+    s->setKeyboardTracking(false);
+    return s;
+}
+
+} // namespace
+
+int sliderToLength(int s) {
+    return std::clamp(static_cast<int>(std::lround(std::exp2(s / 100.0))), 1, 16384);
+}
+
+int lengthToSlider(int n) {
+    return static_cast<int>(std::lround(100.0 * std::log2(std::max(n, 1))));
+}
+
+ParamsPanel::ParamsPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_coalesce(new QTimer(this)) {
+    m_coalesce->setSingleShot(true);
+    m_coalesce->setInterval(kCoalesceMs);
+    connect(m_coalesce, &QTimer::timeout, this, &ParamsPanel::emitNow);
+    build();
+    Params defaults;
+    defaults.scheme = Scheme::Sinusoidal;
+    defaults.n = 64;
+    defaults.d = 128;
+    defaults.heads = 4;
+    setValues(defaults, InputChoice{});
+}
+
+void ParamsPanel::build() {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(4, 4, 4, 4);
+
+    // Scheme and sizes
+    auto* sizes = new QGroupBox(tr("Scheme and sizes"));
+    auto* f1 = new QFormLayout(sizes);
+    m_scheme = enumCombo(allSchemes());
+    m_scheme->setToolTip(
+        tr("Position scheme. Absolute: X = E + P (sinusoidal, learned). Relative: Shaw "
+           "(a_ij = q_i·(k_j + w^K_clip(j−i,k))), Transformer-XL, T5 (bias b[bucket(j−i)]), "
+           "DeBERTa (c2c + c2p + p2c), RoPE (rotate q, k by position), ALiBi (−m_h |i−j|), URPE "
+           "(softmax(S) ⊙ C[j−i])."));
+    f1->addRow(tr("&Scheme"), m_scheme);
+    m_nSlider = new QSlider(Qt::Horizontal);
+    m_nSlider->setRange(0, lengthToSlider(16384));
+    m_nSlider->setToolTip(tr("Sequence length n (logarithmic: n = 2^(s/100)); 1 … 16384 input "
+                             "tokens, special tokens come on top"));
+    m_n = spin(1, 16384, tr("Number of input tokens n (1 … 16384); [CLS]/[SEP] are added on top"));
+    auto* nRow = new QHBoxLayout;
+    nRow->addWidget(m_nSlider, 1);
+    nRow->addWidget(m_n);
+    auto* nLabel = new QLabel(tr("&Length n"));
+    nLabel->setBuddy(m_n); // a row holding a layout gets no buddy by itself
+    f1->addRow(nLabel, nRow);
+    m_d = spin(1, 4096, tr("Model width d; Q = X W_q with W_q [d, d]; head width d_h = d / heads"));
+    f1->addRow(tr("Width &d"), m_d);
+    m_heads = spin(1, 64, tr("Number of heads h; d must be a multiple of h (d_h = d / h)"));
+    f1->addRow(tr("&Heads"), m_heads);
+    outer->addWidget(sizes);
+
+    // Scheme options
+    auto* opts = new QGroupBox(tr("Scheme options"));
+    auto* f2 = new QFormLayout(opts);
+    m_base = new QDoubleSpinBox;
+    m_base->setRange(1.0, 1e9);
+    m_base->setDecimals(1);
+    m_base->setKeyboardTracking(false);
+    m_base->setToolTip(tr("Base b of the frequencies ω_m = b^(−2m/d) (sinusoidal) or "
+                          "θ_m = b^(−2m/d_rot) (RoPE)"));
+    f2->addRow(tr("&Base"), m_base);
+    m_layout = enumCombo(
+        std::vector<SinLayout>{SinLayout::Interleaved, SinLayout::Concat, SinLayout::T2T});
+    m_layout->setToolTip(tr("Sinusoid layout: interleaved PE[p,2m] = sin(pω_m), PE[p,2m+1] = "
+                            "cos(pω_m); concat [sin | cos]; t2t ω_m = exp(−m ln(b)/(d/2 − 1))"));
+    f2->addRow(tr("Layout"), m_layout);
+    m_clip = spin(1, 4096,
+                  tr("Clip distance k: Shaw index clip(j − i, −k, k) + k ∈ [0, 2k]; "
+                     "DeBERTa v1 span k"));
+    f2->addRow(tr("Clip &k"), m_clip);
+    m_ropeConv =
+        enumCombo(std::vector<RopeConvention>{RopeConvention::Interleaved, RopeConvention::Half});
+    m_ropeConv->setToolTip(tr("RoPE pairs: interleaved (2m, 2m+1) as in the paper, or half "
+                              "(m, m + d_rot/2) as in GPT-NeoX/LLaMA"));
+    f2->addRow(tr("RoPE pairs"), m_ropeConv);
+    m_ropeDims = spin(0, 4096,
+                      tr("Rotated features per head d_rot (partial rotary); 0 = all d_h; "
+                         "features [d_rot, d_h) pass through"));
+    m_ropeDims->setSpecialValueText(tr("all"));
+    f2->addRow(tr("RoPE dims"), m_ropeDims);
+    m_buckets = spin(2, 1024,
+                     tr("T5 num_buckets: half exact (|r| < B/4 per direction), half "
+                        "logarithmic up to max_distance"));
+    f2->addRow(tr("T5 buckets"), m_buckets);
+    m_maxDistance = spin(1, 1 << 20, tr("T5 max_distance: |j − i| ≥ this shares the last bucket"));
+    f2->addRow(tr("T5 max distance"), m_maxDistance);
+    m_unidirectional = new QCheckBox(tr("unidirectional"));
+    m_unidirectional->setToolTip(tr("T5 decoder buckets: only j ≤ i is distinguished "
+                                    "(bidirectional = false)"));
+    f2->addRow(QString(), m_unidirectional);
+    m_alibiMode = enumCombo(std::vector<AlibiMode>{AlibiMode::Symmetric, AlibiMode::Causal});
+    m_alibiMode->setToolTip(tr("ALiBi bias: symmetric −m_h |i − j|, or the paper's causal "
+                               "−m_h (i − j); slopes m_h = 2^(−8h/H)"));
+    f2->addRow(tr("ALiBi"), m_alibiMode);
+    m_c2p = new QCheckBox(tr("c2p"));
+    m_c2p->setToolTip(tr("DeBERTa content-to-position term q^c_i · k^r_δ(i,j)"));
+    m_p2c = new QCheckBox(tr("p2c"));
+    m_p2c->setToolTip(tr("DeBERTa position-to-content term k^c_j · q^r_δ(j,i); the logits are "
+                         "scaled by 1/√(d_h (1 + terms))"));
+    auto* debRow = new QHBoxLayout;
+    debRow->addWidget(m_c2p);
+    debRow->addWidget(m_p2c);
+    f2->addRow(tr("DeBERTa terms"), debRow);
+    m_p2cConv = enumCombo(std::vector<P2CConvention>{P2CConvention::Code, P2CConvention::Paper});
+    m_p2cConv->setToolTip(tr("p2c index: the released code's δ(i, j) or the paper's δ(j, i)"));
+    f2->addRow(tr("p2c index"), m_p2cConv);
+    m_logBuckets = new QCheckBox(tr("log buckets (v2/v3)"));
+    m_logBuckets->setToolTip(tr("DeBERTa v2/v3 log buckets: span = position_buckets / 2, "
+                                "exact within span/2, logarithmic to max_relative_positions"));
+    f2->addRow(QString(), m_logBuckets);
+    m_debBuckets = spin(2, 4096, tr("DeBERTa position_buckets (v2/v3)"));
+    f2->addRow(tr("DeBERTa buckets"), m_debBuckets);
+    m_debMaxPos = spin(1, 1 << 20, tr("DeBERTa max_relative_positions (v2/v3)"));
+    f2->addRow(tr("DeBERTa max pos"), m_debMaxPos);
+    m_clampLen = spin(0, 1 << 20,
+                      tr("Transformer-XL clamp_len: relative distances beyond are "
+                         "clamped; 0 = off"));
+    m_clampLen->setSpecialValueText(tr("off"));
+    f2->addRow(tr("TXL clamp"), m_clampLen);
+    m_urpeBias = enumCombo(std::vector<UrpeBias>{UrpeBias::None, UrpeBias::T5});
+    m_urpeBias->setToolTip(tr("URPE base bias: none, or a T5 bucket bias added to the logits "
+                              "before softmax(S) ⊙ C"));
+    f2->addRow(tr("URPE bias"), m_urpeBias);
+    m_learnedRows = spin(1, 1 << 20,
+                         tr("Rows P_max of the generated learned table (GPT-2: "
+                            "n_ctx = 1024); n must not exceed it"));
+    f2->addRow(tr("Learned rows"), m_learnedRows);
+    outer->addWidget(opts);
+
+    // Attention
+    auto* att = new QGroupBox(tr("Attention"));
+    auto* f3 = new QFormLayout(att);
+    m_norm = enumCombo(allNormalisers());
+    m_norm->setToolTip(tr("Normaliser N(S) of each row: softmax exp(s)/Σexp; exp (unnormalised); "
+                          "l2 s/‖s‖; relu² relu(s)²/n; relu² visible relu(s)²/#visible"));
+    f3->addRow(tr("&Normaliser"), m_norm);
+    m_mask = enumCombo(std::vector<MaskKind>{MaskKind::None, MaskKind::Causal});
+    m_mask->setToolTip(tr("Mask: none, or causal (key j > query i gets −∞ before the normaliser)"));
+    f3->addRow(tr("&Mask"), m_mask);
+    m_validLen = spin(-1, 16386,
+                      tr("Valid length L: keys at positions ≥ L are padding (masked); "
+                         "counts [CLS]/[SEP]; −1 = all valid"));
+    m_validLen->setSpecialValueText(tr("all"));
+    f3->addRow(tr("Valid length"), m_validLen);
+    m_cls = new QCheckBox(tr("[CLS]"));
+    m_cls->setToolTip(tr("Prepend [CLS] at position 0; input tokens move to 1 … n"));
+    m_sep = new QCheckBox(tr("[SEP]"));
+    m_sep->setToolTip(tr("Append [SEP] as the last position"));
+    auto* spRow = new QHBoxLayout;
+    spRow->addWidget(m_cls);
+    spRow->addWidget(m_sep);
+    f3->addRow(tr("Special tokens"), spRow);
+    m_seed = spin(0, std::numeric_limits<int>::max(),
+                  tr("Seed of every generated weight and embedding (xoshiro256**, one stream per "
+                     "tensor name): the same seed gives the same numbers everywhere"));
+    f3->addRow(tr("S&eed"), m_seed);
+    m_precision = enumCombo(std::vector<Precision>{Precision::Float32, Precision::Float64});
+    m_precision->setToolTip(tr("Arithmetic of the forward pass: float32 or float64"));
+    f3->addRow(tr("Precision"), m_precision);
+    outer->addWidget(att);
+
+    // Input
+    auto* inp = new QGroupBox(tr("Input"));
+    auto* f4 = new QFormLayout(inp);
+    m_inputKind = new QComboBox;
+    m_inputKind->addItem(tr("sample sentence"), static_cast<int>(InputKind::Sentence));
+    m_inputKind->addItem(tr("typed text"), static_cast<int>(InputKind::Text));
+    m_inputKind->addItem(tr("n identical tokens"), static_cast<int>(InputKind::Identical));
+    m_inputKind->setToolTip(tr("Input tokens; the token list is repeated or cut to exactly n "
+                               "tokens. Embeddings E come from a seeded per-token table."));
+    f4->addRow(tr("&Input"), m_inputKind);
+    m_sentence = new QComboBox;
+    for (const QString& s : sampleSentenceList())
+        m_sentence->addItem(s.left(40) + QStringLiteral("…"));
+    m_sentence->setToolTip(tr("Built-in sentence (tokenized into words and punctuation; CJK by "
+                              "character)"));
+    f4->addRow(tr("Sentence"), m_sentence);
+    m_text = new QLineEdit;
+    m_text->setPlaceholderText(tr("type a sentence"));
+    m_text->setToolTip(tr("Your text, tokenized into words and punctuation (CJK by character)"));
+    f4->addRow(tr("Text"), m_text);
+    outer->addWidget(inp);
+    outer->addStretch(1);
+
+    // Wiring: the slider and the spin box mirror each other; every edit goes through onEdited.
+    connect(m_nSlider, &QSlider::valueChanged, this, [this](int s) {
+        if (m_updating)
+            return;
+        const QSignalBlocker b(m_n);
+        m_n->setValue(sliderToLength(s));
+        onEdited();
+    });
+    connect(m_n, &QSpinBox::valueChanged, this, [this](int n) {
+        if (m_updating)
+            return;
+        const QSignalBlocker b(m_nSlider);
+        m_nSlider->setValue(lengthToSlider(n));
+        onEdited();
+    });
+    for (QSpinBox* s : {m_d, m_heads, m_clip, m_ropeDims, m_buckets, m_maxDistance, m_debBuckets,
+                        m_debMaxPos, m_clampLen, m_learnedRows, m_validLen, m_seed})
+        connect(s, &QSpinBox::valueChanged, this, &ParamsPanel::onEdited);
+    connect(m_base, &QDoubleSpinBox::valueChanged, this, &ParamsPanel::onEdited);
+    for (QComboBox* c : {m_scheme, m_layout, m_ropeConv, m_alibiMode, m_p2cConv, m_urpeBias, m_norm,
+                         m_mask, m_precision, m_inputKind, m_sentence})
+        connect(c, &QComboBox::currentIndexChanged, this, &ParamsPanel::onEdited);
+    for (QCheckBox* c : {m_unidirectional, m_c2p, m_p2c, m_logBuckets, m_cls, m_sep})
+        connect(c, &QCheckBox::toggled, this, &ParamsPanel::onEdited);
+    connect(m_text, &QLineEdit::textEdited, this, &ParamsPanel::onEdited);
+}
+
+void ParamsPanel::updateEnabled() {
+    const Scheme s = enumOf<Scheme>(m_scheme);
+    const bool t5 =
+        s == Scheme::T5 || (s == Scheme::URPE && enumOf<UrpeBias>(m_urpeBias) == UrpeBias::T5);
+    const bool deb = s == Scheme::DeBERTa;
+    m_base->setEnabled(s == Scheme::Sinusoidal || s == Scheme::RoPE);
+    m_layout->setEnabled(s == Scheme::Sinusoidal);
+    m_clip->setEnabled(s == Scheme::Shaw || (deb && !m_logBuckets->isChecked()));
+    m_ropeConv->setEnabled(s == Scheme::RoPE);
+    m_ropeDims->setEnabled(s == Scheme::RoPE);
+    m_buckets->setEnabled(t5);
+    m_maxDistance->setEnabled(t5);
+    m_unidirectional->setEnabled(t5);
+    m_alibiMode->setEnabled(s == Scheme::ALiBi);
+    for (QWidget* w : {static_cast<QWidget*>(m_c2p), static_cast<QWidget*>(m_p2c),
+                       static_cast<QWidget*>(m_logBuckets)})
+        w->setEnabled(deb);
+    m_p2cConv->setEnabled(deb && m_p2c->isChecked());
+    m_debBuckets->setEnabled(deb && m_logBuckets->isChecked());
+    m_debMaxPos->setEnabled(deb && m_logBuckets->isChecked());
+    m_clampLen->setEnabled(s == Scheme::TransformerXL);
+    m_urpeBias->setEnabled(s == Scheme::URPE);
+    m_learnedRows->setEnabled(s == Scheme::Learned);
+    const auto kind = static_cast<InputKind>(m_inputKind->currentData().toInt());
+    m_sentence->setEnabled(kind == InputKind::Sentence);
+    m_text->setEnabled(kind == InputKind::Text);
+}
+
+Params ParamsPanel::params() const {
+    Params p;
+    p.scheme = enumOf<Scheme>(m_scheme);
+    p.n = m_n->value();
+    p.d = m_d->value();
+    p.heads = m_heads->value();
+    p.norm = enumOf<Normaliser>(m_norm);
+    p.mask = enumOf<MaskKind>(m_mask);
+    p.validLen = m_validLen->value();
+    p.clip = m_clip->value();
+    p.base = m_base->value();
+    p.layout = enumOf<SinLayout>(m_layout);
+    p.ropeConvention = enumOf<RopeConvention>(m_ropeConv);
+    p.ropeDims = m_ropeDims->value();
+    p.buckets = m_buckets->value();
+    p.maxDistance = m_maxDistance->value();
+    p.unidirectional = m_unidirectional->isChecked();
+    p.alibiMode = enumOf<AlibiMode>(m_alibiMode);
+    p.debertaC2P = m_c2p->isChecked();
+    p.debertaP2C = m_p2c->isChecked();
+    p.p2cConvention = enumOf<P2CConvention>(m_p2cConv);
+    p.debertaLogBuckets = m_logBuckets->isChecked();
+    p.debertaBuckets = m_debBuckets->value();
+    p.debertaMaxPosition = m_debMaxPos->value();
+    p.txlClampLen = m_clampLen->value();
+    p.urpeBias = enumOf<UrpeBias>(m_urpeBias);
+    p.learnedRows = m_learnedRows->value();
+    p.cls = m_cls->isChecked();
+    p.sep = m_sep->isChecked();
+    p.seed = static_cast<std::uint64_t>(m_seed->value());
+    p.precision = enumOf<Precision>(m_precision);
+    return p;
+}
+
+InputChoice ParamsPanel::input() const {
+    InputChoice in;
+    in.kind = static_cast<InputKind>(m_inputKind->currentData().toInt());
+    in.sentence = m_sentence->currentIndex();
+    in.text = m_text->text();
+    return in;
+}
+
+void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
+    m_updating = true;
+    const QList<QWidget*> all = findChildren<QWidget*>();
+    std::vector<std::unique_ptr<QSignalBlocker>> blockers;
+    for (QWidget* w : all)
+        blockers.push_back(std::make_unique<QSignalBlocker>(w));
+    setEnum(m_scheme, p.scheme);
+    m_n->setValue(p.n);
+    m_nSlider->setValue(lengthToSlider(p.n));
+    m_d->setValue(p.d);
+    m_heads->setValue(p.heads);
+    setEnum(m_norm, p.norm);
+    setEnum(m_mask, p.mask);
+    m_validLen->setValue(p.validLen);
+    m_clip->setValue(p.clip);
+    m_base->setValue(p.base);
+    setEnum(m_layout, p.layout);
+    setEnum(m_ropeConv, p.ropeConvention);
+    m_ropeDims->setValue(p.ropeDims);
+    m_buckets->setValue(p.buckets);
+    m_maxDistance->setValue(p.maxDistance);
+    m_unidirectional->setChecked(p.unidirectional);
+    setEnum(m_alibiMode, p.alibiMode);
+    m_c2p->setChecked(p.debertaC2P);
+    m_p2c->setChecked(p.debertaP2C);
+    setEnum(m_p2cConv, p.p2cConvention);
+    m_logBuckets->setChecked(p.debertaLogBuckets);
+    m_debBuckets->setValue(p.debertaBuckets);
+    m_debMaxPos->setValue(p.debertaMaxPosition);
+    m_clampLen->setValue(p.txlClampLen);
+    setEnum(m_urpeBias, p.urpeBias);
+    m_learnedRows->setValue(p.learnedRows);
+    m_cls->setChecked(p.cls);
+    m_sep->setChecked(p.sep);
+    m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(
+        p.seed, static_cast<std::uint64_t>(std::numeric_limits<int>::max()))));
+    setEnum(m_precision, p.precision);
+    m_inputKind->setCurrentIndex(std::max(0, m_inputKind->findData(static_cast<int>(in.kind))));
+    m_sentence->setCurrentIndex(std::clamp(in.sentence, 0, m_sentence->count() - 1));
+    m_text->setText(in.text);
+    blockers.clear();
+    m_updating = false;
+    updateEnabled();
+}
+
+void ParamsPanel::onEdited() {
+    if (m_updating)
+        return;
+    updateEnabled();
+    if (!m_coalesce->isActive())
+        m_coalesce->start();
+}
+
+void ParamsPanel::emitNow() {
+    Q_EMIT changed(params(), input());
+}
+
+} // namespace pe

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QWidget>
+
+#include "params.h"
+#include "sample_input.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QSlider;
+class QSpinBox;
+class QTimer;
+
+namespace pe {
+
+/**
+ * Every parameter of one computation as controls. Options that do not apply to the chosen
+ * scheme are disabled in place; every control's tooltip gives the formula. Changes are
+ * coalesced (a slider drag emits at most once per 40 ms) and leave as a value: changed().
+ */
+class ParamsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParamsPanel(QWidget* parent = nullptr);
+
+    Params params() const;
+    InputChoice input() const;
+    /** Shows these values without emitting changed(). */
+    void setValues(const Params& p, const InputChoice& in);
+
+    /** Coalescing delay for slider drags and typing, in ms. */
+    static constexpr int kCoalesceMs = 40;
+
+    // For tests and the main window's shortcuts.
+    QComboBox* schemeBox() const { return m_scheme; }
+    QSpinBox* lengthBox() const { return m_n; }
+    QSlider* lengthSlider() const { return m_nSlider; }
+    QSpinBox* widthBox() const { return m_d; }
+    QSpinBox* headsBox() const { return m_heads; }
+
+Q_SIGNALS:
+    void changed(const pe::Params& p, const pe::InputChoice& in);
+
+private:
+    void build();
+    void updateEnabled();
+    void onEdited();
+    void emitNow();
+
+    QComboBox* m_scheme;
+    QSlider* m_nSlider;
+    QSpinBox* m_n;
+    QSpinBox* m_d;
+    QSpinBox* m_heads;
+    QSpinBox* m_clip;
+    QDoubleSpinBox* m_base;
+    QComboBox* m_layout;
+    QComboBox* m_ropeConv;
+    QSpinBox* m_ropeDims;
+    QSpinBox* m_buckets;
+    QSpinBox* m_maxDistance;
+    QCheckBox* m_unidirectional;
+    QComboBox* m_alibiMode;
+    QCheckBox* m_c2p;
+    QCheckBox* m_p2c;
+    QComboBox* m_p2cConv;
+    QCheckBox* m_logBuckets;
+    QSpinBox* m_debBuckets;
+    QSpinBox* m_debMaxPos;
+    QSpinBox* m_clampLen;
+    QComboBox* m_urpeBias;
+    QSpinBox* m_learnedRows;
+    QComboBox* m_norm;
+    QComboBox* m_mask;
+    QSpinBox* m_validLen;
+    QCheckBox* m_cls;
+    QCheckBox* m_sep;
+    QSpinBox* m_seed;
+    QComboBox* m_precision;
+    QComboBox* m_inputKind;
+    QComboBox* m_sentence;
+    QLineEdit* m_text;
+    QTimer* m_coalesce;
+    bool m_updating = false;
+};
+
+/** Slider position ↔ sequence length: the slider is logarithmic, n = round(2^(s/100)). */
+int sliderToLength(int s);
+int lengthToSlider(int n);
+
+} // namespace pe

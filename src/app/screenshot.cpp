@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#include "screenshot.h"
+
+#include <QApplication>
+#include <QPixmap>
+#include <QSaveFile>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "main_window.h"
+#include "trace_views.h"
+
+namespace pe {
+
+int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
+    const bool shot = !opts.output.isEmpty();
+    Settings settings;
+    Session start = shot ? Settings::defaultSession() : settings.lastSession();
+    if (!opts.session.isEmpty()) {
+        const Expected<Session> s = loadSession(opts.session);
+        if (!s) {
+            std::fprintf(stderr, "pe-explorer: %s\n", s.error().message.c_str());
+            return 2;
+        }
+        start = s.value();
+    }
+    if (!opts.scheme.isEmpty()) {
+        const auto sc = schemeFromString(opts.scheme.toStdString());
+        if (!sc) {
+            std::fprintf(stderr, "pe-explorer: unknown scheme \"%s\"\n", qPrintable(opts.scheme));
+            return 2;
+        }
+        start.params.scheme = *sc;
+    }
+    MainWindow w(start, !shot);
+    if (shot)
+        w.resize(1500, 900);
+    w.views()->setCurrentIndex(opts.tab);
+    w.show();
+    if (!shot)
+        return app.exec();
+
+    int status = 1;
+    QObject::connect(&w, &MainWindow::frameShown, &w, [&] {
+        // Let the queued replots and the re-pooling timers run, then grab.
+        QTimer::singleShot(400, &w, [&] {
+            QSaveFile f(opts.output);
+            const QPixmap pm = w.grab();
+            if (f.open(QIODevice::WriteOnly) && pm.save(&f, "PNG") && f.commit()) {
+                status = 0;
+            } else {
+                std::fprintf(stderr, "pe-explorer: cannot write %s: %s\n", qPrintable(opts.output),
+                             qPrintable(f.errorString()));
+            }
+            app.quit();
+        });
+    });
+    QTimer::singleShot(60000, &app, [&] {
+        std::fprintf(stderr, "pe-explorer: no result within 60 s\n");
+        app.quit();
+    });
+    app.exec();
+    return status;
+}
+
+} // namespace pe

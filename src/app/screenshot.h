@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+
+class QApplication;
+
+namespace pe {
+
+struct ScreenshotOptions {
+    QString output;  ///< non-empty: grab the window to this PNG after the first frame and exit
+    QString session; ///< session file to start from
+    QString scheme;  ///< scheme to start with (overrides the session's)
+    int tab = 0;
+};
+
+/** Opens the explorer (or renders one screenshot); returns the process exit status. */
+int runExplorer(QApplication& app, const ScreenshotOptions& opts);
+
+} // namespace pe

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+#include "session.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <functional>
+
+namespace pe {
+
+namespace {
+
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+constexpr int kFormatVersion = 1;
+
+} // namespace
+
+QJsonObject toJson(const Session& s) {
+    const Params& p = s.params;
+    QJsonObject o;
+    o[QStringLiteral("format")] = QStringLiteral("pe-explorer-session");
+    o[QStringLiteral("version")] = kFormatVersion;
+    o[QStringLiteral("scheme")] = qs(toString(p.scheme));
+    o[QStringLiteral("n")] = p.n;
+    o[QStringLiteral("d")] = p.d;
+    o[QStringLiteral("heads")] = p.heads;
+    o[QStringLiteral("norm")] = qs(toString(p.norm));
+    o[QStringLiteral("mask")] = qs(toString(p.mask));
+    o[QStringLiteral("valid_len")] = p.validLen;
+    o[QStringLiteral("clip")] = p.clip;
+    o[QStringLiteral("base")] = p.base;
+    o[QStringLiteral("layout")] = qs(toString(p.layout));
+    o[QStringLiteral("rope_convention")] = qs(toString(p.ropeConvention));
+    o[QStringLiteral("rope_dims")] = p.ropeDims;
+    o[QStringLiteral("buckets")] = p.buckets;
+    o[QStringLiteral("max_distance")] = p.maxDistance;
+    o[QStringLiteral("unidirectional")] = p.unidirectional;
+    o[QStringLiteral("alibi_mode")] = qs(toString(p.alibiMode));
+    o[QStringLiteral("deberta_c2p")] = p.debertaC2P;
+    o[QStringLiteral("deberta_p2c")] = p.debertaP2C;
+    o[QStringLiteral("p2c_convention")] = qs(toString(p.p2cConvention));
+    o[QStringLiteral("deberta_log_buckets")] = p.debertaLogBuckets;
+    o[QStringLiteral("deberta_buckets")] = p.debertaBuckets;
+    o[QStringLiteral("deberta_max_position")] = p.debertaMaxPosition;
+    o[QStringLiteral("txl_clamp_len")] = p.txlClampLen;
+    o[QStringLiteral("urpe_bias")] = qs(toString(p.urpeBias));
+    o[QStringLiteral("learned_rows")] = p.learnedRows;
+    o[QStringLiteral("cls")] = p.cls;
+    o[QStringLiteral("sep")] = p.sep;
+    o[QStringLiteral("seed")] = QString::number(p.seed);
+    o[QStringLiteral("precision")] = qs(toString(p.precision));
+    QJsonObject in;
+    in[QStringLiteral("kind")] = toString(s.input.kind);
+    in[QStringLiteral("sentence")] = s.input.sentence;
+    in[QStringLiteral("text")] = s.input.text;
+    o[QStringLiteral("input")] = in;
+    return o;
+}
+
+Expected<Session> sessionFromJson(const QJsonObject& o) {
+    Session s;
+    Params& p = s.params;
+    QString error;
+    auto fail = [&error](const QString& key, const char* what) {
+        if (error.isEmpty())
+            error = QStringLiteral("session: \"%1\" %2").arg(key, QLatin1String(what));
+    };
+    auto getInt = [&](const char* k, int& out) {
+        const QString key = QLatin1String(k);
+        if (!o.contains(key))
+            return;
+        const QJsonValue v = o.value(key);
+        if (!v.isDouble() || v.toDouble() != static_cast<double>(v.toInt()))
+            fail(key, "must be an integer");
+        else
+            out = v.toInt();
+    };
+    auto getBool = [&](const char* k, bool& out) {
+        const QString key = QLatin1String(k);
+        if (!o.contains(key))
+            return;
+        if (!o.value(key).isBool())
+            fail(key, "must be true or false");
+        else
+            out = o.value(key).toBool();
+    };
+    auto getEnum = [&](const char* k, auto& out, auto parse) {
+        const QString key = QLatin1String(k);
+        if (!o.contains(key))
+            return;
+        const auto v = parse(o.value(key).toString().toStdString());
+        if (!v)
+            fail(key, "has an unknown value");
+        else
+            out = *v;
+    };
+    if (o.contains(QStringLiteral("format")) &&
+        o.value(QStringLiteral("format")).toString() != QLatin1String("pe-explorer-session"))
+        return Error{"not a pe-explorer session file"};
+    getEnum("scheme", p.scheme, schemeFromString);
+    getInt("n", p.n);
+    getInt("d", p.d);
+    getInt("heads", p.heads);
+    getEnum("norm", p.norm, normaliserFromString);
+    getEnum("mask", p.mask, maskFromString);
+    getInt("valid_len", p.validLen);
+    getInt("clip", p.clip);
+    if (o.contains(QStringLiteral("base"))) {
+        if (!o.value(QStringLiteral("base")).isDouble())
+            fail(QStringLiteral("base"), "must be a number");
+        else
+            p.base = o.value(QStringLiteral("base")).toDouble();
+    }
+    getEnum("layout", p.layout, layoutFromString);
+    getEnum("rope_convention", p.ropeConvention, ropeConventionFromString);
+    getInt("rope_dims", p.ropeDims);
+    getInt("buckets", p.buckets);
+    getInt("max_distance", p.maxDistance);
+    getBool("unidirectional", p.unidirectional);
+    getEnum("alibi_mode", p.alibiMode, alibiModeFromString);
+    getBool("deberta_c2p", p.debertaC2P);
+    getBool("deberta_p2c", p.debertaP2C);
+    getEnum("p2c_convention", p.p2cConvention, p2cFromString);
+    getBool("deberta_log_buckets", p.debertaLogBuckets);
+    getInt("deberta_buckets", p.debertaBuckets);
+    getInt("deberta_max_position", p.debertaMaxPosition);
+    getInt("txl_clamp_len", p.txlClampLen);
+    getEnum("urpe_bias", p.urpeBias, urpeBiasFromString);
+    getInt("learned_rows", p.learnedRows);
+    getBool("cls", p.cls);
+    getBool("sep", p.sep);
+    if (o.contains(QStringLiteral("seed"))) {
+        bool ok = false;
+        const QJsonValue v = o.value(QStringLiteral("seed"));
+        const qulonglong seed =
+            v.isString() ? v.toString().toULongLong(&ok) : static_cast<qulonglong>(v.toInteger(-1));
+        ok = ok || (v.isDouble() && v.toInteger(-1) >= 0);
+        if (!ok)
+            fail(QStringLiteral("seed"), "must be a non-negative integer");
+        else
+            p.seed = seed;
+    }
+    getEnum("precision", p.precision, precisionFromString);
+    const QJsonObject in = o.value(QStringLiteral("input")).toObject();
+    s.input.kind = inputKindFromString(in.value(QStringLiteral("kind")).toString());
+    s.input.sentence = in.value(QStringLiteral("sentence")).toInt(0);
+    s.input.text = in.value(QStringLiteral("text")).toString();
+    if (!error.isEmpty())
+        return Error{error.toStdString()};
+    return s;
+}
+
+Status saveSession(const Session& s, const QString& path) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return Error{
+            QStringLiteral("cannot write %1: %2").arg(path, f.errorString()).toStdString()};
+    f.write(QJsonDocument(toJson(s)).toJson(QJsonDocument::Indented));
+    if (!f.commit())
+        return Error{
+            QStringLiteral("cannot write %1: %2").arg(path, f.errorString()).toStdString()};
+    return {};
+}
+
+Expected<Session> loadSession(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return Error{QStringLiteral("cannot read %1: %2").arg(path, f.errorString()).toStdString()};
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+    if (err.error != QJsonParseError::NoError || !doc.isObject())
+        return Error{QStringLiteral("%1 is not a JSON session: %2")
+                         .arg(path, err.errorString())
+                         .toStdString()};
+    return sessionFromJson(doc.object());
+}
+
+} // namespace pe

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "settings.h"
+
+#include <QDir>
+#include <QJsonDocument>
+#include <QSettings>
+
+namespace pe {
+
+namespace {
+const QString kSession = QStringLiteral("session/last");
+const QString kGeometry = QStringLiteral("window/geometry");
+const QString kState = QStringLiteral("window/state");
+const QString kColorMap = QStringLiteral("view/colorMap");
+const QString kPool = QStringLiteral("view/pool");
+const QString kDpi = QStringLiteral("export/dpi");
+const QString kDir = QStringLiteral("export/lastDirectory");
+} // namespace
+
+Session Settings::defaultSession() {
+    Session s;
+    s.params.scheme = Scheme::Sinusoidal;
+    s.params.n = 64;
+    s.params.d = 128;
+    s.params.heads = 4;
+    s.input.kind = InputKind::Sentence;
+    return s;
+}
+
+Session Settings::lastSession() const {
+    const QByteArray json = QSettings().value(kSession).toByteArray();
+    if (json.isEmpty())
+        return defaultSession();
+    const Expected<Session> s = sessionFromJson(QJsonDocument::fromJson(json).object());
+    return s ? s.value() : defaultSession();
+}
+
+void Settings::setLastSession(const Session& s) {
+    QSettings().setValue(kSession, QJsonDocument(toJson(s)).toJson(QJsonDocument::Compact));
+}
+
+QByteArray Settings::geometry() const {
+    return QSettings().value(kGeometry).toByteArray();
+}
+
+void Settings::setGeometry(const QByteArray& g) {
+    QSettings().setValue(kGeometry, g);
+}
+
+QByteArray Settings::windowState() const {
+    return QSettings().value(kState).toByteArray();
+}
+
+void Settings::setWindowState(const QByteArray& s) {
+    QSettings().setValue(kState, s);
+}
+
+ColorMapKind Settings::colorMap() const {
+    return colorMapFromString(QSettings().value(kColorMap).toString());
+}
+
+void Settings::setColorMap(ColorMapKind k) {
+    QSettings().setValue(kColorMap, toString(k));
+}
+
+PoolMode Settings::poolMode() const {
+    return QSettings().value(kPool).toString() == QLatin1String("max") ? PoolMode::Max
+                                                                       : PoolMode::Mean;
+}
+
+void Settings::setPoolMode(PoolMode m) {
+    QSettings().setValue(kPool,
+                         m == PoolMode::Max ? QStringLiteral("max") : QStringLiteral("mean"));
+}
+
+int Settings::exportDpi() const {
+    return std::clamp(QSettings().value(kDpi, 300).toInt(), 72, 1200);
+}
+
+void Settings::setExportDpi(int dpi) {
+    QSettings().setValue(kDpi, dpi);
+}
+
+QString Settings::lastDirectory() const {
+    return QSettings().value(kDir, QDir::homePath()).toString();
+}
+
+void Settings::setLastDirectory(const QString& dir) {
+    QSettings().setValue(kDir, dir);
+}
+
+} // namespace pe

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+#include "heatmap_view.h"
+#include "session.h"
+
+namespace pe {
+
+/** Every persisted key of the explorer, in one place (QSettings, organisation "pe-explorer"). */
+class Settings {
+public:
+    Settings() = default;
+
+    Session lastSession() const; ///< falls back to the first view's defaults
+    void setLastSession(const Session& s);
+    QByteArray geometry() const;
+    void setGeometry(const QByteArray& g);
+    QByteArray windowState() const;
+    void setWindowState(const QByteArray& s);
+    ColorMapKind colorMap() const;
+    void setColorMap(ColorMapKind k);
+    PoolMode poolMode() const;
+    void setPoolMode(PoolMode m);
+    int exportDpi() const;
+    void setExportDpi(int dpi);
+    QString lastDirectory() const;
+    void setLastDirectory(const QString& dir);
+
+    /** The first view: sinusoidal, n = 64, d = 128, 4 heads, a sample sentence. */
+    static Session defaultSession();
+};
+
+} // namespace pe

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: MIT
+#include "trace_views.h"
+
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+#include "line_plot_view.h"
+
+namespace pe {
+
+namespace {
+
+constexpr int kMaxSmallMultiples = 16;
+
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+struct TermName {
+    const char* name;
+    const char* title;
+};
+
+// The logit terms, in the order a reader adds them up.
+constexpr TermName kTerms[] = {
+    {"logits", "logits S (all terms, scaled)"},
+    {"c2c", "DeBERTa c2c: content→content"},
+    {"c2p", "DeBERTa c2p: content→position"},
+    {"p2c", "DeBERTa p2c: position→content"},
+    {"txl_ac", "Transformer-XL (a)+(c): content"},
+    {"txl_bd", "Transformer-XL (b)+(d): position"},
+    {"shaw_k_term", "Shaw key term q_i·w^K_clip(j−i)"},
+    {"bias", "additive position bias"},
+};
+
+} // namespace
+
+QString describeParams(const Params& p) {
+    QString s = QStringLiteral("%1, n=%2, d=%3, heads=%4, %5")
+                    .arg(qs(toString(p.scheme)))
+                    .arg(p.n)
+                    .arg(p.d)
+                    .arg(p.heads)
+                    .arg(qs(toString(p.norm)));
+    if (p.mask == MaskKind::Causal)
+        s += QStringLiteral(", causal");
+    if (p.scheme == Scheme::Shaw)
+        s += QStringLiteral(", k=%1").arg(p.clip);
+    if (p.scheme == Scheme::Sinusoidal || p.scheme == Scheme::RoPE)
+        s += QStringLiteral(", base=%1").arg(p.base);
+    if (p.scheme == Scheme::T5)
+        s += QStringLiteral(", buckets=%1, max=%2").arg(p.buckets).arg(p.maxDistance);
+    s += QStringLiteral(", seed=%1").arg(p.seed);
+    return s;
+}
+
+TraceViews::TraceViews(QWidget* parent)
+    : QTabWidget(parent) {
+    // Head and query selectors, shared by every tab.
+    auto* corner = new QWidget;
+    auto* cl = new QHBoxLayout(corner);
+    cl->setContentsMargins(0, 0, 4, 0);
+    m_caption = new QLabel;
+    cl->addWidget(m_caption);
+    cl->addWidget(new QLabel(tr("head")));
+    m_head = new QSpinBox;
+    m_head->setToolTip(tr("Head shown by the per-head views (bias, logit terms, enlarged "
+                          "attention)"));
+    cl->addWidget(m_head);
+    cl->addWidget(new QLabel(tr("query")));
+    m_query = new QSpinBox;
+    m_query->setToolTip(tr("Query row i whose attention weights are plotted; right-click a row of "
+                           "the enlarged map to pick it"));
+    cl->addWidget(m_query);
+    setCornerWidget(corner);
+    connect(m_head, &QSpinBox::valueChanged, this, [this] { refresh(); });
+    connect(m_query, &QSpinBox::valueChanged, this, [this] {
+        m_stale[3] = true;
+        refreshCurrent();
+    });
+
+    // Encoding
+    auto* enc = new QSplitter(Qt::Vertical);
+    auto* encTop = new QSplitter(Qt::Horizontal, enc);
+    m_p = addHeatmap(encTop);
+    m_gram = addHeatmap(encTop);
+    auto* encBottom = new QWidget(enc);
+    auto* eb = new QVBoxLayout(encBottom);
+    eb->setContentsMargins(0, 0, 0, 0);
+    m_encodingNote = new QLabel(encBottom);
+    m_encodingNote->setWordWrap(true);
+    m_encodingNote->hide();
+    eb->addWidget(m_encodingNote);
+    auto* colRow = new QHBoxLayout;
+    colRow->addWidget(new QLabel(tr("columns of P:")));
+    m_columns = new QLineEdit(QStringLiteral("6 7 8 9"));
+    m_columns->setToolTip(tr("Feature columns of P to plot against position, separated by spaces "
+                             "(d2l's figure uses 6 7 8 9: the sin/cos pairs m = 3, 4 of the "
+                             "interleaved layout, frequencies ω_m = base^(−2m/d))"));
+    m_columns->setMaximumWidth(240);
+    colRow->addWidget(m_columns);
+    colRow->addStretch(1);
+    eb->addLayout(colRow);
+    connect(m_columns, &QLineEdit::editingFinished, this, [this] {
+        m_stale[0] = true;
+        refreshCurrent();
+    });
+    m_pColumns = new LinePlotView(encBottom);
+    eb->addWidget(m_pColumns);
+    enc->setStretchFactor(0, 3);
+    enc->setStretchFactor(1, 2);
+    addTab(enc, tr("&Encoding"));
+
+    // Relative index and bias
+    auto* rel = new QSplitter(Qt::Horizontal);
+    m_relIndex = addHeatmap(rel);
+    m_bias = addHeatmap(rel);
+    m_relIndex->linkTo(m_bias);
+    addTab(rel, tr("&Relative"));
+
+    // Logit terms
+    m_termsHost = new QWidget;
+    m_termsGrid = new QGridLayout(m_termsHost);
+    m_termsGrid->setContentsMargins(0, 0, 0, 0);
+    addTab(m_termsHost, tr("&Logit terms"));
+
+    // Attention
+    auto* att = new QSplitter(Qt::Horizontal);
+    m_headsHost = new QWidget(att);
+    m_headsGrid = new QGridLayout(m_headsHost);
+    m_headsGrid->setContentsMargins(0, 0, 0, 0);
+    m_headsGrid->setSpacing(2);
+    auto* attRight = new QSplitter(Qt::Vertical, att);
+    m_enlarged = addHeatmap(attRight);
+    m_queryRow = new LinePlotView(attRight);
+    attRight->setStretchFactor(0, 3);
+    attRight->setStretchFactor(1, 2);
+    att->setStretchFactor(0, 2);
+    att->setStretchFactor(1, 3);
+    att->setSizes({400, 600});
+    attRight->setSizes({600, 300});
+    connect(m_enlarged, &HeatmapView::rowClicked, this, &TraceViews::selectQuery);
+    addTab(att, tr("&Attention"));
+    setCurrentIndex(0);
+    connect(this, &QTabWidget::currentChanged, this, &TraceViews::refreshCurrent);
+}
+
+TraceViews::~TraceViews() = default;
+
+HeatmapView* TraceViews::addHeatmap(QWidget* parent, bool compact) {
+    auto* h = new HeatmapView(parent, compact);
+    h->setColorMap(m_colorMap);
+    h->setPoolMode(m_pool);
+    connect(h, &HeatmapView::hovered, this, &TraceViews::hovered);
+    return h;
+}
+
+std::vector<HeatmapView*> TraceViews::heatmaps() const {
+    std::vector<HeatmapView*> all{m_p, m_gram, m_relIndex, m_bias, m_enlarged};
+    all.insert(all.end(), m_terms.begin(), m_terms.end());
+    all.insert(all.end(), m_heads.begin(), m_heads.end());
+    return all;
+}
+
+void TraceViews::setColorMap(ColorMapKind k) {
+    m_colorMap = k;
+    for (HeatmapView* h : heatmaps())
+        h->setColorMap(k);
+}
+
+void TraceViews::setPoolMode(PoolMode m) {
+    m_pool = m;
+    for (HeatmapView* h : heatmaps())
+        h->setPoolMode(m);
+}
+
+HeatmapView* TraceViews::currentHeatmap() const {
+    switch (currentIndex()) {
+    case 0:
+        return m_p;
+    case 1:
+        return m_bias->data().empty() ? m_relIndex : m_bias;
+    case 2:
+        return m_terms.empty() ? nullptr : m_terms.front();
+    default:
+        return m_enlarged;
+    }
+}
+
+int TraceViews::selectedHead() const {
+    return m_head->value();
+}
+
+int TraceViews::selectedQuery() const {
+    return m_query->value();
+}
+
+void TraceViews::selectHead(int h) {
+    m_head->setValue(h);
+}
+
+void TraceViews::selectQuery(int i) {
+    m_query->setValue(i);
+}
+
+void TraceViews::setTrace(std::shared_ptr<const Trace> trace) {
+    m_trace = std::move(trace);
+    ++m_updates;
+    if (m_trace) {
+        const QSignalBlocker b1(m_head);
+        const QSignalBlocker b2(m_query);
+        m_head->setRange(0, std::max(0, m_trace->params.heads - 1));
+        m_query->setRange(0, std::max(0, m_trace->params.seqLen() - 1));
+    }
+    refresh();
+}
+
+void TraceViews::refresh() {
+    if (!m_trace)
+        return;
+    m_caption->setText(describeParams(m_trace->params) + QStringLiteral("   "));
+    // Only the tab on screen is prepared now; the others when they are opened, so a slider drag
+    // pays for one view, not five.
+    m_stale = {true, true, true, true};
+    refreshCurrent();
+}
+
+void TraceViews::refreshCurrent() {
+    const int tab = currentIndex();
+    if (!m_trace || tab < 0 || tab >= static_cast<int>(m_stale.size()) ||
+        !m_stale[static_cast<std::size_t>(tab)])
+        return;
+    m_stale[static_cast<std::size_t>(tab)] = false;
+    switch (tab) {
+    case 0:
+        refreshEncoding();
+        break;
+    case 1:
+        refreshRelative();
+        break;
+    case 2:
+        refreshTerms();
+        break;
+    default:
+        refreshAttention();
+        break;
+    }
+}
+
+Grid TraceViews::slice(const char* name, int head, int* binR, int* binC) const {
+    const Tensor* t = m_trace->find(name);
+    *binR = 1;
+    *binC = 1;
+    if (!t || t->empty())
+        return {};
+    return sliceHeadBinned(*t, head, kMaxCells, kMaxCells, binR, binC);
+}
+
+HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle, int binR,
+                                int binC) const {
+    HeatmapInfo info;
+    info.title = title;
+    info.subtitle = describeParams(m_trace->params);
+    info.valueTitle = valueTitle;
+    QStringList labels;
+    for (const std::string& t : m_trace->tokens)
+        labels << QString::fromStdString(t);
+    if (binR == 1)
+        info.rowLabels = labels;
+    if (binC == 1)
+        info.colLabels = labels;
+    info.binRows = binR;
+    info.binCols = binC;
+    return info;
+}
+
+void TraceViews::refreshEncoding() {
+    int br = 1, bc = 1;
+    Grid p = slice("P", 0, &br, &bc);
+    if (p.empty()) {
+        const QString why = tr("%1 adds no absolute encoding P to the input: see the Relative and "
+                               "Logit terms tabs.")
+                                .arg(qs(toString(m_trace->params.scheme)));
+        m_p->clear(tr("no position matrix P"));
+        m_gram->clear(tr("no P·Pᵀ"));
+        m_encodingNote->setText(why);
+        m_encodingNote->show();
+        m_pColumns->setSeries(tr("columns of P"), tr("position"), tr("value"), {});
+        return;
+    }
+    m_encodingNote->hide();
+    HeatmapInfo info = infoFor(tr("position matrix P"), tr("P[p, c]"), br, bc);
+    info.xTitle = tr("feature c");
+    info.yTitle = tr("position p");
+    info.colLabels.clear();
+    m_p->setData(p, info);
+
+    // Mean of p_i·p_j over a block = (mean p_i)·(mean p_j): binning P's rows first is exact.
+    HeatmapInfo g = infoFor(tr("position similarity P·Pᵀ"), tr("p_i · p_j"), br, br);
+    g.xTitle = tr("position j");
+    g.yTitle = tr("position i");
+    m_gram->setData(gram(p), g);
+
+    const int d = p.cols;
+    std::vector<int> cols;
+    for (const QString& word : m_columns->text().split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int c = word.toInt(&ok);
+        if (ok && c >= 0 && c < d && cols.size() < 8)
+            cols.push_back(c);
+    }
+    if (cols.empty()) // nothing usable typed: the first sin/cos pair and a slow one
+        cols = {0, 1, d / 2};
+    std::vector<LineSeries> series;
+    for (int c : cols) {
+        if (c >= d)
+            continue;
+        LineSeries s{tr("col %1").arg(c), {}};
+        s.values.reserve(static_cast<std::size_t>(p.rows));
+        for (int r = 0; r < p.rows; ++r)
+            s.values.push_back(p.at(r, c));
+        series.push_back(std::move(s));
+    }
+    m_pColumns->setSeries(tr("columns of P against position"),
+                          br == 1 ? tr("position") : tr("position / %1").arg(br), tr("P[p, c]"),
+                          series);
+}
+
+void TraceViews::refreshRelative() {
+    int br = 1, bc = 1;
+    Grid idx = slice("rel_index", 0, &br, &bc);
+    const QString scheme = qs(toString(m_trace->params.scheme));
+    if (idx.empty() && m_trace->find("urpe_C")) {
+        // URPE has no index matrix; its per-head table C[h, (j − i) + N − 1] takes the place.
+        Grid c = slice("urpe_C", 0, &br, &bc);
+        HeatmapInfo info = infoFor(tr("URPE table C"), tr("C"), br, bc);
+        info.xTitle = tr("column (j − i) + N − 1");
+        info.yTitle = tr("head");
+        info.rowLabels.clear();
+        info.colLabels.clear();
+        m_relIndex->setData(std::move(c), info);
+    } else if (idx.empty()) {
+        m_relIndex->clear(tr("%1 has no relative index").arg(scheme));
+    } else {
+        m_relIndex->setData(idx, infoFor(tr("relative index / bucket"), tr("index"), br, bc));
+    }
+    const int h = m_head->value();
+    Grid bias = slice("bias", h, &br, &bc);
+    if (bias.empty()) {
+        m_bias->clear(tr("%1 has no additive bias").arg(scheme));
+    } else {
+        m_bias->setData(bias, infoFor(tr("bias, head %1").arg(h), tr("b_ij"), br, bc));
+    }
+}
+
+void TraceViews::refreshTerms() {
+    std::vector<const TermName*> present;
+    for (const TermName& t : kTerms)
+        if (const Tensor* x = m_trace->find(t.name); x && !x->empty())
+            present.push_back(&t);
+    while (m_terms.size() < present.size()) {
+        HeatmapView* v = addHeatmap(m_termsHost);
+        for (HeatmapView* other : m_terms)
+            v->linkTo(other); // the terms share their axes: zoom one, zoom all
+        m_terms.push_back(v);
+    }
+    const int columns = present.size() > 4 ? 3 : 2;
+    for (std::size_t k = 0; k < m_terms.size(); ++k) {
+        HeatmapView* v = m_terms[k];
+        if (k >= present.size()) {
+            v->hide();
+            continue;
+        }
+        m_termsGrid->addWidget(v, static_cast<int>(k) / columns, static_cast<int>(k) % columns);
+        v->show();
+        int br = 1, bc = 1;
+        const int h = m_head->value();
+        Grid g = slice(present[k]->name, h, &br, &bc);
+        v->setData(g, infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
+                              QString::fromLatin1(present[k]->name), br, bc));
+    }
+}
+
+void TraceViews::refreshAttention() {
+    if (!m_trace)
+        return;
+    const Tensor* w = m_trace->find("weights");
+    if (!w || w->empty()) {
+        m_enlarged->clear(tr("no attention weights"));
+        return;
+    }
+    const int heads = std::min(headCount(*w), kMaxSmallMultiples);
+    while (static_cast<int>(m_heads.size()) < heads) {
+        auto* v = addHeatmap(m_headsHost, true);
+        const int h = static_cast<int>(m_heads.size());
+        connect(v, &HeatmapView::clicked, this, [this, h] { selectHead(h); });
+        v->setToolTip(tr("Head %1: click to enlarge").arg(h));
+        m_heads.push_back(v);
+    }
+    const int columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(heads))));
+    for (int h = 0; h < static_cast<int>(m_heads.size()); ++h) {
+        HeatmapView* v = m_heads[static_cast<std::size_t>(h)];
+        if (h >= heads) {
+            v->hide();
+            continue;
+        }
+        m_headsGrid->addWidget(v, h / columns, h % columns);
+        v->show();
+        int br = 1, bc = 1;
+        Grid g = sliceHeadBinned(*w, h, 256, 256, &br, &bc);
+        HeatmapInfo info;
+        info.title = h == m_head->value() ? tr("▶ head %1").arg(h) : tr("head %1").arg(h);
+        info.binRows = br;
+        info.binCols = bc;
+        v->setData(std::move(g), info);
+    }
+    const int h = m_head->value();
+    int br = 1, bc = 1;
+    Grid g = slice("weights", h, &br, &bc);
+    HeatmapInfo info = infoFor(tr("attention weights, head %1").arg(h), tr("a_ij"), br, bc);
+    const int q = std::min(m_query->value() / br, g.rows - 1);
+    std::vector<double> r = row(g, q);
+    m_enlarged->setData(std::move(g), info);
+
+    QString qLabel;
+    const int qi = m_query->value();
+    if (qi >= 0 && qi < static_cast<int>(m_trace->tokens.size()))
+        qLabel = QStringLiteral(" \u201c%1\u201d")
+                     .arg(QString::fromStdString(m_trace->tokens[static_cast<std::size_t>(qi)]));
+    m_queryRow->setSeries(tr("weights of query %1%2, head %3").arg(qi).arg(qLabel).arg(h),
+                          bc == 1 ? tr("key position j") : tr("key position j / %1").arg(bc),
+                          tr("a_ij"), {LineSeries{tr("head %1").arg(h), std::move(r)}},
+                          bc == 1 ? info.colLabels : QStringList());
+}
+
+} // namespace pe

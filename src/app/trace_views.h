@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QTabWidget>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "grid.h"
+#include "heatmap_view.h"
+#include "trace.h"
+
+class QGridLayout;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace pe {
+
+class LinePlotView;
+
+/**
+ * The views of one trace, as tabs: the encoding (P, its columns against position, P·Pᵀ), the
+ * relative index and bias, the logits split into content and position terms, and the attention
+ * weights of every head as small multiples with one enlarged and the selected query's row.
+ */
+class TraceViews : public QTabWidget {
+    Q_OBJECT
+public:
+    explicit TraceViews(QWidget* parent = nullptr);
+    ~TraceViews() override;
+
+    void setTrace(std::shared_ptr<const Trace> trace);
+    const Trace* trace() const { return m_trace.get(); }
+
+    void setColorMap(ColorMapKind k);
+    void setPoolMode(PoolMode m);
+
+    /** The main heat map of the current tab (for export and hover). */
+    HeatmapView* currentHeatmap() const;
+    std::vector<HeatmapView*> heatmaps() const;
+    int selectedHead() const;
+    int selectedQuery() const;
+    void selectHead(int h);
+    void selectQuery(int i);
+    /** Number of setTrace() calls that reached the views. */
+    int updates() const { return m_updates; }
+    LinePlotView* columnsPlot() const { return m_pColumns; }
+    QLineEdit* columnsEdit() const { return m_columns; }
+
+    /** Largest grid a view keeps; bigger slices are mean-binned on arrival. */
+    static constexpr int kMaxCells = 2048;
+
+Q_SIGNALS:
+    void hovered(const QString& text);
+
+private:
+    void refresh();
+    void refreshCurrent();
+    void refreshEncoding();
+    void refreshRelative();
+    void refreshTerms();
+    void refreshAttention();
+    HeatmapView* addHeatmap(QWidget* parent, bool compact = false);
+    HeatmapInfo infoFor(const QString& title, const QString& valueTitle, int binR, int binC) const;
+    Grid slice(const char* name, int head, int* binR, int* binC) const;
+
+    std::shared_ptr<const Trace> m_trace;
+    QSpinBox* m_head;
+    QSpinBox* m_query;
+    QLabel* m_caption;
+
+    HeatmapView* m_p;
+    LinePlotView* m_pColumns;
+    QLineEdit* m_columns;
+    HeatmapView* m_gram;
+    QLabel* m_encodingNote;
+    HeatmapView* m_relIndex;
+    HeatmapView* m_bias;
+    std::vector<HeatmapView*> m_terms;
+    QGridLayout* m_termsGrid;
+    QWidget* m_termsHost;
+    std::vector<HeatmapView*> m_heads;
+    QGridLayout* m_headsGrid;
+    QWidget* m_headsHost;
+    HeatmapView* m_enlarged;
+    LinePlotView* m_queryRow;
+
+    ColorMapKind m_colorMap = ColorMapKind::Auto;
+    PoolMode m_pool = PoolMode::Mean;
+    int m_updates = 0;
+    std::array<bool, 4> m_stale{}; ///< per tab: the trace changed since it was last prepared
+};
+
+/** The parameters as one line, for figure subtitles. */
+QString describeParams(const Params& p);
+
+} // namespace pe

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "sample_input.h"
+
+#include <algorithm>
+
+#include "tokenizer.h"
+
+namespace pe {
+
+QStringList sampleSentenceList() {
+    QStringList out;
+    for (const std::string& s : sampleSentences())
+        out << QString::fromStdString(s);
+    return out;
+}
+
+std::vector<std::string> inputTokens(const InputChoice& in, int n) {
+    std::vector<std::string> base;
+    switch (in.kind) {
+    case InputKind::Identical:
+        base = {"the"};
+        break;
+    case InputKind::Text:
+        base = tokenize(in.text.toStdString());
+        break;
+    case InputKind::Sentence: {
+        const auto& s = sampleSentences();
+        const std::size_t idx =
+            (in.sentence >= 0 && static_cast<std::size_t>(in.sentence) < s.size())
+                ? static_cast<std::size_t>(in.sentence)
+                : 0;
+        if (!s.empty())
+            base = tokenize(s[idx]);
+        break;
+    }
+    }
+    if (base.empty())
+        base = {"<empty>"};
+    std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(std::max(n, 0)));
+    for (int i = 0; i < n; ++i)
+        out.push_back(base[static_cast<std::size_t>(i) % base.size()]);
+    return out;
+}
+
+std::vector<std::string> sequenceLabels(const Params& p, const std::vector<std::string>& tokens) {
+    std::vector<std::string> out;
+    out.reserve(tokens.size() + 2);
+    if (p.cls)
+        out.emplace_back("[CLS]");
+    out.insert(out.end(), tokens.begin(), tokens.end());
+    if (p.sep)
+        out.emplace_back("[SEP]");
+    return out;
+}
+
+Eigen::MatrixXd inputEmbeddings(const Params& p, const std::vector<std::string>& tokens) {
+    return embedTokens(tokens, p.d, p.seed);
+}
+
+QString toString(InputKind k) {
+    switch (k) {
+    case InputKind::Sentence:
+        return QStringLiteral("sentence");
+    case InputKind::Text:
+        return QStringLiteral("text");
+    case InputKind::Identical:
+        return QStringLiteral("identical");
+    }
+    return {};
+}
+
+InputKind inputKindFromString(const QString& s) {
+    if (s == QLatin1String("text"))
+        return InputKind::Text;
+    if (s == QLatin1String("identical"))
+        return InputKind::Identical;
+    return InputKind::Sentence;
+}
+
+} // namespace pe

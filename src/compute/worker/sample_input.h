@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * What the tokens of a computation are: a built-in sentence, typed text, or n identical tokens.
+ * The token list is cycled (or cut) to exactly Params::n tokens, so the sequence-length control
+ * keeps its meaning whatever the input; embeddings come from the core's seeded per-token table.
+ */
+
+#include <QString>
+#include <QStringList>
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "params.h"
+
+namespace pe {
+
+enum class InputKind { Sentence, Text, Identical };
+
+struct InputChoice {
+    InputKind kind = InputKind::Sentence;
+    int sentence = 0; ///< index into sampleSentenceList()
+    QString text;     ///< typed text (InputKind::Text)
+
+    bool operator==(const InputChoice&) const = default;
+};
+
+/** The core's built-in sample sentences (tokenizer.h), as Qt strings. */
+QStringList sampleSentenceList();
+
+/** Exactly `n` input-token labels (no special tokens) for this choice. */
+std::vector<std::string> inputTokens(const InputChoice& in, int n);
+
+/** Labels of every position: [CLS]? tokens [SEP]? */
+std::vector<std::string> sequenceLabels(const Params& p, const std::vector<std::string>& tokens);
+
+/** Token embeddings E [n, d] for the input tokens (special rows excluded). */
+Eigen::MatrixXd inputEmbeddings(const Params& p, const std::vector<std::string>& tokens);
+
+QString toString(InputKind k);
+InputKind inputKindFromString(const QString& s);
+
+} // namespace pe

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#include <QTest>
+
+#include "grid.h"
+
+using namespace pe;
+
+class TestGrid : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void poolKnownAnswers_data();
+    void poolKnownAnswers();
+    void poolSmallRegionIsCopy();
+    void binnedEqualsPooled();
+    void gramOfSinusoidRows();
+    void sliceHeadPicksTheHead();
+};
+
+static Grid ramp(int rows, int cols) {
+    Grid g{rows, cols, {}};
+    for (int k = 0; k < rows * cols; ++k)
+        g.values.push_back(k);
+    return g;
+}
+
+void TestGrid::poolKnownAnswers_data() {
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<QList<double>>("expected");
+    // 4×4 ramp 0..15 pooled to 2×2: blocks {0,1,4,5} {2,3,6,7} {8,9,12,13} {10,11,14,15}
+    QTest::newRow("mean") << 0 << QList<double>{2.5, 4.5, 10.5, 12.5};
+    QTest::newRow("max") << 1 << QList<double>{5, 7, 13, 15};
+}
+
+void TestGrid::poolKnownAnswers() {
+    QFETCH(int, mode);
+    QFETCH(QList<double>, expected);
+    const Grid p = pool(ramp(4, 4), 0, 4, 0, 4, 2, 2, mode ? PoolMode::Max : PoolMode::Mean);
+    QCOMPARE(p.rows, 2);
+    QCOMPARE(p.cols, 2);
+    for (int k = 0; k < 4; ++k)
+        QCOMPARE(p.values[static_cast<std::size_t>(k)], expected[k]);
+}
+
+void TestGrid::poolSmallRegionIsCopy() {
+    const Grid g = ramp(6, 5);
+    const Grid p = pool(g, 1, 4, 2, 5, 100, 100, PoolMode::Mean);
+    QCOMPARE(p.rows, 3);
+    QCOMPARE(p.cols, 3);
+    QCOMPARE(p.at(0, 0), g.at(1, 2));
+    QCOMPARE(p.at(2, 2), g.at(3, 4));
+}
+
+void TestGrid::binnedEqualsPooled() {
+    // 3 heads of 10×7; binning head 1 to ≤ 5×4 cells must equal pooling its slice (exact bins).
+    std::vector<double> v(3 * 10 * 8);
+    for (std::size_t k = 0; k < v.size(); ++k)
+        v[k] = static_cast<double>((k * 37) % 101) - 50.0;
+    const Tensor t = Tensor::fromVector<double>({3, 10, 8}, v);
+    int br = 0, bc = 0;
+    const Grid b = sliceHeadBinned(t, 1, 5, 4, &br, &bc);
+    QCOMPARE(br, 2);
+    QCOMPARE(bc, 2);
+    const Grid full = sliceHead(t, 1);
+    QCOMPARE(full.at(0, 0), v[80]);
+    const Grid p = pool(full, 0, 10, 0, 8, 5, 4, PoolMode::Mean);
+    QCOMPARE(b.rows, p.rows);
+    QCOMPARE(b.cols, p.cols);
+    for (std::size_t k = 0; k < b.values.size(); ++k)
+        QVERIFY(qAbs(b.values[k] - p.values[k]) < 1e-12);
+}
+
+void TestGrid::gramOfSinusoidRows() {
+    // rows (sin, cos) of angle p: p_i·p_j = cos(i − j), a Toeplitz matrix with 1 on the diagonal
+    Grid p{5, 2, {}};
+    for (int i = 0; i < 5; ++i) {
+        p.values.push_back(std::sin(0.3 * i));
+        p.values.push_back(std::cos(0.3 * i));
+    }
+    const Grid g = gram(p);
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j)
+            QVERIFY(qAbs(g.at(i, j) - std::cos(0.3 * (i - j))) < 1e-12);
+}
+
+void TestGrid::sliceHeadPicksTheHead() {
+    const Tensor t = Tensor::fromVector<float>({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+    const Grid h1 = sliceHead(t, 1);
+    QCOMPARE(h1.values, (std::vector<double>{4, 5, 6, 7}));
+    QCOMPARE(headCount(t), 2);
+    const Tensor idx = Tensor::fromVector<std::int32_t>({2, 3}, {0, 1, 2, 3, 4, 5});
+    QCOMPARE(sliceHead(idx, 5).at(1, 2), 5.0);
+}
+
+QTEST_GUILESS_MAIN(TestGrid)
+#include "tst_grid.moc"

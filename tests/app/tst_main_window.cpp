@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+#include <QComboBox>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include "comparison_view.h"
+#include "line_plot_view.h"
+#include "main_window.h"
+#include "params_panel.h"
+#include "qcp.h"
+#include "trace_views.h"
+
+using namespace pe;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void firstViewIsSinusoidal();
+    void controlReachesWorkerAndRedraws_data();
+    void controlReachesWorkerAndRedraws();
+    void quickChangesEndOnTheLast();
+    void sliderDragCoalesces();
+    void undoRedoRestoresParameters();
+    void everySchemeShowsItsViews_data();
+    void everySchemeShowsItsViews();
+    void exportsCurrentView();
+    void comparisonShowsTheDifference();
+    void longWorkShowsProgressAndCancels();
+    void chosenColumnsOfP();
+
+private:
+    bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
+    MainWindow* m_w = nullptr;
+};
+
+bool TestMainWindow::waitForShown(std::function<bool(const Params&)> pred, int ms) {
+    return QTest::qWaitFor([&] { return m_w->shownParams() && pred(*m_w->shownParams()); }, ms);
+}
+
+void TestMainWindow::init() {
+    m_w = new MainWindow(Settings::defaultSession(), /*persist=*/false);
+    m_w->resize(1200, 800);
+    m_w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_w));
+    QVERIFY(waitForShown([](const Params&) { return true; }));
+}
+
+void TestMainWindow::cleanup() {
+    delete m_w;
+    m_w = nullptr;
+}
+
+void TestMainWindow::firstViewIsSinusoidal() {
+    const Params& p = *m_w->shownParams();
+    QVERIFY(p.scheme == Scheme::Sinusoidal);
+    QCOMPARE(p.n, 64);
+    QCOMPARE(p.d, 128);
+    QCOMPARE(p.heads, 4);
+    HeatmapView* h = m_w->views()->currentHeatmap();
+    QCOMPARE(h->data().rows, 64);
+    QCOMPARE(h->data().cols, 128);
+    QVERIFY(m_w->statusText().contains(QLatin1String("compute")));
+}
+
+void TestMainWindow::controlReachesWorkerAndRedraws_data() {
+    QTest::addColumn<QString>("control");
+    QTest::addColumn<int>("value");
+    QTest::newRow("length") << QStringLiteral("n") << 33;
+    QTest::newRow("width") << QStringLiteral("d") << 64;
+    QTest::newRow("heads") << QStringLiteral("heads") << 8;
+}
+
+void TestMainWindow::controlReachesWorkerAndRedraws() {
+    QFETCH(QString, control);
+    QFETCH(int, value);
+    ParamsPanel* panel = m_w->panel();
+    QSpinBox* box = control == QLatin1String("n")   ? panel->lengthBox()
+                    : control == QLatin1String("d") ? panel->widthBox()
+                                                    : panel->headsBox();
+    HeatmapView* p = m_w->views()->currentHeatmap();
+    const int before = p->redrawCount();
+    const int frames = m_w->frames();
+    box->setValue(value);
+    QVERIFY(waitForShown([&](const Params& s) {
+        return control == QLatin1String("n")   ? s.n == value
+               : control == QLatin1String("d") ? s.d == value
+                                               : s.heads == value;
+    }));
+    QVERIFY(m_w->frames() > frames);
+    QTRY_VERIFY(p->redrawCount() > before);
+    if (control == QLatin1String("n"))
+        QCOMPARE(p->data().rows, value);
+    if (control == QLatin1String("d"))
+        QCOMPARE(p->data().cols, value);
+}
+
+void TestMainWindow::quickChangesEndOnTheLast() {
+    QSpinBox* n = m_w->panel()->lengthBox();
+    for (int v = 100; v <= 400; v += 10) {
+        n->setValue(v);
+        QCoreApplication::processEvents(); // events interleave as they would under a drag
+    }
+    QVERIFY(waitForShown([](const Params& s) { return s.n == 400; }));
+    QTest::qWait(300);
+    QCOMPARE(m_w->shownParams()->n, 400);
+    QCOMPARE(m_w->views()->currentHeatmap()->data().rows, 400);
+}
+
+void TestMainWindow::sliderDragCoalesces() {
+    QSlider* s = m_w->panel()->lengthSlider();
+    QSignalSpy changed(m_w->panel(), &ParamsPanel::changed);
+    for (int v = 500; v <= 800; v += 5)
+        s->setValue(v); // no event loop turn between the steps: one emission
+    QVERIFY(changed.wait(2000));
+    QTest::qWait(ParamsPanel::kCoalesceMs * 3);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.at(0).at(0).value<Params>().n, sliderToLength(800));
+    QCOMPARE(m_w->panel()->lengthBox()->value(), sliderToLength(800));
+}
+
+void TestMainWindow::undoRedoRestoresParameters() {
+    m_w->panel()->widthBox()->setValue(32);
+    QVERIFY(waitForShown([](const Params& s) { return s.d == 32; }));
+    QVERIFY(m_w->undoStack()->canUndo());
+    m_w->undoStack()->undo();
+    QCOMPARE(m_w->panel()->params().d, 128);
+    QVERIFY(waitForShown([](const Params& s) { return s.d == 128; }));
+    m_w->undoStack()->redo();
+    QCOMPARE(m_w->panel()->params().d, 32);
+    QVERIFY(waitForShown([](const Params& s) { return s.d == 32; }));
+}
+
+void TestMainWindow::everySchemeShowsItsViews_data() {
+    QTest::addColumn<int>("scheme");
+    for (Scheme s : allSchemes())
+        QTest::newRow(std::string(toString(s)).c_str()) << static_cast<int>(s);
+}
+
+void TestMainWindow::everySchemeShowsItsViews() {
+    QFETCH(int, scheme);
+    const auto s = static_cast<Scheme>(scheme);
+    QComboBox* box = m_w->panel()->schemeBox();
+    box->setCurrentIndex(box->findData(scheme));
+    QVERIFY(waitForShown([s](const Params& p) { return p.scheme == s; }));
+    TraceViews* v = m_w->views();
+    const Trace* t = v->trace();
+    QVERIFY(t);
+    // Encoding tab: P for absolute schemes only.
+    QCOMPARE(!v->heatmaps()[0]->data().empty(), isAbsolute(s));
+    // Relative tab: the bias view holds the trace's bias for head 0 (prepared when opened).
+    v->setCurrentIndex(1);
+    QCOMPARE(v->heatmaps()[1]->data().empty(), !isAbsolute(s)); // P·Pᵀ was prepared with P
+    if (const Tensor* b = t->find("bias")) {
+        QCOMPARE(v->heatmaps()[3]->data().rows, t->params.seqLen());
+        QCOMPARE(v->heatmaps()[3]->data().at(1, 0), b->at(t->params.seqLen()));
+    }
+    // Attention tab: the enlarged map is head 0's weights; rows sum to 1 under softmax (URPE
+    // multiplies the softmax by its C table afterwards).
+    v->setCurrentIndex(3);
+    const Grid& w = v->currentHeatmap()->data();
+    v->setCurrentIndex(0); // the next row starts from the encoding tab
+    QCOMPARE(w.rows, t->params.seqLen());
+    double sum = 0;
+    for (int j = 0; j < w.cols; ++j)
+        sum += w.at(5, j);
+    if (s != Scheme::URPE)
+        QVERIFY(qAbs(sum - 1.0) < 1e-5);
+    QCOMPARE(w.at(5, 3), t->find("weights")->at(5 * w.cols + 3));
+}
+
+void TestMainWindow::exportsCurrentView() {
+    QTemporaryDir dir;
+    for (const char* name : {"v.png", "v.svg", "v.pdf", "v.npy", "v.csv"}) {
+        const QString path = dir.filePath(QLatin1String(name));
+        const bool matrix =
+            path.endsWith(QLatin1String("npy")) || path.endsWith(QLatin1String("csv"));
+        const Status st = matrix ? m_w->exportMatrix(path) : m_w->exportFigure(path, 96);
+        QVERIFY2(st.ok(), st.ok() ? name : st.error().message.c_str());
+        QVERIFY(QFileInfo(path).size() > 500);
+    }
+    QVERIFY(!m_w->exportFigure(dir.filePath(QStringLiteral("v.bmp")), 96).ok());
+}
+
+void TestMainWindow::comparisonShowsTheDifference() {
+    ComparisonView* c = m_w->comparison();
+    QSignalSpy updated(c, &ComparisonView::updated);
+    c->setOtherScheme(Scheme::ALiBi);
+    m_w->views()->setCurrentWidget(c); // B is computed only while the view is shown
+    QVERIFY(updated.wait(8000) || updated.count() > 0);
+    QVERIFY(c->other());
+    QVERIFY(c->other()->params.scheme == Scheme::ALiBi);
+    QCOMPARE(c->other()->params.n, 64);
+    const Grid& a = c->left()->data();
+    const Grid& b = c->right()->data();
+    const Grid& d = c->difference()->data();
+    QCOMPARE(d.rows, 64);
+    QCOMPARE(d.at(3, 7), a.at(3, 7) - b.at(3, 7));
+    QVERIFY(qAbs(d.at(3, 7)) > 0); // sinusoidal and ALiBi attend differently
+    QCOMPARE(m_w->currentHeatmap(), c->difference());
+    // Linked zoom: zooming A zooms B and the difference, and they re-pool the visible block.
+    c->left()->plot()->xAxis->setRange(9.5, 25.5);
+    QCOMPARE(c->difference()->plot()->xAxis->range().lower, 9.5);
+    QCOMPARE(c->right()->plot()->xAxis->range().upper, 25.5);
+    QTRY_COMPARE(c->difference()->displayedCells().width(), 16);
+}
+
+void TestMainWindow::longWorkShowsProgressAndCancels() {
+    // Several seconds of work on this machine: the progress bar and Cancel appear after 200 ms.
+    Session big = m_w->session();
+    big.params.scheme = Scheme::DeBERTa;
+    big.params.n = 2500;
+    big.params.heads = 8;
+    m_w->applySession(big);
+    auto* cancel = m_w->findChild<QPushButton*>(QStringLiteral("cancelButton"));
+    auto* progress = m_w->findChild<QProgressBar*>(QStringLiteral("progress"));
+    QVERIFY(cancel && progress);
+    QVERIFY(!cancel->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(cancel->isVisible() && progress->isVisible(), 3000);
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(!cancel->isVisible());
+    QVERIFY(!m_w->controller()->busy());
+    QTest::qWait(500);
+    QCOMPARE(m_w->shownParams()->n, 64); // the cancelled result never reaches the views
+    // The window is still live: the next change is computed and shown.
+    m_w->panel()->lengthBox()->setValue(20);
+    QVERIFY(waitForShown([](const Params& p) { return p.n == 20; }));
+}
+
+void TestMainWindow::chosenColumnsOfP() {
+    TraceViews* v = m_w->views();
+    QCustomPlot* plot = v->columnsPlot()->plot();
+    QCOMPARE(plot->graphCount(), 4); // d2l's columns 6 7 8 9
+    const Tensor* P = v->trace()->find("P");
+    QCOMPARE(plot->graph(0)->data()->at(5)->value, P->at(5 * 128 + 6));
+    v->columnsEdit()->setText(QStringLiteral("0 127 500 x"));
+    Q_EMIT v->columnsEdit()->editingFinished();
+    QCOMPARE(plot->graphCount(), 2); // out-of-range and non-numbers are skipped
+    QCOMPARE(plot->graph(1)->data()->at(9)->value, P->at(9 * 128 + 127));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
