@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "trace_command.h"
 
-#include <QGuiApplication>
+#include <QLoggingCategory>
 #include <QString>
 
 #include <nlohmann/json.hpp>
@@ -315,7 +315,7 @@ Json optionsJson(const TraceOptions& o, const Params& p, const std::vector<std::
     };
 }
 
-int run(const TraceOptions& o, int argc, char** argv) {
+int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     const auto t0 = Clock::now();
     Params p = toParams(o);
     if (o.backend != "cpu" && o.backend != "gl")
@@ -375,18 +375,13 @@ int run(const TraceOptions& o, int argc, char** argv) {
         throw Failure{(o.weights.empty() ? "" : "--weights " + o.weights + ": ") +
                       st.error().message};
 
-    // The GL backend needs a GUI application object (an offscreen one is enough).
-    std::unique_ptr<QGuiApplication> guiApp;
-    if (o.backend == "gl") {
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
-            qEnvironmentVariableIsEmpty("DISPLAY") &&
-            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        guiApp = std::make_unique<QGuiApplication>(argc, argv);
-    }
+    // The GL backend makes its own raw EGL context: no display and no QGuiApplication needed.
+    // Its warnings reach the user once, as the note below; QT_LOGGING_RULES can turn them on.
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(QStringLiteral("pe.gl.warning=false"));
     QString fallback;
-    auto backend = createBackend(
-        o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
+    auto backend =
+        createBackend(o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
     if (!fallback.isEmpty())
         std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
 
@@ -395,6 +390,14 @@ int run(const TraceOptions& o, int argc, char** argv) {
     const double computeMs = msSince(tCompute);
     if (!trace)
         throw Failure{trace.error().message};
+    // A backend that handed this run to the CPU (GL with float64, a shader error, …) says so.
+    QString ranOn = backend->name(), device = backend->device();
+    if (const QString why = backend->lastFallbackReason(); !why.isEmpty()) {
+        std::cerr << "pe-explorer-cli: note: " << why.toStdString() << "\n";
+        fallback = fallback.isEmpty() ? why : fallback + QStringLiteral("; ") + why;
+        ranOn = QStringLiteral("cpu");
+        device = QStringLiteral("CPU reference (fallback from %1)").arg(backend->device());
+    }
 
     const auto tWrite = Clock::now();
     StagedOutput& out = **staged;
@@ -439,8 +442,8 @@ int run(const TraceOptions& o, int argc, char** argv) {
         {"seq_len", p.seqLen()},
         {"tokens", tokens.empty() ? trace->tokens : tokens},
         {"tensors", tensorList},
-        {"backend", backend->name().toStdString()},
-        {"device", backend->device().toStdString()},
+        {"backend", ranOn.toStdString()},
+        {"device", device.toStdString()},
     };
     if (!fallback.isEmpty())
         manifest["backend_fallback"] = fallback.toStdString();

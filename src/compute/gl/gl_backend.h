@@ -64,7 +64,7 @@ public:
                                         const std::atomic<bool>* cancel = nullptr);
 
     /** Why the last compute() used the CPU reference; empty when it ran on the GPU. */
-    QString lastFallbackReason() const { return m_lastFallback; }
+    QString lastFallbackReason() const override { return m_lastFallback; }
 
     /** Replaces a shader's source (by file stem, e.g. "gemm") before its first use: for tests. */
     void overrideShaderForTesting(const std::string& name, const std::string& source);
