@@ -346,14 +346,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         return Error{"n = " + std::to_string(L) + " needs more than 32-bit indexing on the GPU"};
 
     // --- Inputs on the CPU (O(n·d)) ---------------------------------------------------------
-    RowMatrixXd E(L, d);
-    int r = 0;
-    if (p.cls)
-        E.row(r++) = w.cls.row(0);
-    E.middleRows(r, p.n) = w.E;
-    r += p.n;
-    if (p.sep)
-        E.row(r) = w.sep.row(0);
+    const RowMatrixXd E = assembleSequence(p, w);
     RowMatrixXd X = E;
     fw.cpu["E"] = matrixTensor(E);
     if (isAbsolute(p.scheme)) {
