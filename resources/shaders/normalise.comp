@@ -10,7 +10,8 @@ layout(std430, binding = 0) readonly buffer Logits { float logits[]; };
 layout(std430, binding = 1) writeonly buffer Weights { float weights[]; };
 layout(std430, binding = 2) readonly buffer Cmat { float cmat[]; };
 
-uniform int n;
+uniform int n; // keys per row
+uniform int m; // rows per head in the buffers
 uniform int kind;
 uniform int hasC;
 
@@ -19,7 +20,7 @@ shared float redSum[256];
 shared int redCount[256];
 
 void main() {
-    const int row = int(gl_WorkGroupID.y) * n + int(gl_WorkGroupID.x); // h * n + i
+    const int row = int(gl_WorkGroupID.y) * m + int(gl_WorkGroupID.x); // h * m + i
     const int t = int(gl_LocalInvocationID.x);
     const int base = row * n;
 

@@ -8,22 +8,25 @@ layout(std430, binding = 0) readonly buffer Wts { float a[]; };
 layout(std430, binding = 1) writeonly buffer Out { float outv[]; };
 
 uniform int n;
+uniform int m;
+uniform int iOff;
 uniform int k;
 
 void main() {
     const int r = int(gl_GlobalInvocationID.x);
-    const int i = int(gl_GlobalInvocationID.y);
+    const int il = int(gl_GlobalInvocationID.y);
     const int h = int(gl_GlobalInvocationID.z);
     const int R = 2 * k + 1;
-    if (r >= R || i >= n)
+    if (r >= R || il >= m)
         return;
+    const int i = il + iOff;
     const int lo = r == 0 ? -n : r - k;        // rel = j − i range of this bucket
     const int hi = r == 2 * k ? n : r - k;
     const int j0 = max(0, i + lo);
     const int j1 = min(n - 1, i + hi);
     float s = 0.0;
-    const int base = (h * n + i) * n;
+    const int base = (h * m + il) * n;
     for (int j = j0; j <= j1; ++j)
         s += a[base + j];
-    outv[(h * n + i) * R + r] = s;
+    outv[(h * m + il) * R + r] = s;
 }

@@ -41,8 +41,11 @@ Status StagedOutput::begin() {
     if (ec)
         return Error{"--out: cannot create " + m_target.parent_path().string() + " (" +
                      ec.message() + ")"};
-    std::string templ =
-        (m_target.parent_path() / ("." + m_target.filename().string() + ".tmp-XXXXXX")).string();
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "." + string.
+    std::string name = ".";
+    name += m_target.filename().string();
+    name += ".tmp-XXXXXX";
+    const std::string templ = (m_target.parent_path() / name).string();
     std::vector<char> buf(templ.begin(), templ.end());
     buf.push_back('\0');
     if (!::mkdtemp(buf.data()))

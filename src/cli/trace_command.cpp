@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "trace_command.h"
 
-#include <QGuiApplication>
+#include <QLoggingCategory>
 #include <QString>
 
 #include <nlohmann/json.hpp>
@@ -223,7 +223,8 @@ void loadWeights(const std::string& file, const NamedTensors& tensors, const Par
 }
 
 /** The token embeddings E [n, d] from --input, --text or --weights; sets p.n. */
-void loadEmbeddings(const TraceOptions& o, const NamedTensors& weightFile, Params& p, Weights& w) {
+void loadEmbeddings(const TraceOptions& o, const NamedTensors& weightFile, Params& p, Weights& w,
+                    std::vector<std::string>& tokens) {
     int sources = 0;
     const auto fromWeights = std::find_if(weightFile.begin(), weightFile.end(),
                                           [](const auto& e) { return e.first == "E"; });
@@ -245,12 +246,16 @@ void loadEmbeddings(const TraceOptions& o, const NamedTensors& weightFile, Param
         p.n = static_cast<int>(t->dim(0));
         w.E = toMatrix(*t);
     } else if (!o.text.empty()) {
-        const auto tokens = tokenize(o.text);
+        tokens = tokenize(o.text);
         if (tokens.empty())
             throw Failure{"--text: the text holds no tokens"};
         p.n = static_cast<int>(tokens.size());
         if (p.d >= 1)
             w.E = embedTokens(tokens, p.d, p.seed);
+        if (p.cls)
+            tokens.insert(tokens.begin(), "[CLS]");
+        if (p.sep)
+            tokens.emplace_back("[SEP]");
     } else if (fromWeights != weightFile.end()) {
         const Tensor& t = fromWeights->second;
         if (t.dtype() != DType::F32)
@@ -310,7 +315,7 @@ Json optionsJson(const TraceOptions& o, const Params& p, const std::vector<std::
     };
 }
 
-int run(const TraceOptions& o, int argc, char** argv) {
+int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     const auto t0 = Clock::now();
     Params p = toParams(o);
     if (o.backend != "cpu" && o.backend != "gl")
@@ -335,7 +340,8 @@ int run(const TraceOptions& o, int argc, char** argv) {
         weightFile = std::move(*wf);
     }
     Weights w;
-    loadEmbeddings(o, weightFile, p, w);
+    std::vector<std::string> tokens; // the text's tokens, when --text is given
+    loadEmbeddings(o, weightFile, p, w, tokens);
     if (Status st = validate(p); !st)
         throw Failure{st.error().message};
     loadWeights(o.weights, weightFile, p, w);
@@ -369,18 +375,13 @@ int run(const TraceOptions& o, int argc, char** argv) {
         throw Failure{(o.weights.empty() ? "" : "--weights " + o.weights + ": ") +
                       st.error().message};
 
-    // The GL backend needs a GUI application object (an offscreen one is enough).
-    std::unique_ptr<QGuiApplication> guiApp;
-    if (o.backend == "gl") {
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
-            qEnvironmentVariableIsEmpty("DISPLAY") &&
-            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        guiApp = std::make_unique<QGuiApplication>(argc, argv);
-    }
+    // The GL backend makes its own raw EGL context: no display and no QGuiApplication needed.
+    // Its warnings reach the user once, as the note below; QT_LOGGING_RULES can turn them on.
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(QStringLiteral("pe.gl.warning=false"));
     QString fallback;
-    auto backend = createBackend(
-        o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuReference, &fallback);
+    auto backend =
+        createBackend(o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
     if (!fallback.isEmpty())
         std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
 
@@ -389,6 +390,14 @@ int run(const TraceOptions& o, int argc, char** argv) {
     const double computeMs = msSince(tCompute);
     if (!trace)
         throw Failure{trace.error().message};
+    // A backend that handed this run to the CPU (GL with float64, a shader error, …) says so.
+    QString ranOn = backend->name(), device = backend->device();
+    if (const QString why = backend->lastFallbackReason(); !why.isEmpty()) {
+        std::cerr << "pe-explorer-cli: note: " << why.toStdString() << "\n";
+        fallback = fallback.isEmpty() ? why : fallback + QStringLiteral("; ") + why;
+        ranOn = QStringLiteral("cpu");
+        device = QStringLiteral("CPU reference (fallback from %1)").arg(backend->device());
+    }
 
     const auto tWrite = Clock::now();
     StagedOutput& out = **staged;
@@ -407,6 +416,7 @@ int run(const TraceOptions& o, int argc, char** argv) {
             throw Failure{st.error().message, kExitFailure};
         tensorList.push_back(manifestTensorEntry(name, file, written));
     }
+    const double writeMs = msSince(tWrite);
 
     std::string dumpTemp;
     if (!o.dumpWeights.empty()) {
@@ -430,14 +440,13 @@ int run(const TraceOptions& o, int argc, char** argv) {
         {"command", "trace"},
         {"options", optionsJson(o, p, wanted)},
         {"seq_len", p.seqLen()},
-        {"tokens", trace->tokens},
+        {"tokens", tokens.empty() ? trace->tokens : tokens},
         {"tensors", tensorList},
-        {"backend", backend->name().toStdString()},
-        {"device", backend->device().toStdString()},
+        {"backend", ranOn.toStdString()},
+        {"device", device.toStdString()},
     };
     if (!fallback.isEmpty())
         manifest["backend_fallback"] = fallback.toStdString();
-    const double writeMs = msSince(tWrite);
     manifest["timings_ms"] = {{"compute", computeMs}, {"write", writeMs}, {"total", msSince(t0)}};
     if (Status st = writeJsonFile(out.filePath("manifest.json"), manifest); !st) {
         if (!dumpTemp.empty())

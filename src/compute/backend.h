@@ -31,6 +31,8 @@ public:
      */
     virtual Expected<Trace> compute(const Params& p, const Weights& w,
                                     const std::atomic<bool>* cancel = nullptr) = 0;
+    /** Why the last compute() ran on the CPU instead (float64, shader error, …); empty if not. */
+    virtual QString lastFallbackReason() const { return {}; }
 };
 
 /** The core's reference forward pass (exact; single-threaded). */

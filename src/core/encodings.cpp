@@ -61,7 +61,13 @@ Eigen::RowVectorXd txlRelativeSinusoid(double t, int d) {
     return r;
 }
 
-int t5Bucket(int rel, bool bidirectional, int numBuckets, int maxDistance) {
+namespace {
+
+/**
+ * Mesh-TF's _relative_position_bucket with its large-distance branch in floating type F: a log of
+ * F(n)/max_exact, over a Python-double log of max_distance/max_exact cast to F, truncated.
+ */
+template <typename F> int t5BucketIn(int rel, bool bidirectional, int numBuckets, int maxDistance) {
     long n = -static_cast<long>(rel);
     int half = numBuckets;
     int offset = 0;
@@ -75,32 +81,21 @@ int t5Bucket(int rel, bool bidirectional, int numBuckets, int maxDistance) {
     const int exact = half / 2;
     if (n < exact)
         return offset + static_cast<int>(n);
-    // Mesh-TF: float32 log of float32(n)/max_exact, over a Python-double log cast to float32.
-    const float ratio = static_cast<float>(n) / static_cast<float>(exact);
-    const float denom = static_cast<float>(std::log(static_cast<double>(maxDistance) / exact));
-    const float scaled = std::log(ratio) / denom * static_cast<float>(half - exact);
+    const F ratio = static_cast<F>(n) / static_cast<F>(exact);
+    const F denom = static_cast<F>(std::log(static_cast<double>(maxDistance) / exact));
+    const F scaled = std::log(ratio) / denom * static_cast<F>(half - exact);
     const long large = exact + static_cast<long>(scaled); // truncation toward zero (scaled >= 0)
     return offset + static_cast<int>(std::min<long>(half - 1, large));
 }
 
+} // namespace
+
+int t5Bucket(int rel, bool bidirectional, int numBuckets, int maxDistance) {
+    return t5BucketIn<float>(rel, bidirectional, numBuckets, maxDistance);
+}
+
 int t5BucketF64(int rel, bool bidirectional, int numBuckets, int maxDistance) {
-    long n = -static_cast<long>(rel);
-    int half = numBuckets;
-    int offset = 0;
-    if (bidirectional) {
-        half = numBuckets / 2;
-        offset = rel > 0 ? half : 0;
-        n = std::labs(n);
-    } else {
-        n = std::max(n, 0L);
-    }
-    const int exact = half / 2;
-    if (n < exact)
-        return offset + static_cast<int>(n);
-    const double scaled = std::log(static_cast<double>(n) / exact) /
-                          std::log(static_cast<double>(maxDistance) / exact) * (half - exact);
-    const long large = exact + static_cast<long>(scaled);
-    return offset + static_cast<int>(std::min<long>(half - 1, large));
+    return t5BucketIn<double>(rel, bidirectional, numBuckets, maxDistance);
 }
 
 int debertaLogBucket(int rel, int buckets, int maxPosition) {

@@ -84,7 +84,7 @@ std::vector<std::string> defaultTokens(const Params& p) {
     if (p.cls)
         t.emplace_back("[CLS]");
     for (int i = 0; i < p.n; ++i)
-        t.push_back("t" + std::to_string(i));
+        t.push_back(std::string("t") += std::to_string(i));
     if (p.sep)
         t.emplace_back("[SEP]");
     return t;

@@ -48,6 +48,9 @@ std::uint64_t estimateTraceBytes(const Params& p);
 Expected<Trace> computeTrace(const Params& p, const Weights& w,
                              const std::atomic<bool>* cancel = nullptr);
 
+/** The sequence attention sees, [seqLen, d]: the [CLS] row, the input tokens E, the [SEP] row. */
+Eigen::MatrixXd assembleSequence(const Params& p, const Weights& w);
+
 /** Default token labels: "t0".."t{n-1}" with "[CLS]"/"[SEP]" where present. */
 std::vector<std::string> defaultTokens(const Params& p);
 

@@ -5,9 +5,6 @@
 
 namespace pe {
 
-/** [seqLen, d]: [CLS] row, the input tokens E, [SEP] row, as Params says. */
-Eigen::MatrixXd assembleSequence(const Params& p, const Weights& w);
-
 /**
  * The forward pass on an already assembled sequence (special rows included). With
  * addPosition = false an absolute scheme's P is zero (later layers of a stack).

@@ -136,10 +136,11 @@ Status checkWeights(const Params& p, const Weights& w) {
         const std::int64_t wantRows = spec.shape.size() == 1 ? 1 : spec.shape[0];
         const std::int64_t wantCols = spec.shape.back();
         auto shape = [&spec](std::int64_t r, std::int64_t c) {
-            if (spec.shape.size() == 1)
-                return "[" + std::to_string(c) + "]";
-            return "[" + (r < 0 ? std::string("P_max") : std::to_string(r)) + ", " +
-                   std::to_string(c) + "]";
+            std::string s("[");
+            if (spec.shape.size() != 1)
+                s += (r < 0 ? std::string("P_max") : std::to_string(r)) + ", ";
+            s += std::to_string(c);
+            return s + "]";
         };
         if (m.size() == 0)
             return Error{"tensor '" + spec.name + "' is missing"};

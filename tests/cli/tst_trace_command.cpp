@@ -533,6 +533,9 @@ private Q_SLOTS:
         QVERIFY(mf.open(QIODevice::ReadOnly));
         const QJsonObject m = QJsonDocument::fromJson(mf.readAll()).object();
         QCOMPARE(m.value(QLatin1String("options")).toObject().value(QLatin1String("n")).toInt(), 4);
+        QCOMPARE(m.value(QLatin1String("tokens")).toArray().toVariantList(),
+                 (QVariantList{QStringLiteral("the"), QStringLiteral("cat"), QStringLiteral("sat"),
+                               QStringLiteral(".")}));
     }
 };
 

@@ -185,7 +185,8 @@ private Q_SLOTS:
                     f32Bytes({1, 2, 3, 4}));
         auto qb = [](const std::string& s) { return QByteArray::fromStdString(s); };
         QTest::newRow("empty") << QByteArray() << QStringLiteral("bad magic");
-        QTest::newRow("bad magic") << qb("\x92" + good.substr(1)) << QStringLiteral("bad magic");
+        QTest::newRow("bad magic")
+            << qb(std::string("\x92") + good.substr(1)) << QStringLiteral("bad magic");
         QTest::newRow("bad version")
             << qb(good.substr(0, 6) + "\x04" + good.substr(7)) << QStringLiteral("version 4.0");
         QTest::newRow("truncated data")
@@ -232,6 +233,35 @@ private Q_SLOTS:
         QVERIFY2(msg.startsWith(QLatin1String("in.npy: ")), qPrintable(msg));
         QVERIFY2(msg.contains(needle), qPrintable(msg));
         QVERIFY2(!msg.contains(QLatin1Char('\n')), qPrintable(msg));
+    }
+
+    void everyTruncationIsAnError() {
+        const std::string full = encodeNpy(patterned(DType::F64, {3, 2}));
+        for (std::size_t len = 0; len < full.size(); ++len) {
+            const auto t = decodeNpy(std::string_view(full).substr(0, len), "cut.npy");
+            QVERIFY2(!t.ok(),
+                     qPrintable(QStringLiteral("a prefix of %1 bytes was accepted").arg(len)));
+        }
+        QVERIFY(decodeNpy(full).ok());
+    }
+
+    void corruptHeadersNeverCrash() {
+        // Each header byte replaced by a few troublesome values: the decoder returns a value
+        // (a tensor or an error) and, when it accepts, the shape matches the data it holds.
+        const std::string full = encodeNpy(patterned(DType::F32, {2, 3}));
+        const char evil[] = {'\0', '\'', '(', ')', ',', '9', '-', '\\', '\xff', ' '};
+        int accepted = 0;
+        for (std::size_t i = 0; i < 128; ++i)
+            for (const char c : evil) {
+                std::string b = full;
+                b[i] = c;
+                const auto t = decodeNpy(b);
+                if (t.ok()) {
+                    ++accepted;
+                    QCOMPARE(t->byteSize() + 128, b.size());
+                }
+            }
+        QVERIFY(accepted > 0); // padding spaces and digits may change harmlessly
     }
 
     void missingFileNamesIt() {

@@ -197,6 +197,32 @@ private Q_SLOTS:
         QVERIFY2(!msg.contains(QLatin1Char('\n')), qPrintable(msg));
     }
 
+    void everyTruncationIsAnError() {
+        const std::string full = *encodeSafetensors(
+            {{"a", patterned(DType::F32, {2, 3}, 1)}, {"b", patterned(DType::I32, {4}, 2)}});
+        for (std::size_t len = 0; len < full.size(); ++len) {
+            const auto t = decodeSafetensors(std::string_view(full).substr(0, len));
+            QVERIFY2(!t.ok(),
+                     qPrintable(QStringLiteral("a prefix of %1 bytes was accepted").arg(len)));
+        }
+        QVERIFY(decodeSafetensors(full).ok());
+    }
+
+    void corruptHeadersNeverCrash() {
+        const std::string full = *encodeSafetensors(
+            {{"a", patterned(DType::F32, {2, 3}, 1)}, {"b", patterned(DType::F64, {4}, 2)}});
+        const char evil[] = {'\0', '"', '[', ']', ',', '9', '-', '\\', '\xff', '}'};
+        for (std::size_t i = 0; i < full.size() - 56; ++i)
+            for (const char c : evil) {
+                std::string b = full;
+                b[i] = c;
+                const auto t = decodeSafetensors(b);
+                if (t.ok())
+                    for (const auto& [name, tensor] : *t)
+                        QVERIFY(tensor.byteSize() <= b.size());
+            }
+    }
+
     void missingFileNamesIt() {
         const auto t = readSafetensors("/nonexistent/w.safetensors");
         QVERIFY(!t.ok());

@@ -96,7 +96,7 @@ void CpuFastBackend::setThreads(int threads) {
 }
 
 QString CpuFastBackend::device() const {
-    return QStringLiteral("%1 %2, GEMM %3, %4 threads")
+    return QStringLiteral("%1 fast SIMD engine (%2), GEMM %3, %4 threads")
         .arg(QSysInfo::currentCpuArchitecture(), QLatin1String(cpu::simdTarget()),
              QLatin1String(cpu::gemmTarget()))
         .arg(m_threads);
@@ -393,7 +393,9 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     std::int32_t* relIndex = nullptr;
     if (!idxOff.empty())
         relIndex = make("rel_index", {N, N}, DType::I32).data<std::int32_t>();
-    float* biasT = (useT5Bias || isAlibi) ? make("bias", {H, N, N}).data<float>() : nullptr;
+    // The bias is always added; it is written out only where the contract lists it (t5, alibi).
+    const bool addBias = useT5Bias || isAlibi;
+    float* biasT = addBias && hasBias(p) ? make("bias", {H, N, N}).data<float>() : nullptr;
     float* shawK = isShaw ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
     float* shawV = isShaw ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
     float* txlAc = isTxl ? make("txl_ac", {H, N, N}).data<float>() : nullptr;
@@ -534,9 +536,10 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 rp.relu2Denominator = p.norm == Normaliser::Relu2 ? static_cast<float>(N)
                                                                   : static_cast<float>(rp.limit);
                 const std::size_t offRow = static_cast<std::size_t>(N - 1 - i);
-                if (biasT) {
+                if (addBias) {
                     const float* src = biasOff.data() + static_cast<std::size_t>(h) * offs + offRow;
-                    std::memcpy(biasT + rowOff, src, sizeof(float) * N);
+                    if (biasT)
+                        std::memcpy(biasT + rowOff, src, sizeof(float) * N);
                     rp.add = src;
                 }
                 if (urpeC) {

@@ -33,7 +33,8 @@ public:
     ~CpuFastBackend() override;
 
     BackendKind kind() const override { return BackendKind::CpuFast; }
-    QString name() const override { return QStringLiteral("cpu-fast"); }
+    // The trace contract names backends "cpu" and "gl"; device() says which CPU engine.
+    QString name() const override { return QStringLiteral("cpu"); }
     QString device() const override;
     Expected<Trace> compute(const Params& p, const Weights& w,
                             const std::atomic<bool>* cancel = nullptr) override;

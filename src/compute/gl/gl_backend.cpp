@@ -15,10 +15,12 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <vector>
 
-Q_LOGGING_CATEGORY(lcGl, "pe.gl")
+// Debug messages (context creation) are off unless QT_LOGGING_RULES="pe.gl.debug=true".
+Q_LOGGING_CATEGORY(lcGl, "pe.gl", QtInfoMsg)
 
 namespace pe {
 
@@ -133,13 +135,14 @@ struct GlBackend::Impl {
     }
     GLuint upload(const std::vector<int>& v) { return buffer(v.size() * sizeof(int), v.data()); }
 
-    template <typename T> void readInto(GLuint id, std::size_t count, T* dst) {
+    template <typename T>
+    void readInto(GLuint id, std::size_t count, T* dst, std::size_t offset = 0) {
         if (!ok())
             return;
         f.MemoryBarrier(GL_ALL_BARRIER_BITS);
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-        f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(count * sizeof(T)),
-                           dst);
+        f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset * sizeof(T)),
+                           static_cast<GLsizeiptr>(count * sizeof(T)), dst);
         const GLenum e = f.GetError();
         if (e == GL_OUT_OF_MEMORY)
             error = "out of memory reading a GPU buffer back";
@@ -282,20 +285,22 @@ struct GlBackend::Impl {
     }
 
     /** out[h,i,j] = tab[h*tBatch + row*tRow + col]; see gather.comp for the modes. */
-    void gather(GLuint tab, GLuint idx, GLuint out, int n, int heads, int hOff, int tBatch,
-                int tRow, int rowMode, int colMode) {
+    void gather(GLuint tab, GLuint idx, GLuint out, int n, int m, int iOff, int heads, int hOff,
+                int tBatch, int tRow, int rowMode, int colMode) {
         const GLuint prog = program("gather");
         if (!ok())
             return;
         f.UseProgram(prog);
         bind({tab, idx, out});
         seti(prog, "n", n);
+        seti(prog, "m", m);
+        seti(prog, "iOff", iOff);
         seti(prog, "hOff", hOff);
         seti(prog, "tBatch", tBatch);
         seti(prog, "tRow", tRow);
         seti(prog, "rowMode", rowMode);
         seti(prog, "colMode", colMode);
-        dispatch(ceilDiv(n, 16), ceilDiv(n, 16), heads);
+        dispatch(ceilDiv(n, 16), ceilDiv(m, 16), heads);
     }
 };
 
@@ -312,13 +317,16 @@ struct Forward {
 
 } // namespace
 
-/** Receives each head chunk's n×n buffers (heads [h0, h0 + count)) before they are reused. */
-using ChunkSink =
-    std::function<void(int h0, int count, const std::map<std::string, GLuint>& buffers)>;
+/**
+ * Receives each chunk's [count, m, n] buffers (heads [h0, h0 + count), query rows
+ * [i0, i0 + m)) before they are reused.
+ */
+using ChunkSink = std::function<void(int h0, int count, int i0, int m,
+                                     const std::map<std::string, GLuint>& buffers)>;
 
 static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const Weights& w,
                                     const std::atomic<bool>* cancel, int maxHeadsPerChunk,
-                                    const ChunkSink& sink) {
+                                    int maxRowsPerChunk, const ChunkSink& sink) {
     Forward fw;
     const int L = p.seqLen(), d = p.d, H = p.heads, dh = p.headDim();
     fw.L = L;
@@ -333,18 +341,12 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         widestCols = std::max(L, 2 * p.clip + 1);
     else if (p.scheme == Scheme::DeBERTa)
         widestCols = std::max(L, 2 * p.debertaSpan());
-    if (std::int64_t{L} * widestCols > INT_MAX)
+    // Row chunks keep n×n buffers small; what must still fit 32-bit offsets is [2n − 1, d].
+    if (std::int64_t{nOff} * std::max(d, 16) > INT_MAX)
         return Error{"n = " + std::to_string(L) + " needs more than 32-bit indexing on the GPU"};
 
     // --- Inputs on the CPU (O(n·d)) ---------------------------------------------------------
-    RowMatrixXd E(L, d);
-    int r = 0;
-    if (p.cls)
-        E.row(r++) = w.cls.row(0);
-    E.middleRows(r, p.n) = w.E;
-    r += p.n;
-    if (p.sep)
-        E.row(r) = w.sep.row(0);
+    const RowMatrixXd E = assembleSequence(p, w);
     RowMatrixXd X = E;
     fw.cpu["E"] = matrixTensor(E);
     if (isAbsolute(p.scheme)) {
@@ -536,18 +538,24 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     if (cancelled(cancel))
         return Error{"cancelled"};
 
-    // --- Head chunks: every n×n buffer holds `hc` heads, so big n fits 32-bit indexing -----
-    const std::int64_t perHead = std::int64_t{L} * std::max(L, nOff);
+    // --- Chunks: each n×n buffer holds `hc` heads × `rc` query rows (1 GiB, 32-bit indexing,
+    // the storage-block limit), so large n runs head by head and, beyond that, rows at a time.
+    const std::int64_t perHead = std::int64_t{L} * widestCols;
     std::int64_t limitElems = INT_MAX;
     if (g.maxSsbo > 0)
         limitElems = std::min<std::int64_t>(limitElems, g.maxSsbo / 4);
     limitElems = std::min<std::int64_t>(limitElems, kChunkElems);
     int hc = static_cast<int>(std::clamp<std::int64_t>(limitElems / perHead, 1, H));
+    int rc = perHead <= limitElems
+                 ? L
+                 : static_cast<int>(std::clamp<std::int64_t>(limitElems / widestCols, 1, L));
     if (maxHeadsPerChunk > 0)
         hc = std::min(hc, maxHeadsPerChunk);
-    const std::size_t chunkNN = static_cast<std::size_t>(hc) * L * L * sizeof(float);
-    auto tableBuf = [&](int cols) {
-        return g.buffer(static_cast<std::size_t>(hc) * L * cols * sizeof(float));
+    if (maxRowsPerChunk > 0)
+        rc = std::min(rc, maxRowsPerChunk);
+    const std::size_t chunkNN = static_cast<std::size_t>(hc) * rc * L * sizeof(float);
+    auto tableBuf = [&](int rows, int cols) {
+        return g.buffer(static_cast<std::size_t>(hc) * rows * cols * sizeof(float));
     };
     std::map<std::string, GLuint> nn;
     const GLuint content = g.buffer(chunkNN);
@@ -562,51 +570,51 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     const GLuint urpeC = urpeTab ? nnTerm("urpe_C") : 0;
     GLuint shawTab = 0, txlTab = 0, c2pTab = 0, p2cTab = 0;
     if (p.scheme == Scheme::Shaw) {
-        shawTab = tableBuf(shawR);
+        shawTab = tableBuf(rc, shawR);
         terms.push_back(nnTerm("shaw_k_term"));
     }
     if (p.scheme == Scheme::TransformerXL) {
         nn["txl_ac"] = content;
-        txlTab = tableBuf(nOff);
+        txlTab = tableBuf(rc, nOff);
         terms.push_back(nnTerm("txl_bd"));
     }
     if (p.scheme == Scheme::DeBERTa) {
         nn["c2c"] = content;
         if (p.debertaC2P) {
-            c2pTab = tableBuf(debR);
+            c2pTab = tableBuf(rc, debR);
             terms.push_back(nnTerm("c2p"));
         }
         if (p.debertaP2C) {
-            p2cTab = tableBuf(debR);
+            p2cTab = tableBuf(L, debR); // rows are keys: all of them
             terms.push_back(nnTerm("p2c"));
         }
     }
     const GLuint logits = nnTerm("logits");
     const GLuint weights = nnTerm("weights");
-    const GLuint shawBuckets = p.scheme == Scheme::Shaw ? tableBuf(shawR) : 0;
+    const GLuint shawBuckets = p.scheme == Scheme::Shaw ? tableBuf(rc, shawR) : 0;
     fw.concat = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
     if (p.scheme == Scheme::Shaw)
         fw.shawV = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
     if (!g.ok())
         return Error{g.error};
 
-    // A [L, cols] table per head of the chunk: rows · colsᵀ, rows from [H, L, d_h],
-    // cols either shared [cols, d_h] (colsBatch 0) or a head slice of [cols, d].
-    auto rowTable = [&](GLuint rows, int h0, GLuint colsBuf, int cols, bool perHeadCols,
-                        GLuint out) {
+    // A [m, cols] table per head of the chunk: rows [i0, i0 + m) of [H, L, d_h] · colsᵀ, with
+    // cols either shared [cols, d_h] or a head slice of [cols, d].
+    auto rowTable = [&](GLuint rows, int h0, int hn, int i0, int m, GLuint colsBuf, int cols,
+                        bool perHeadCols, GLuint out) {
         GemmDesc t;
-        t.M = L;
+        t.M = m;
         t.N = cols;
         t.K = dh;
-        t.batch = hc;
-        t.aOff = h0 * L * dh;
+        t.batch = hn;
+        t.aOff = h0 * L * dh + i0 * dh;
         t.aBatch = L * dh;
         t.aRow = dh;
         t.bOff = perHeadCols ? h0 * dh : 0;
         t.bBatch = perHeadCols ? dh : 0;
         t.bRow = 1;
         t.bCol = perHeadCols ? d : dh;
-        t.cBatch = L * cols;
+        t.cBatch = m * cols;
         t.cRow = cols;
         t.alpha = static_cast<float>(scale);
         g.gemm(rows, colsBuf, out, t);
@@ -616,112 +624,122 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         if (cancelled(cancel))
             return Error{"cancelled"};
         const int hn = std::min(hc, H - h0); // heads in this chunk
-        GemmDesc qk;
-        qk.M = L;
-        qk.N = L;
-        qk.K = dh;
-        qk.batch = hn;
-        qk.aOff = h0 * L * dh;
-        qk.aBatch = L * dh;
-        qk.aRow = dh;
-        qk.bOff = h0 * L * dh;
-        qk.bBatch = L * dh;
-        qk.bRow = 1;
-        qk.bCol = dh;
-        qk.cBatch = L * L;
-        qk.cRow = L;
-        qk.alpha = static_cast<float>(scale);
-        g.gemm(queryBuf, bufK, content, qk);
+        if (p2cTab)
+            rowTable(bufK, h0, hn, 0, L, debQr, debR, true, p2cTab);
+        for (int i0 = 0; i0 < L; i0 += rc) {
+            if (cancelled(cancel))
+                return Error{"cancelled"};
+            const int m = std::min(rc, L - i0); // query rows in this chunk
+            GemmDesc qk;
+            qk.M = m;
+            qk.N = L;
+            qk.K = dh;
+            qk.batch = hn;
+            qk.aOff = h0 * L * dh + i0 * dh;
+            qk.aBatch = L * dh;
+            qk.aRow = dh;
+            qk.bOff = h0 * L * dh;
+            qk.bBatch = L * dh;
+            qk.bRow = 1;
+            qk.bCol = dh;
+            qk.cBatch = m * L;
+            qk.cRow = L;
+            qk.alpha = static_cast<float>(scale);
+            g.gemm(queryBuf, bufK, content, qk);
 
-        std::size_t t = 0;
-        if (biasTab)
-            g.gather(biasTab, dummyIdx, terms[t++], L, hn, h0, nOff, 0, 2, 0);
-        if (urpeC)
-            g.gather(urpeTab, dummyIdx, urpeC, L, hn, h0, nOff, 0, 2, 0);
-        if (shawTab) {
-            rowTable(bufQ, h0, shawWk, shawR, false, shawTab);
-            g.gather(shawTab, shawIdxBuf, terms[t++], L, hn, 0, L * shawR, shawR, 0, 1);
-        }
-        if (txlTab) {
-            rowTable(bufQv, h0, txlr, nOff, true, txlTab);
-            g.gather(txlTab, dummyIdx, terms[t++], L, hn, 0, L * nOff, nOff, 0, 0);
-        }
-        if (c2pTab) {
-            rowTable(bufQ, h0, debKr, debR, true, c2pTab);
-            g.gather(c2pTab, debIdx, terms[t++], L, hn, 0, L * debR, debR, 0, 1);
-        }
-        if (p2cTab) {
-            rowTable(bufK, h0, debQr, debR, true, p2cTab);
-            g.gather(p2cTab, debIdx, terms[t++], L, hn, 0, L * debR, debR, 1,
-                     p.p2cConvention == P2CConvention::Code ? 1 : 2);
-        }
+            std::size_t t = 0;
+            if (biasTab)
+                g.gather(biasTab, dummyIdx, terms[t++], L, m, i0, hn, h0, nOff, 0, 2, 0);
+            if (urpeC)
+                g.gather(urpeTab, dummyIdx, urpeC, L, m, i0, hn, h0, nOff, 0, 2, 0);
+            if (shawTab) {
+                rowTable(bufQ, h0, hn, i0, m, shawWk, shawR, false, shawTab);
+                g.gather(shawTab, shawIdxBuf, terms[t++], L, m, i0, hn, 0, m * shawR, shawR, 0, 1);
+            }
+            if (txlTab) {
+                rowTable(bufQv, h0, hn, i0, m, txlr, nOff, true, txlTab);
+                g.gather(txlTab, dummyIdx, terms[t++], L, m, i0, hn, 0, m * nOff, nOff, 0, 0);
+            }
+            if (c2pTab) {
+                rowTable(bufQ, h0, hn, i0, m, debKr, debR, true, c2pTab);
+                g.gather(c2pTab, debIdx, terms[t++], L, m, i0, hn, 0, m * debR, debR, 0, 1);
+            }
+            if (p2cTab)
+                g.gather(p2cTab, debIdx, terms[t++], L, m, i0, hn, 0, L * debR, debR, 1,
+                         p.p2cConvention == P2CConvention::Code ? 1 : 2);
 
-        // Logits (terms + mask), normaliser, ⊙C.
-        const GLuint comb = g.program("combine");
-        if (!g.ok())
-            return Error{g.error};
-        g.f.UseProgram(comb);
-        g.bind({content, terms.size() > 0 ? terms[0] : content,
-                terms.size() > 1 ? terms[1] : content, logits});
-        g.seti(comb, "n", L);
-        g.seti(comb, "terms", static_cast<int>(terms.size()));
-        g.seti(comb, "causal", p.mask == MaskKind::Causal ? 1 : 0);
-        g.seti(comb, "validLen", p.validLen < 0 ? L : p.validLen);
-        g.dispatch(ceilDiv(L, 16), ceilDiv(L, 16), hn);
-        const GLuint norm = g.program("normalise");
-        if (!g.ok())
-            return Error{g.error};
-        g.f.UseProgram(norm);
-        g.bind({logits, weights, urpeC ? urpeC : logits});
-        g.seti(norm, "n", L);
-        g.seti(norm, "kind", static_cast<int>(p.norm));
-        g.seti(norm, "hasC", urpeC ? 1 : 0);
-        g.dispatch(L, hn, 1);
-
-        // weights · V (+ Shaw's value term) into the head's columns of the concat buffer.
-        GemmDesc av;
-        av.M = L;
-        av.N = dh;
-        av.K = L;
-        av.batch = hn;
-        av.aBatch = L * L;
-        av.aRow = L;
-        av.bOff = h0 * L * dh;
-        av.bBatch = L * dh;
-        av.bRow = dh;
-        av.cOff = h0 * dh;
-        av.cBatch = dh;
-        av.cRow = d;
-        if (shawBuckets) {
-            const GLuint sp = g.program("shaw_value");
+            // Logits (terms + mask), normaliser, ⊙C.
+            const GLuint comb = g.program("combine");
             if (!g.ok())
                 return Error{g.error};
-            g.f.UseProgram(sp);
-            g.bind({weights, shawBuckets});
-            g.seti(sp, "n", L);
-            g.seti(sp, "k", p.clip);
-            g.dispatch(ceilDiv(shawR, 16), ceilDiv(L, 16), hn);
-            GemmDesc sv;
-            sv.M = L;
-            sv.N = dh;
-            sv.K = shawR;
-            sv.batch = hn;
-            sv.aBatch = L * shawR;
-            sv.aRow = shawR;
-            sv.bRow = dh;
-            sv.cOff = h0 * dh;
-            sv.cBatch = dh;
-            sv.cRow = d;
-            g.gemm(shawBuckets, shawWv, fw.shawV, sv);  // the term itself, for the trace
-            g.gemm(shawBuckets, shawWv, fw.concat, sv); // and the start of head_out
-            av.beta = 1.0f;
+            g.f.UseProgram(comb);
+            g.bind({content, terms.size() > 0 ? terms[0] : content,
+                    terms.size() > 1 ? terms[1] : content, logits});
+            g.seti(comb, "n", L);
+            g.seti(comb, "m", m);
+            g.seti(comb, "iOff", i0);
+            g.seti(comb, "terms", static_cast<int>(terms.size()));
+            g.seti(comb, "causal", p.mask == MaskKind::Causal ? 1 : 0);
+            g.seti(comb, "validLen", p.validLen < 0 ? L : p.validLen);
+            g.dispatch(ceilDiv(L, 16), ceilDiv(m, 16), hn);
+            const GLuint norm = g.program("normalise");
+            if (!g.ok())
+                return Error{g.error};
+            g.f.UseProgram(norm);
+            g.bind({logits, weights, urpeC ? urpeC : logits});
+            g.seti(norm, "n", L);
+            g.seti(norm, "m", m);
+            g.seti(norm, "kind", static_cast<int>(p.norm));
+            g.seti(norm, "hasC", urpeC ? 1 : 0);
+            g.dispatch(m, hn, 1);
+
+            // weights · V (+ Shaw's value term) into the chunk's rows and heads of concat.
+            GemmDesc av;
+            av.M = m;
+            av.N = dh;
+            av.K = L;
+            av.batch = hn;
+            av.aBatch = m * L;
+            av.aRow = L;
+            av.bOff = h0 * L * dh;
+            av.bBatch = L * dh;
+            av.bRow = dh;
+            av.cOff = h0 * dh + i0 * d;
+            av.cBatch = dh;
+            av.cRow = d;
+            if (shawBuckets) {
+                const GLuint sp = g.program("shaw_value");
+                if (!g.ok())
+                    return Error{g.error};
+                g.f.UseProgram(sp);
+                g.bind({weights, shawBuckets});
+                g.seti(sp, "n", L);
+                g.seti(sp, "m", m);
+                g.seti(sp, "iOff", i0);
+                g.seti(sp, "k", p.clip);
+                g.dispatch(ceilDiv(shawR, 16), ceilDiv(m, 16), hn);
+                GemmDesc sv;
+                sv.M = m;
+                sv.N = dh;
+                sv.K = shawR;
+                sv.batch = hn;
+                sv.aBatch = m * shawR;
+                sv.aRow = shawR;
+                sv.bRow = dh;
+                sv.cOff = h0 * dh + i0 * d;
+                sv.cBatch = dh;
+                sv.cRow = d;
+                g.gemm(shawBuckets, shawWv, fw.shawV, sv);  // the term itself, for the trace
+                g.gemm(shawBuckets, shawWv, fw.concat, sv); // and the start of head_out
+                av.beta = 1.0f;
+            }
+            g.gemm(weights, bufV, fw.concat, av);
+            if (!g.ok())
+                return Error{g.error};
+            sink(h0, hn, i0, m, nn);
+            if (!g.ok())
+                return Error{g.error};
         }
-        g.gemm(weights, bufV, fw.concat, av);
-        if (!g.ok())
-            return Error{g.error};
-        sink(h0, hn, nn);
-        if (!g.ok())
-            return Error{g.error};
     }
 
     // --- Output projection ------------------------------------------------------------------
@@ -757,15 +775,15 @@ std::unique_ptr<GlBackend> GlBackend::create(QString* why) {
     if (!ctx) {
         if (why)
             *why = QString::fromStdString(ctx.error().message);
-        qCInfo(lcGl).noquote() << QString::fromStdString(ctx.error().message);
+        qCDebug(lcGl).noquote() << QString::fromStdString(ctx.error().message);
         return nullptr;
     }
     std::unique_ptr<GlBackend> be(new GlBackend);
     be->m_ctx = std::move(ctx.value());
-    qCInfo(lcGl).noquote() << "OpenGL context on the EGL"
-                           << QString::fromStdString(be->m_ctx->platform())
-                           << "platform:" << QString::fromStdString(be->m_ctx->renderer()) << "/"
-                           << QString::fromStdString(be->m_ctx->version());
+    qCDebug(lcGl).noquote() << "OpenGL context on the EGL"
+                            << QString::fromStdString(be->m_ctx->platform())
+                            << "platform:" << QString::fromStdString(be->m_ctx->renderer()) << "/"
+                            << QString::fromStdString(be->m_ctx->version());
     return be;
 }
 
@@ -816,15 +834,21 @@ Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
         const int L = p.seqLen(), H = p.heads;
         const std::size_t perHead = static_cast<std::size_t>(L) * L;
         std::map<std::string, std::vector<float>> nnData;
-        auto sink = [&](int h0, int count, const std::map<std::string, GLuint>& bufs) {
+        auto sink = [&](int h0, int count, int i0, int m,
+                        const std::map<std::string, GLuint>& bufs) {
+            const std::size_t rows = static_cast<std::size_t>(m) * L;
             for (const auto& [name, buf] : bufs) {
                 std::vector<float>& v = nnData[name];
                 v.resize(perHead * static_cast<std::size_t>(H));
-                g.readInto(buf, perHead * static_cast<std::size_t>(count),
-                           v.data() + perHead * static_cast<std::size_t>(h0));
+                for (int hl = 0; hl < count; ++hl)
+                    g.readInto(buf, rows,
+                               v.data() + perHead * static_cast<std::size_t>(h0 + hl) +
+                                   static_cast<std::size_t>(i0) * L,
+                               rows * static_cast<std::size_t>(hl));
             }
         };
-        Expected<Forward> fw = runForward(g, p, w, cancel, m_maxHeadsPerChunk, sink);
+        Expected<Forward> fw =
+            runForward(g, p, w, cancel, m_maxHeadsPerChunk, m_maxRowsPerChunk, sink);
         if (fw) {
             const int dh = fw->dh, d = fw->d;
             std::map<std::string, Tensor> all = std::move(fw->cpu);
@@ -873,8 +897,8 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
         return s.error();
     if (Status s = checkWeights(p, w); !s)
         return s.error();
-    if (resolution < 1)
-        return Error{"pooled resolution must be at least 1"};
+    if (resolution < 1 || resolution > 8192)
+        return Error{"pooled resolution must be between 1 and 8192"};
     if (p.precision == Precision::Float64)
         return Error{"the GL backend computes in float32 only"};
     if (!m_ctx->makeCurrent())
@@ -886,29 +910,38 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
         PooledTrace pt;
         pt.resolution = R;
         const std::size_t perHead = static_cast<std::size_t>(R) * R;
-        std::vector<float> pooledLogits(perHead * static_cast<std::size_t>(H));
-        std::vector<float> pooledWeights(pooledLogits.size());
-        const GLuint dst = g.buffer(pooledLogits.size() * sizeof(float));
-        auto sink = [&](int h0, int count, const std::map<std::string, GLuint>& bufs) {
-            for (const char* name : {"logits", "weights"}) {
+        const std::vector<float> zeros(perHead * static_cast<std::size_t>(H), 0.0f);
+        const std::map<std::string, std::pair<GLuint, GLuint>> acc{
+            {"logits", {g.upload(zeros), g.upload(zeros)}},
+            {"weights", {g.upload(zeros), g.upload(zeros)}}};
+        auto sink = [&](int h0, int count, int i0, int m,
+                        const std::map<std::string, GLuint>& bufs) {
+            for (const auto& [name, sums] : acc) {
                 const GLuint prog = g.program("pool");
                 if (!g.ok())
                     return;
                 g.f.UseProgram(prog);
-                g.bind({bufs.at(name), dst});
+                g.bind({bufs.at(name), sums.first, sums.second});
                 g.seti(prog, "n", L);
+                g.seti(prog, "m", m);
+                g.seti(prog, "iOff", i0);
+                g.seti(prog, "hOff", h0);
                 g.seti(prog, "R", R);
                 g.dispatch(ceilDiv(R, 16), ceilDiv(R, 16), count);
-                std::vector<float>& v =
-                    std::string(name) == "logits" ? pooledLogits : pooledWeights;
-                g.readInto(dst, perHead * static_cast<std::size_t>(count),
-                           v.data() + perHead * static_cast<std::size_t>(h0));
             }
         };
-        Expected<Forward> fw = runForward(g, p, w, cancel, m_maxHeadsPerChunk, sink);
+        Expected<Forward> fw =
+            runForward(g, p, w, cancel, m_maxHeadsPerChunk, m_maxRowsPerChunk, sink);
         if (fw) {
-            pt.logits = Tensor::fromVector<float>({H, R, R}, std::move(pooledLogits));
-            pt.weights = Tensor::fromVector<float>({H, R, R}, std::move(pooledWeights));
+            for (const auto& [name, sums] : acc) {
+                std::vector<float> mean = g.read<float>(sums.first, zeros.size());
+                const std::vector<float> count = g.read<float>(sums.second, zeros.size());
+                for (std::size_t c = 0; c < mean.size(); ++c)
+                    mean[c] =
+                        count[c] > 0 ? mean[c] / count[c] : -std::numeric_limits<float>::infinity();
+                (name == "logits" ? pt.logits : pt.weights) =
+                    Tensor::fromVector<float>({H, R, R}, std::move(mean));
+            }
             pt.out = Tensor::fromVector<float>(
                 {L, fw->d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * fw->d));
             if (g.ok())

@@ -9,8 +9,10 @@
  *    q·K^rᵀ, k·Q^rᵀ, the gathers that turn them into n×n terms, masks, the five normalisers,
  *    ⊙C, weights·V (+ Shaw's bucketed value term), TXL's R·W_r and the output projection.
  * Offsets o = (j − i) + n − 1 index every per-offset table, so each relative term is one gather.
- * The n×n stages run over chunks of heads whose buffers fit 1 GiB (and 32-bit indexing), so
- * the pooled path reaches n where all heads' matrices would not fit at once.
+ *
+ * The n×n stages run over chunks of heads and of query rows, each buffer at most 1 GiB (and
+ * within 32-bit indexing and GL_MAX_SHADER_STORAGE_BLOCK_SIZE), so n is limited by time and by
+ * host memory for a full read-back, not by GPU buffer limits.
  *
  * float64 requests, and any GL failure (shader compile/link error, out of memory, sizes beyond
  * 32-bit indexing), fall back to the CPU reference; lastFallbackReason() says why, and the
@@ -62,13 +64,15 @@ public:
                                         const std::atomic<bool>* cancel = nullptr);
 
     /** Why the last compute() used the CPU reference; empty when it ran on the GPU. */
-    QString lastFallbackReason() const { return m_lastFallback; }
+    QString lastFallbackReason() const override { return m_lastFallback; }
 
     /** Replaces a shader's source (by file stem, e.g. "gemm") before its first use: for tests. */
     void overrideShaderForTesting(const std::string& name, const std::string& source);
 
     /** Caps the heads per GPU chunk (0 = as many as fit): lets tests exercise chunking. */
     void setMaxHeadsPerChunkForTesting(int heads) { m_maxHeadsPerChunk = heads; }
+    /** Caps the query rows per GPU chunk (0 = as many as fit): lets tests exercise chunking. */
+    void setMaxRowsPerChunkForTesting(int rows) { m_maxRowsPerChunk = rows; }
 
     /** Treats every GPU allocation above `bytes` as GL_OUT_OF_MEMORY (0 = off): for tests. */
     void simulateOutOfMemoryAboveForTesting(std::size_t bytes) { m_oomAboveForTesting = bytes; }
@@ -89,6 +93,7 @@ private:
     std::map<std::string, std::string> m_overrides;
     QString m_lastFallback;
     int m_maxHeadsPerChunk = 0;
+    int m_maxRowsPerChunk = 0;
     std::size_t m_oomAboveForTesting = 0;
     GemmKernel m_gemmKernel = GemmKernel::Auto;
 };

@@ -201,7 +201,7 @@ Expected<Tensor> decodeNpy(std::string_view b, std::string_view source) {
     if (!dict["descr"].is_string())
         return fail("'descr' is not a string (structured dtypes are not supported)");
     const std::string descr = dict["descr"].get<std::string>();
-    DType dtype;
+    DType dtype = DType::F32;
     if (descr == "<f4")
         dtype = DType::F32;
     else if (descr == "<f8")

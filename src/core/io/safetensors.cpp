@@ -66,7 +66,7 @@ Expected<NamedTensors> decodeSafetensors(std::string_view b, std::string_view so
         if (!entry.contains("dtype") || !entry["dtype"].is_string())
             return fail(what + "missing or non-string 'dtype'");
         const std::string dtypeName = entry["dtype"].get<std::string>();
-        DType dtype;
+        DType dtype = DType::F32;
         if (!dtypeFromName(dtypeName, &dtype))
             return fail(what + "unsupported dtype " + dtypeName + " (supported: F32, F64, I32)");
         if (!entry.contains("shape") || !entry["shape"].is_array())
