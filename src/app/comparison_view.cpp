@@ -123,21 +123,9 @@ void ComparisonView::redraw() {
     };
     const Grid a = grab(m_a.get());
     const Grid b = grab(m_b.get());
+    const QString valueTitle = QString::fromStdString(name);
     auto info = [&](const Trace& t, const QString& title) {
-        HeatmapInfo i;
-        i.title = title;
-        i.subtitle = describeParams(t.params);
-        i.valueTitle = QString::fromStdString(name);
-        QStringList labels;
-        for (const std::string& s : t.tokens)
-            labels << QString::fromStdString(s);
-        if (br == 1)
-            i.rowLabels = labels;
-        if (bc == 1)
-            i.colLabels = labels;
-        i.binRows = br;
-        i.binCols = bc;
-        return i;
+        return traceHeatmapInfo(t, title, valueTitle, br, bc);
     };
     const QString sa = qs(toString(m_a->params.scheme));
     m_left->setData(a, info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));

@@ -116,8 +116,7 @@ void ParamsPanel::build() {
     m_base->setToolTip(tr("Base b of the frequencies ω_m = b^(−2m/d) (sinusoidal) or "
                           "θ_m = b^(−2m/d_rot) (RoPE)"));
     f2->addRow(tr("&Base"), m_base);
-    m_layout = enumCombo(
-        std::vector<SinLayout>{SinLayout::Interleaved, SinLayout::Concat, SinLayout::T2T});
+    m_layout = enumCombo(allValues<SinLayout>());
     m_layout->setToolTip(tr("Sinusoid layout: interleaved PE[p,2m] = sin(pω_m), PE[p,2m+1] = "
                             "cos(pω_m); concat [sin | cos]; t2t ω_m = exp(−m ln(b)/(d/2 − 1))"));
     f2->addRow(tr("Layout"), m_layout);
@@ -125,8 +124,7 @@ void ParamsPanel::build() {
                   tr("Clip distance k: Shaw index clip(j − i, −k, k) + k ∈ [0, 2k]; "
                      "DeBERTa v1 span k"));
     f2->addRow(tr("Clip &k"), m_clip);
-    m_ropeConv =
-        enumCombo(std::vector<RopeConvention>{RopeConvention::Interleaved, RopeConvention::Half});
+    m_ropeConv = enumCombo(allValues<RopeConvention>());
     m_ropeConv->setToolTip(tr("RoPE pairs: interleaved (2m, 2m+1) as in the paper, or half "
                               "(m, m + d_rot/2) as in GPT-NeoX/LLaMA"));
     f2->addRow(tr("RoPE pairs"), m_ropeConv);
@@ -145,7 +143,7 @@ void ParamsPanel::build() {
     m_unidirectional->setToolTip(tr("T5 decoder buckets: only j ≤ i is distinguished "
                                     "(bidirectional = false)"));
     f2->addRow(QString(), m_unidirectional);
-    m_alibiMode = enumCombo(std::vector<AlibiMode>{AlibiMode::Symmetric, AlibiMode::Causal});
+    m_alibiMode = enumCombo(allValues<AlibiMode>());
     m_alibiMode->setToolTip(tr("ALiBi bias: symmetric −m_h |i − j|, or the paper's causal "
                                "−m_h (i − j); slopes m_h = 2^(−8h/H)"));
     f2->addRow(tr("ALiBi"), m_alibiMode);
@@ -158,7 +156,7 @@ void ParamsPanel::build() {
     debRow->addWidget(m_c2p);
     debRow->addWidget(m_p2c);
     f2->addRow(tr("DeBERTa terms"), debRow);
-    m_p2cConv = enumCombo(std::vector<P2CConvention>{P2CConvention::Code, P2CConvention::Paper});
+    m_p2cConv = enumCombo(allValues<P2CConvention>());
     m_p2cConv->setToolTip(tr("p2c index: the released code's δ(i, j) or the paper's δ(j, i)"));
     f2->addRow(tr("p2c index"), m_p2cConv);
     m_logBuckets = new QCheckBox(tr("log buckets (v2/v3)"));
@@ -174,7 +172,7 @@ void ParamsPanel::build() {
                          "clamped; 0 = off"));
     m_clampLen->setSpecialValueText(tr("off"));
     f2->addRow(tr("TXL clamp"), m_clampLen);
-    m_urpeBias = enumCombo(std::vector<UrpeBias>{UrpeBias::None, UrpeBias::T5});
+    m_urpeBias = enumCombo(allValues<UrpeBias>());
     m_urpeBias->setToolTip(tr("URPE base bias: none, or a T5 bucket bias added to the logits "
                               "before softmax(S) ⊙ C"));
     f2->addRow(tr("URPE bias"), m_urpeBias);
@@ -191,7 +189,7 @@ void ParamsPanel::build() {
     m_norm->setToolTip(tr("Normaliser N(S) of each row: softmax exp(s)/Σexp; exp (unnormalised); "
                           "l2 s/‖s‖; relu² relu(s)²/n; relu² visible relu(s)²/#visible"));
     f3->addRow(tr("&Normaliser"), m_norm);
-    m_mask = enumCombo(std::vector<MaskKind>{MaskKind::None, MaskKind::Causal});
+    m_mask = enumCombo(allValues<MaskKind>());
     m_mask->setToolTip(tr("Mask: none, or causal (key j > query i gets −∞ before the normaliser)"));
     f3->addRow(tr("&Mask"), m_mask);
     m_validLen = spin(-1, 16386,
@@ -211,7 +209,7 @@ void ParamsPanel::build() {
                   tr("Seed of every generated weight and embedding (xoshiro256**, one stream per "
                      "tensor name): the same seed gives the same numbers everywhere"));
     f3->addRow(tr("S&eed"), m_seed);
-    m_precision = enumCombo(std::vector<Precision>{Precision::Float32, Precision::Float64});
+    m_precision = enumCombo(allValues<Precision>());
     m_precision->setToolTip(tr("Arithmetic of the forward pass: float32 or float64"));
     f3->addRow(tr("Precision"), m_precision);
     outer->addWidget(att);

@@ -264,14 +264,14 @@ Grid TraceViews::slice(const char* name, int head, int* binR, int* binC) const {
     return sliceHeadBinned(*t, head, kMaxCells, kMaxCells, binR, binC);
 }
 
-HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle, int binR,
-                                int binC) const {
+HeatmapInfo traceHeatmapInfo(const Trace& trace, const QString& title, const QString& valueTitle,
+                             int binR, int binC) {
     HeatmapInfo info;
     info.title = title;
-    info.subtitle = describeParams(m_trace->params);
+    info.subtitle = describeParams(trace.params);
     info.valueTitle = valueTitle;
     QStringList labels;
-    for (const std::string& t : m_trace->tokens)
+    for (const std::string& t : trace.tokens)
         labels << QString::fromStdString(t);
     if (binR == 1)
         info.rowLabels = labels;
@@ -280,6 +280,11 @@ HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle,
     info.binRows = binR;
     info.binCols = binC;
     return info;
+}
+
+HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle, int binR,
+                                int binC) const {
+    return traceHeatmapInfo(*m_trace, title, valueTitle, binR, binC);
 }
 
 void TraceViews::refreshEncoding() {

@@ -20,6 +20,10 @@ namespace pe {
 
 class LinePlotView;
 
+/** Title, parameters subtitle, value title and (unbinned) token labels of one trace's heat map. */
+HeatmapInfo traceHeatmapInfo(const Trace& trace, const QString& title, const QString& valueTitle,
+                             int binR, int binC);
+
 /**
  * The views of one trace, as tabs: the encoding (P, its columns against position, P·Pᵀ), the
  * relative index and bias, the logits split into content and position terms, and the attention

@@ -145,25 +145,21 @@ Params toParams(const TraceOptions& o) {
     p.d = o.d;
     p.heads = o.heads;
     p.norm = parseEnum("--norm", o.norm, normaliserFromString, allNormalisers());
-    p.mask = parseEnum("--mask", o.mask, maskFromString,
-                       std::vector<MaskKind>{MaskKind::None, MaskKind::Causal});
+    p.mask = parseEnum("--mask", o.mask, maskFromString, allValues<MaskKind>());
     if (o.validLenGiven && o.validLen < 0)
         throw Failure{"--valid-len must be >= 0, got " + std::to_string(o.validLen)};
     p.validLen = o.validLenGiven ? o.validLen : -1;
     p.clip = o.clip;
     p.base = o.base;
-    p.layout = parseEnum(
-        "--layout", o.layout, layoutFromString,
-        std::vector<SinLayout>{SinLayout::Interleaved, SinLayout::Concat, SinLayout::T2T});
-    p.ropeConvention =
-        parseEnum("--rope-convention", o.ropeConvention, ropeConventionFromString,
-                  std::vector<RopeConvention>{RopeConvention::Interleaved, RopeConvention::Half});
+    p.layout = parseEnum("--layout", o.layout, layoutFromString, allValues<SinLayout>());
+    p.ropeConvention = parseEnum("--rope-convention", o.ropeConvention, ropeConventionFromString,
+                                 allValues<RopeConvention>());
     p.ropeDims = o.ropeDims;
     p.buckets = o.buckets;
     p.maxDistance = o.maxDistance;
     p.unidirectional = o.unidirectional;
-    p.alibiMode = parseEnum("--alibi-mode", o.alibiMode, alibiModeFromString,
-                            std::vector<AlibiMode>{AlibiMode::Causal, AlibiMode::Symmetric});
+    p.alibiMode =
+        parseEnum("--alibi-mode", o.alibiMode, alibiModeFromString, allValues<AlibiMode>());
     p.debertaC2P = p.debertaP2C = false;
     for (const std::string& term : splitComma(o.debertaTerms)) {
         if (term == "c2p")
@@ -175,20 +171,17 @@ Params toParams(const TraceOptions& o) {
                           "' (expected a comma list of c2p, p2c)"};
     }
     p.p2cConvention =
-        parseEnum("--p2c-convention", o.p2cConvention, p2cFromString,
-                  std::vector<P2CConvention>{P2CConvention::Code, P2CConvention::Paper});
+        parseEnum("--p2c-convention", o.p2cConvention, p2cFromString, allValues<P2CConvention>());
     p.debertaLogBuckets = o.debertaLogBuckets;
     p.debertaBuckets = o.debertaBuckets;
     p.debertaMaxPosition = o.debertaMaxPosition;
     p.txlClampLen = o.clampLen;
     p.learnedRows = o.maxPositions;
-    p.urpeBias = parseEnum("--urpe-bias", o.urpeBias, urpeBiasFromString,
-                           std::vector<UrpeBias>{UrpeBias::None, UrpeBias::T5});
+    p.urpeBias = parseEnum("--urpe-bias", o.urpeBias, urpeBiasFromString, allValues<UrpeBias>());
     p.cls = o.cls;
     p.sep = o.sep;
     p.seed = o.seed;
-    p.precision = parseEnum("--dtype", o.dtype, precisionFromString,
-                            std::vector<Precision>{Precision::Float32, Precision::Float64});
+    p.precision = parseEnum("--dtype", o.dtype, precisionFromString, allValues<Precision>());
     return p;
 }
 

@@ -34,7 +34,7 @@ constexpr NameTable<SinLayout, 3> kLayouts{{{SinLayout::Interleaved, "interleave
 constexpr NameTable<RopeConvention, 2> kRope{
     {{RopeConvention::Interleaved, "interleaved"}, {RopeConvention::Half, "half"}}};
 constexpr NameTable<AlibiMode, 2> kAlibi{
-    {{AlibiMode::Causal, "causal"}, {AlibiMode::Symmetric, "symmetric"}}};
+    {{AlibiMode::Symmetric, "symmetric"}, {AlibiMode::Causal, "causal"}}};
 constexpr NameTable<P2CConvention, 2> kP2C{
     {{P2CConvention::Code, "code"}, {P2CConvention::Paper, "paper"}}};
 constexpr NameTable<UrpeBias, 2> kUrpe{{{UrpeBias::None, "none"}, {UrpeBias::T5, "t5"}}};
@@ -117,25 +117,32 @@ std::optional<Precision> precisionFromString(std::string_view s) {
     return parse(kPrecision, s);
 }
 
-const std::vector<Scheme>& allSchemes() {
-    static const std::vector<Scheme> v = [] {
-        std::vector<Scheme> r;
-        for (const auto& [e, s] : kSchemes)
-            r.push_back(e);
-        return r;
-    }();
-    return v;
+namespace {
+
+template <typename E, std::size_t N> std::vector<E> valuesOf(const NameTable<E, N>& t) {
+    std::vector<E> r;
+    for (const auto& [e, name] : t)
+        r.push_back(e);
+    return r;
 }
 
-const std::vector<Normaliser>& allNormalisers() {
-    static const std::vector<Normaliser> v = [] {
-        std::vector<Normaliser> r;
-        for (const auto& [e, s] : kNorms)
-            r.push_back(e);
-        return r;
-    }();
-    return v;
-}
+} // namespace
+
+#define PE_ALL_VALUES(E, table)                                                                    \
+    template <> const std::vector<E>& allValues<E>() {                                             \
+        static const std::vector<E> v = valuesOf(table);                                           \
+        return v;                                                                                  \
+    }
+PE_ALL_VALUES(Scheme, kSchemes)
+PE_ALL_VALUES(Normaliser, kNorms)
+PE_ALL_VALUES(MaskKind, kMasks)
+PE_ALL_VALUES(SinLayout, kLayouts)
+PE_ALL_VALUES(RopeConvention, kRope)
+PE_ALL_VALUES(AlibiMode, kAlibi)
+PE_ALL_VALUES(P2CConvention, kP2C)
+PE_ALL_VALUES(UrpeBias, kUrpe)
+PE_ALL_VALUES(Precision, kPrecision)
+#undef PE_ALL_VALUES
 
 bool isAbsolute(Scheme s) {
     return s == Scheme::Sinusoidal || s == Scheme::Learned;

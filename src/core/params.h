@@ -122,8 +122,24 @@ std::optional<P2CConvention> p2cFromString(std::string_view s);
 std::optional<UrpeBias> urpeBiasFromString(std::string_view s);
 std::optional<Precision> precisionFromString(std::string_view s);
 
-/** All scheme names in order, for --help and combo boxes. */
-const std::vector<Scheme>& allSchemes();
-const std::vector<Normaliser>& allNormalisers();
+/** Every value of one of the enums above, in the order of its name table (the default
+ *  first where there is one), for --help, error messages and combo boxes. */
+template <typename E> const std::vector<E>& allValues();
+template <> const std::vector<Scheme>& allValues<Scheme>();
+template <> const std::vector<Normaliser>& allValues<Normaliser>();
+template <> const std::vector<MaskKind>& allValues<MaskKind>();
+template <> const std::vector<SinLayout>& allValues<SinLayout>();
+template <> const std::vector<RopeConvention>& allValues<RopeConvention>();
+template <> const std::vector<AlibiMode>& allValues<AlibiMode>();
+template <> const std::vector<P2CConvention>& allValues<P2CConvention>();
+template <> const std::vector<UrpeBias>& allValues<UrpeBias>();
+template <> const std::vector<Precision>& allValues<Precision>();
+
+inline const std::vector<Scheme>& allSchemes() {
+    return allValues<Scheme>();
+}
+inline const std::vector<Normaliser>& allNormalisers() {
+    return allValues<Normaliser>();
+}
 
 } // namespace pe
