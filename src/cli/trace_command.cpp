@@ -313,6 +313,21 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     Params p = toParams(o);
     if (o.backend != "cpu" && o.backend != "gl")
         throw Failure{"--backend: unknown value '" + o.backend + "' (expected one of: cpu, gl)"};
+    // --pool R: logits and weights pooled to at most R×R per head, streamed (no n×n in memory).
+    const bool pooled = o.poolGiven;
+    PoolRequest poolRequest;
+    if (pooled) {
+        if (o.pool < 1 || o.pool > kMaxPoolResolution)
+            throw Failure{"--pool must be between 1 and " + std::to_string(kMaxPoolResolution) +
+                          ", got " + std::to_string(o.pool)};
+        if (o.poolMode != "mean" && o.poolMode != "max")
+            throw Failure{"--pool-mode: unknown value '" + o.poolMode +
+                          "' (expected one of: mean, max)"};
+        poolRequest.resolution = o.pool;
+        poolRequest.mode = o.poolMode == "max" ? PoolMode::Max : PoolMode::Mean;
+    } else if (o.poolMode != "mean") {
+        throw Failure{"--pool-mode needs --pool R"};
+    }
 
     auto staged = StagedOutput::prepare(o.out);
     if (!staged)
@@ -339,17 +354,29 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
         throw Failure{st.error().message};
     loadWeights(o.weights, weightFile, p, w);
 
-    const std::vector<std::string> all = traceTensorNames(p);
+    std::vector<std::string> all = traceTensorNames(p);
+    if (pooled) { // the n×n component tensors are not produced; logits and weights come pooled
+        std::vector<std::string> linear = pooledTraceTensorNames(p);
+        all.erase(std::remove_if(all.begin(), all.end(),
+                                 [&](const std::string& name) {
+                                     return name != "logits" && name != "weights" &&
+                                            std::find(linear.begin(), linear.end(), name) ==
+                                                linear.end();
+                                 }),
+                  all.end());
+    }
     std::vector<std::string> wanted = o.tensors.empty() ? all : splitComma(o.tensors);
     for (const auto& name : wanted)
         if (std::find(all.begin(), all.end(), name) == all.end())
             throw Failure{"--tensors: unknown tensor '" + name + "' for --scheme " +
-                          std::string(toString(p.scheme)) + " (valid: " + join(all) + ")"};
+                          std::string(toString(p.scheme)) + (pooled ? " with --pool" : "") +
+                          " (valid: " + join(all) + ")"};
     if (wanted.empty())
         throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
 
     // The trace itself plus the weights completeWeights is about to generate (in double).
-    std::uint64_t need = estimateTraceBytes(p);
+    std::uint64_t need =
+        pooled ? estimatePooledBytes(p, poolRequest.resolution) : estimateTraceBytes(p);
     for (const WeightSpec& spec : weightSpecs(p)) {
         if (!spec.used || (w.*(spec.member)).size() > 0)
             continue;
@@ -379,7 +406,31 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
         std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
 
     const auto tCompute = Clock::now();
-    auto trace = backend->compute(p, w, nullptr);
+    Expected<Trace> trace = Error{"not computed"};
+    int poolCells = 0;
+    if (pooled) {
+        Expected<PooledTrace> pt = backend->computePooled(p, w, poolRequest, nullptr);
+        if (!pt)
+            throw Failure{pt.error().message};
+        poolCells = pt->resolution;
+        Trace t = std::move(pt->trace);
+        t.params = p;
+        if (t.tokens.empty())
+            t.tokens = defaultTokens(p);
+        if (!t.find("out") && !pt->out.empty()) // the GL path returns out alone
+            t.tensors.emplace_back("out", std::move(pt->out));
+        t.tensors.emplace_back("logits", std::move(pt->logits));
+        t.tensors.emplace_back("weights", std::move(pt->weights));
+        auto rank = [&all](const std::string& name) {
+            return std::find(all.begin(), all.end(), name) - all.begin();
+        };
+        std::stable_sort(t.tensors.begin(), t.tensors.end(), [&](const auto& a, const auto& b) {
+            return rank(a.first) < rank(b.first);
+        });
+        trace = std::move(t);
+    } else {
+        trace = backend->compute(p, w, nullptr);
+    }
     const double computeMs = msSince(tCompute);
     if (!trace)
         throw Failure{trace.error().message};
@@ -440,6 +491,14 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     };
     if (!fallback.isEmpty())
         manifest["backend_fallback"] = fallback.toStdString();
+    if (pooled) { // (extension) logits and weights are [heads, R', R'] cells, not [heads, n, n]
+        manifest["options"]["pool"] = o.pool;
+        manifest["options"]["pool-mode"] = o.poolMode;
+        manifest["pooled"] = {{"tensors", {"logits", "weights"}},
+                              {"resolution", poolCells},
+                              {"mode", o.poolMode},
+                              {"seq_len", p.seqLen()}};
+    }
     manifest["timings_ms"] = {{"compute", computeMs}, {"write", writeMs}, {"total", msSince(t0)}};
     if (Status st = writeJsonFile(out.filePath("manifest.json"), manifest); !st) {
         if (!dumpTemp.empty())
@@ -536,6 +595,12 @@ CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
     t->add_option("--dump-weights", o.dumpWeights,
                   "(extension) also write every weight used, generated or given, as a float32 "
                   ".safetensors file that --weights accepts");
+    t->add_option("--pool", o.pool,
+                  "(extension) write logits and weights pooled to at most R x R per head, "
+                  "computed in row blocks without holding n x n; other n x n tensors are left out")
+        ->each([&o](const std::string&) { o.poolGiven = true; });
+    t->add_option("--pool-mode", o.poolMode, "(extension) pooling of --pool cells: mean or max")
+        ->capture_default_str();
     return t;
 }
 

@@ -52,6 +52,9 @@ struct TraceOptions {
     std::string tensors;
     std::string out;
     std::string dumpWeights;
+    int pool = 0; ///< (extension) --pool R: logits/weights pooled to at most R×R per head
+    bool poolGiven = false;
+    std::string poolMode = "mean";
 };
 
 /** Exit statuses of the command. */

@@ -127,6 +127,14 @@ Tensor CpuFastBackend::acquire(DType type, Shape shape) {
 
 Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                                         const std::atomic<bool>* cancel) {
+    return run(p, w, cancel, nullptr);
+}
+
+Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
+                                    const std::atomic<bool>* cancel, const cpu::RowSink* sink) {
+    // With a sink (pooled mode) no n×n tensor is stored: the n² pass hands each row block's
+    // logits and weights to the sink and the trace keeps its O(n·d) tensors.
+    const bool streaming = sink != nullptr;
     if (p.precision != Precision::Float32)
         return computeTrace(p, w, cancel);
     if (Status s = validate(p); !s)
@@ -244,12 +252,10 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     float* Q = tQ.data<float>();
     float* K = tK.data<float>();
     float* V = tV.data<float>();
-    Tensor& tLogits = make("logits", {H, N, N});
-    Tensor& tWeights = make("weights", {H, N, N});
+    float* logits = streaming ? nullptr : make("logits", {H, N, N}).data<float>();
+    float* weightsT = streaming ? nullptr : make("weights", {H, N, N}).data<float>();
     Tensor& tHeadOut = make("head_out", {H, N, dh});
     Tensor& tOut = make("out", {N, D});
-    float* logits = tLogits.data<float>();
-    float* weightsT = tWeights.data<float>();
     float* headOut = tHeadOut.data<float>();
 
     // ---- Per-offset tables, indexed by (j − i) + N − 1 unless stated ----
@@ -391,19 +397,23 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     phase("projections");
     // ---- Component tensors ----
     std::int32_t* relIndex = nullptr;
-    if (!idxOff.empty())
+    if (!idxOff.empty() && !streaming)
         relIndex = make("rel_index", {N, N}, DType::I32).data<std::int32_t>();
     // The bias is always added; it is written out only where the contract lists it (t5, alibi).
     const bool addBias = useT5Bias || isAlibi;
-    float* biasT = addBias && hasBias(p) ? make("bias", {H, N, N}).data<float>() : nullptr;
-    float* shawK = isShaw ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
+    float* biasT =
+        addBias && hasBias(p) && !streaming ? make("bias", {H, N, N}).data<float>() : nullptr;
+    float* shawK = isShaw && !streaming ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
     float* shawV = isShaw ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
-    float* txlAc = isTxl ? make("txl_ac", {H, N, N}).data<float>() : nullptr;
-    float* txlBd = isTxl ? make("txl_bd", {H, N, N}).data<float>() : nullptr;
-    float* c2c = isDeberta ? make("c2c", {H, N, N}).data<float>() : nullptr;
-    float* c2p = isDeberta && p.debertaC2P ? make("c2p", {H, N, N}).data<float>() : nullptr;
-    float* p2c = isDeberta && p.debertaP2C ? make("p2c", {H, N, N}).data<float>() : nullptr;
-    float* urpeC = isUrpe ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
+    const bool storeNN = !streaming;
+    const bool wantC2P = isDeberta && p.debertaC2P;
+    const bool wantP2C = isDeberta && p.debertaP2C;
+    float* txlAc = isTxl && storeNN ? make("txl_ac", {H, N, N}).data<float>() : nullptr;
+    float* txlBd = isTxl && storeNN ? make("txl_bd", {H, N, N}).data<float>() : nullptr;
+    float* c2c = isDeberta && storeNN ? make("c2c", {H, N, N}).data<float>() : nullptr;
+    float* c2p = wantC2P && storeNN ? make("c2p", {H, N, N}).data<float>() : nullptr;
+    float* p2c = wantP2C && storeNN ? make("p2c", {H, N, N}).data<float>() : nullptr;
+    float* urpeC = isUrpe && storeNN ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
 
     if (relIndex) {
         parallelFor(N, [&](int i) {
@@ -421,9 +431,9 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     if (isShaw)
         shawSK.resize(static_cast<std::size_t>(H) * N * shawRows);
     if (isDeberta) {
-        if (c2p)
+        if (wantC2P)
             debC2P.resize(static_cast<std::size_t>(H) * N * 2 * span);
-        if (p2c)
+        if (wantP2C)
             debP2C.resize(static_cast<std::size_t>(H) * N * 2 * span);
     }
     if (isShaw || isDeberta) {
@@ -431,11 +441,11 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             if (isShaw)
                 cpu::gemmABt(N, shawRows, dh, scale, Q + h * Ndh, dh, shawWk.data(), dh, 0.0f,
                              shawSK.data() + static_cast<std::size_t>(h) * N * shawRows, shawRows);
-            if (c2p)
+            if (wantC2P)
                 cpu::gemmABt(N, 2 * span, dh, debScale, Q + h * Ndh, dh, debKr.data() + h * dh, D,
                              0.0f, debC2P.data() + static_cast<std::size_t>(h) * N * 2 * span,
                              2 * span);
-            if (p2c)
+            if (wantP2C)
                 cpu::gemmABt(N, 2 * span, dh, debScale, K + h * Ndh, dh, debQr.data() + h * dh, D,
                              0.0f, debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span,
                              2 * span);
@@ -459,7 +469,9 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     phase("tables");
     // ---- The n² work: heads × row blocks ----
     const int bs = m_rowBlock > 0 ? m_rowBlock : rowBlockSize(N);
-    const int blocks = (N + bs - 1) / bs;
+    const int rowBegin = streaming ? sink->rowBegin : 0;
+    const int rowEnd = streaming ? sink->rowEnd : N;
+    const int blocks = (rowEnd - rowBegin + bs - 1) / bs;
     const int tasks = H * blocks;
     const int validLen = p.validLen < 0 ? N : std::min(p.validLen, N);
     const bool causal = p.mask == MaskKind::Causal;
@@ -478,6 +490,11 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             if (isShaw)
                 wsums[t].resize(static_cast<std::size_t>(bs) * shawRows);
         }
+        // Streaming: per-worker dots, logits and weights of one block, and one Shaw row.
+        const std::int64_t bsN = static_cast<std::int64_t>(bs) * N;
+        std::vector<std::vector<float>> blockBufs(streaming ? scratches.size() : 0);
+        for (auto& b : blockBufs)
+            b.resize(static_cast<std::size_t>(3 * bsN + N));
         auto blockTask = [&](int task, int worker) {
             if (cancelled.load(std::memory_order_relaxed))
                 return;
@@ -489,8 +506,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             std::vector<float>& scratch = scratches[static_cast<std::size_t>(worker)];
             std::vector<float>& wsum = wsums[static_cast<std::size_t>(worker)];
             const int h = task / blocks;
-            const int i0 = (task % blocks) * bs;
-            const int i1 = std::min(N, i0 + bs);
+            const int i0 = rowBegin + (task % blocks) * bs;
+            const int i1 = std::min(rowEnd, i0 + bs);
             const int rows = i1 - i0;
             const std::int64_t headOff = h * NN;
             const std::int64_t blockOff = headOff + static_cast<std::int64_t>(i0) * N;
@@ -498,9 +515,16 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             const float* Kh = K + h * Ndh;
             const float* Vh = V + h * Ndh;
 
+            // The block's logits and weights rows: in the trace, or in the worker's buffers.
+            float* const blk =
+                streaming ? blockBufs[static_cast<std::size_t>(worker)].data() : nullptr;
+            float* const lgBlock = streaming ? blk + bsN : logits + blockOff;
+            float* const wtBlock = streaming ? blk + 2 * bsN : weightsT + blockOff;
+
             // Dot products of the block.
             float* dotsDst =
-                isTxl ? txlAc + blockOff : (isDeberta ? c2c + blockOff : logits + blockOff);
+                streaming ? (isTxl || isDeberta ? blk : lgBlock)
+                          : (isTxl ? txlAc + blockOff : (isDeberta ? c2c + blockOff : lgBlock));
             float dotScale = 1.0f;
             if (isTxl) {
                 cpu::gemmABt(rows, N, dh, scale,
@@ -512,7 +536,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                              txlQv.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh, dh,
                              txlR.data() + static_cast<std::size_t>(rlo) * D + h * dh, D, 0.0f,
                              scratch.data(), width);
-                for (int i = i0; i < i1; ++i)
+                for (int i = i0; i < i1 && txlBd; ++i)
                     std::memcpy(txlBd + headOff + static_cast<std::int64_t>(i) * N,
                                 scratch.data() + static_cast<std::size_t>(i - i0) * width +
                                     (i1 - 1 - i),
@@ -542,13 +566,14 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                         std::memcpy(biasT + rowOff, src, sizeof(float) * N);
                     rp.add = src;
                 }
-                if (urpeC) {
+                if (isUrpe) {
                     const float* src = postOff.data() + static_cast<std::size_t>(h) * offs + offRow;
-                    std::memcpy(urpeC + rowOff, src, sizeof(float) * N);
+                    if (urpeC)
+                        std::memcpy(urpeC + rowOff, src, sizeof(float) * N);
                     rp.post = src;
                 }
                 if (isShaw) {
-                    float* dst = shawK + rowOff;
+                    float* dst = shawK ? shawK + rowOff : blk + 3 * bsN;
                     const float* sk =
                         shawSK.data() + (static_cast<std::size_t>(h) * N + i) * shawRows;
                     // Column j uses sk[clip(j − i, −k, k) + k]: constant runs at both ends.
@@ -560,44 +585,50 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                     std::fill(dst + hi, dst + N, sk[2 * kShaw]);
                     rp.add = dst;
                 }
-                if (isTxl) {
-                    rp.add = txlBd + rowOff;
+                if (isTxl) { // the band row of (b)+(d), stored or straight from the scratch
+                    rp.add = txlBd ? txlBd + rowOff
+                                   : scratch.data() +
+                                         static_cast<std::size_t>(i - i0) * (N + rows - 1) +
+                                         (i1 - 1 - i);
                 }
                 if (isDeberta) {
                     float* sum = scratch.data();
                     std::fill(sum, sum + N, 0.0f);
                     const float* tc2p =
-                        c2p ? debC2P.data() + (static_cast<std::size_t>(h) * N + i) * 2 * span
-                            : nullptr;
+                        wantC2P ? debC2P.data() + (static_cast<std::size_t>(h) * N + i) * 2 * span
+                                : nullptr;
                     const float* tp2c =
-                        p2c ? debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span : nullptr;
+                        wantP2C ? debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span
+                                : nullptr;
                     const bool paper = p.p2cConvention == P2CConvention::Paper;
                     for (int j = 0; j < N; ++j) {
                         const int dij = idxOff[i - j + N - 1];
                         if (tc2p) {
                             const float v = tc2p[dij];
-                            c2p[rowOff + j] = v;
+                            if (c2p)
+                                c2p[rowOff + j] = v;
                             sum[j] += v;
                         }
                         if (tp2c) {
                             const int dd = paper ? idxOff[j - i + N - 1] : dij;
                             const float v = tp2c[static_cast<std::size_t>(j) * 2 * span + dd];
-                            p2c[rowOff + j] = v;
+                            if (p2c)
+                                p2c[rowOff + j] = v;
                             sum[j] += v;
                         }
                     }
                     rp.add = sum;
                 }
-                cpu::fusedRow(rp, dotsDst + static_cast<std::int64_t>(i - i0) * N, logits + rowOff,
-                              weightsT + rowOff);
+                const std::int64_t inBlock = static_cast<std::int64_t>(i - i0) * N;
+                cpu::fusedRow(rp, dotsDst + inBlock, lgBlock + inBlock, wtBlock + inBlock);
             }
 
             // A · V for the block (weights still in cache).
             float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
-            cpu::gemmAB(rows, dh, N, 1.0f, weightsT + blockOff, N, Vh, dh, 0.0f, ho, dh);
+            cpu::gemmAB(rows, dh, N, 1.0f, wtBlock, N, Vh, dh, 0.0f, ho, dh);
             if (isShaw) {
                 for (int i = i0; i < i1; ++i) {
-                    const float* a = weightsT + headOff + static_cast<std::int64_t>(i) * N;
+                    const float* a = wtBlock + static_cast<std::int64_t>(i - i0) * N;
                     float* ws = wsum.data() + static_cast<std::size_t>(i - i0) * shawRows;
                     if (kShaw == 0) {
                         ws[0] = rangeSum(a, 0, N - 1, N);
@@ -616,6 +647,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
                     ho[e] += sv[e];
             }
+            if (sink)
+                sink->rows(h, i0, rows, lgBlock, wtBlock);
         };
         pool.run(tasks, blockTask, threads);
     }
@@ -648,6 +681,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     trace.tokens = defaultTokens(p);
     for (const std::string& name : traceTensorNames(p)) {
         auto it = out.find(name);
+        if (it == out.end() && streaming)
+            continue; // pooled mode keeps the O(n·d) tensors only
         if (it == out.end())
             return Error{"fast CPU engine: tensor " + name + " is not implemented"};
         trace.tensors.emplace_back(name, std::move(it->second));

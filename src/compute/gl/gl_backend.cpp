@@ -909,6 +909,7 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
         const int L = p.seqLen(), H = p.heads, R = std::min(resolution, L);
         PooledTrace pt;
         pt.resolution = R;
+        pt.region = PoolRegion{0, L, 0, L};
         const std::size_t perHead = static_cast<std::size_t>(R) * R;
         const std::vector<float> zeros(perHead * static_cast<std::size_t>(H), 0.0f);
         const std::map<std::string, std::pair<GLuint, GLuint>> acc{
@@ -956,6 +957,18 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
     if (!result && result.error().message != "cancelled")
         qCWarning(lcGl).noquote() << QString::fromStdString(result.error().message);
     return result;
+}
+
+Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w,
+                                               const PoolRequest& request,
+                                               const std::atomic<bool>* cancel) {
+    if (Status s = validatePoolRequest(request, p.seqLen()); !s)
+        return s.error();
+    if (!request.hasTile && request.mode == PoolMode::Mean && p.precision == Precision::Float32)
+        return computePooled(p, w, request.resolution, cancel);
+    if (!m_cpu)
+        m_cpu = createBackend(BackendKind::CpuFast);
+    return m_cpu->computePooled(p, w, request, cancel);
 }
 
 } // namespace pe

@@ -34,14 +34,6 @@ namespace gl {
 class Context;
 }
 
-/** Mean-pooled heatmaps of one forward pass: [heads, R', R'] with R' = min(n, R). */
-struct PooledTrace {
-    int resolution = 0;
-    Tensor logits; ///< masked entries are skipped in a cell's mean; an all-masked cell is −inf
-    Tensor weights;
-    Tensor out; ///< [n, d], read back in full
-};
-
 class GlBackend final : public Backend {
 public:
     /** Makes the backend, or nullptr with the one-line reason in *why. */
@@ -62,6 +54,13 @@ public:
      */
     Expected<PooledTrace> computePooled(const Params& p, const Weights& w, int resolution,
                                         const std::atomic<bool>* cancel = nullptr);
+    /**
+     * The Backend interface: whole-matrix mean pooling runs on the GPU (above); max pooling,
+     * tiles and float64 run on the fast CPU engine's streamed path.
+     */
+    Expected<PooledTrace> computePooled(const Params& p, const Weights& w,
+                                        const PoolRequest& request,
+                                        const std::atomic<bool>* cancel = nullptr) override;
 
     /** Why the last compute() used the CPU reference; empty when it ran on the GPU. */
     QString lastFallbackReason() const override { return m_lastFallback; }
@@ -89,6 +88,7 @@ public:
 private:
     GlBackend() = default;
     std::unique_ptr<gl::Context> m_ctx;
+    std::unique_ptr<Backend> m_cpu; ///< for the pooled requests the GPU path does not cover
     std::map<std::string, unsigned> m_programs;
     std::map<std::string, std::string> m_overrides;
     QString m_lastFallback;
