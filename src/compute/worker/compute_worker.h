@@ -27,6 +27,28 @@ struct ComputeRequest {
     quint64 generation = 0;
     Params params;
     InputChoice input;
+    bool tile = false; ///< only the logits and weights of `region`, at full resolution if it fits
+    PoolRegion region; ///< positions, when `tile`
+};
+
+/**
+ * What the logits and weights of a result hold: the full [heads, n, n] (pooled = false), or
+ * [heads, rows, cols] cells pooled from `region` of the n×n matrices. A tile result carries only
+ * logits and weights; a pooled whole-matrix result also the O(n·d) tensors (E, P, X, Q, K, V,
+ * head_out, out) and no other n×n tensor.
+ */
+struct PoolInfo {
+    bool pooled = false;
+    bool tile = false;
+    PoolMode mode = PoolMode::Mean;
+    PoolRegion region;
+    int seqLen = 0;
+    int rows = 0; ///< cells
+    int cols = 0;
+    /** At full resolution (each cell one position). */
+    bool fullResolution() const { return rows == region.rows() && cols == region.cols(); }
+    /** "pooled 16384→1024, mean", "tile i 100–399 × j 0–511, full resolution"; empty if full. */
+    QString describe() const;
 };
 
 struct ComputeResult {
@@ -36,6 +58,7 @@ struct ComputeResult {
     double computeMs = 0;               ///< weights + embeddings + forward pass
     QString backend;                    ///< Backend::name()
     QString backendNote;                ///< why the requested backend was not used, if so
+    PoolInfo pool;                      ///< pooled mode or a tile: what logits/weights hold
 };
 
 class ComputeWorker : public QObject {
@@ -53,6 +76,16 @@ public:
     void setMemoryBudget(std::uint64_t bytes) { m_budget.store(bytes); }
     /** A third of physical memory: room for the trace, the views and a comparison trace. */
     static std::uint64_t defaultMemoryBudget();
+    /**
+     * Pooled mode: sequences longer than `positions` (or whose full trace exceeds the budget)
+     * get their logits and weights pooled to `resolution` cells per side, streamed, so no n×n
+     * matrix is held. Thread-safe; tests lower the threshold.
+     */
+    void setPooling(int positions, int resolution, PoolMode mode);
+    static constexpr int kDefaultPoolThreshold = 2048;
+    static constexpr int kDefaultPoolResolution = 1024;
+    /** Threads the fast engine runs (what pooled-mode memory estimates assume). */
+    static int hardwareThreads();
 
 public Q_SLOTS:
     /** Runs in the worker's thread (queued). Skips the request if it is no longer the newest. */
@@ -72,6 +105,10 @@ private:
     std::atomic<quint64> m_latest{0};
     std::atomic<bool> m_cancel{false};
     std::atomic<std::uint64_t> m_budget{defaultMemoryBudget()};
+    std::atomic<int> m_poolThreshold{kDefaultPoolThreshold};
+    std::atomic<int> m_poolResolution{kDefaultPoolResolution};
+    std::atomic<int> m_poolMode{static_cast<int>(PoolMode::Mean)};
+    std::unique_ptr<Backend> m_streaming; ///< pooled mode when the chosen engine is the reference
 };
 
 /**
@@ -87,8 +124,17 @@ public:
 
     /** Queues a computation; returns its generation number. */
     quint64 submit(const Params& p, const InputChoice& in);
+    /**
+     * Queues the logits and weights of `region` (positions) at full resolution, or pooled to
+     * the pooled-mode resolution when larger; newest wins like submit().
+     */
+    quint64 submitTile(const Params& p, const InputChoice& in, PoolRegion region);
     /** Cancels the running computation (its result is dropped). */
     void cancel();
+    /** See ComputeWorker::setPooling. */
+    void setPooling(int positions, int resolution, PoolMode mode) {
+        m_worker->setPooling(positions, resolution, mode);
+    }
     void setMemoryBudget(std::uint64_t bytes) { m_worker->setMemoryBudget(bytes); }
     /** Switches the engine; takes effect from the next request. */
     void setBackendKind(BackendKind kind) { m_worker->setBackendKind(kind); }
@@ -105,6 +151,7 @@ Q_SIGNALS:
 private:
     void onFinished(const pe::ComputeResult& r);
     void setBusy(bool b);
+    quint64 post(const ComputeRequest& req);
 
     QThread m_thread;
     ComputeWorker* m_worker; ///< owned by m_thread's finished() → deleteLater
