@@ -96,6 +96,15 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
     m_map->setTightBoundary(true);
+    // A full-resolution tile of a pooled matrix, drawn over the pooled map.
+    m_tileMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_tileMap->setInterpolate(false);
+    m_tileMap->setTightBoundary(true);
+    m_tileMap->setVisible(false);
+    m_tileTimer = new QTimer(this);
+    m_tileTimer->setSingleShot(true);
+    m_tileTimer->setInterval(150);
+    connect(m_tileTimer, &QTimer::timeout, this, [this] { Q_EMIT tileWanted(m_wanted); });
     m_plot->yAxis->setRangeReversed(true);
     m_plot->axisRect()->setupFullAxesBox(true);
     m_plot->xAxis2->setTickLabels(false);
@@ -115,6 +124,7 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_scale->setType(QCPAxis::atRight);
         m_scale->setBarWidth(12);
         m_map->setColorScale(m_scale);
+        m_tileMap->setColorScale(m_scale);
         auto* group = new QCPMarginGroup(m_plot);
         m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
         m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
@@ -180,6 +190,7 @@ void HeatmapView::applyGradient() {
     if (k == ColorMapKind::Auto)
         k = m_signed ? ColorMapKind::RdBu : ColorMapKind::Viridis;
     m_map->setGradient(gradientFor(k));
+    m_tileMap->setGradient(gradientFor(k));
     double lo = m_lo;
     double hi = m_hi;
     if (isDiverging(k)) { // centre the diverging map on 0
@@ -190,11 +201,18 @@ void HeatmapView::applyGradient() {
     if (!(hi > lo))
         hi = lo + 1.0;
     m_map->setDataRange(QCPRange(lo, hi));
+    m_tileMap->setDataRange(QCPRange(lo, hi));
 }
 
 void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_grid = std::move(g);
     m_info = info;
+    m_sourceRows = m_sourceCols = 0;
+    m_tile = {};
+    m_tileRegion = {};
+    m_tileTimer->stop();
+    m_tileMap->data()->clear();
+    m_tileMap->setVisible(false);
     m_lo = 0;
     m_hi = 1;
     if (!m_grid.empty()) {
@@ -292,6 +310,7 @@ void HeatmapView::rebuild() {
     const int outCols = std::max(16, static_cast<int>(px.width() * dpr));
     const int outRows = std::max(16, static_cast<int>(px.height() * dpr));
     const Grid p = pool(m_grid, r0, r1, c0, c1, outRows, outCols, m_pool);
+    checkTile(r1 - r0 < outRows || c1 - c0 < outCols);
 
     // Bin k covers [c0 + k·w/out, c0 + (k+1)·w/out) in cells; place the bin centres accordingly.
     const double cw = static_cast<double>(c1 - c0) / p.cols;
@@ -305,6 +324,72 @@ void HeatmapView::rebuild() {
     m_displayed = QSize(p.cols, p.rows);
     ++m_redraws;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapView::setSource(int sourceRows, int sourceCols) {
+    m_sourceRows = sourceRows;
+    m_sourceCols = sourceCols;
+    scheduleRebuild();
+}
+
+PoolRegion HeatmapView::visibleSource() const {
+    if (m_sourceRows <= 0 || m_grid.empty())
+        return {};
+    // Axis coordinate a of grid cells ↔ source position (a + 0.5) · source / cells.
+    auto range = [](const QCPRange& r, int cells, int source, int* lo, int* hi) {
+        const double scale = static_cast<double>(source) / cells;
+        *lo = std::clamp(static_cast<int>(std::floor((r.lower + 0.5) * scale)), 0, source - 1);
+        *hi = std::clamp(static_cast<int>(std::ceil((r.upper + 0.5) * scale)), *lo + 1, source);
+    };
+    PoolRegion v;
+    range(m_plot->yAxis->range(), m_grid.rows, m_sourceRows, &v.r0, &v.r1);
+    range(m_plot->xAxis->range(), m_grid.cols, m_sourceCols, &v.c0, &v.c1);
+    return v;
+}
+
+void HeatmapView::checkTile(bool zoomedPast) {
+    if (m_sourceRows <= 0 || !zoomedPast) {
+        m_tileTimer->stop();
+        return;
+    }
+    const PoolRegion v = visibleSource();
+    const PoolRegion& t = m_tileRegion;
+    const bool covered = hasTile() && t.r0 <= v.r0 && t.r1 >= v.r1 && t.c0 <= v.c0 &&
+                         t.c1 >= v.c1 &&
+                         ((m_tile.rows == t.rows() && m_tile.cols == t.cols()) ||
+                          (2 * v.rows() > t.rows() && 2 * v.cols() > t.cols()));
+    if (covered) {
+        m_tileTimer->stop();
+        return;
+    }
+    m_wanted = v;
+    m_tileTimer->start(); // restarted by every zoom or pan step: debounced
+}
+
+void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
+    if (m_sourceRows <= 0 || tile.empty() || m_grid.empty())
+        return;
+    m_tile = std::move(tile);
+    m_tileRegion = region;
+    // Source position s sits at axis coordinate s · cells / source − 0.5 (a cell's left edge).
+    const double sx = static_cast<double>(m_grid.cols) / m_sourceCols;
+    const double sy = static_cast<double>(m_grid.rows) / m_sourceRows;
+    const double x0 = region.c0 * sx - 0.5, x1 = region.c1 * sx - 0.5;
+    const double y0 = region.r0 * sy - 0.5, y1 = region.r1 * sy - 0.5;
+    const double cw = (x1 - x0) / m_tile.cols, rh = (y1 - y0) / m_tile.rows;
+    auto* data = new QCPColorMapData(m_tile.cols, m_tile.rows, QCPRange(x0 + cw / 2, x1 - cw / 2),
+                                     QCPRange(y0 + rh / 2, y1 - rh / 2));
+    for (int r = 0; r < m_tile.rows; ++r)
+        for (int c = 0; c < m_tile.cols; ++c)
+            data->setCell(c, r, m_tile.at(r, c));
+    m_tileMap->setData(data, false);
+    m_tileMap->setVisible(true);
+    m_title->setText(QStringLiteral("%1  [%2]").arg(m_info.title, note));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString HeatmapView::titleText() const {
+    return m_title->text();
 }
 
 QString HeatmapView::describeCell(int i, int j) const {
@@ -328,7 +413,23 @@ void HeatmapView::onMouseMove(QMouseEvent* e) {
     const double y = m_plot->yAxis->pixelToCoord(e->position().y());
     const int j = static_cast<int>(std::lround(x));
     const int i = static_cast<int>(std::lround(y));
-    const QString text = describeCell(i, j);
+    QString text = describeCell(i, j);
+    if (hasTile() && !m_grid.empty()) { // inside the tile: its position and value
+        const int si = static_cast<int>(std::floor((y + 0.5) * m_sourceRows / m_grid.rows));
+        const int sj = static_cast<int>(std::floor((x + 0.5) * m_sourceCols / m_grid.cols));
+        const PoolRegion& t = m_tileRegion;
+        if (si >= t.r0 && si < t.r1 && sj >= t.c0 && sj < t.c1) {
+            const int r =
+                static_cast<int>(static_cast<std::int64_t>(si - t.r0) * m_tile.rows / t.rows());
+            const int c =
+                static_cast<int>(static_cast<std::int64_t>(sj - t.c0) * m_tile.cols / t.cols());
+            text = QStringLiteral("%1 (tile)   i = %2   j = %3   value = %4")
+                       .arg(m_info.title)
+                       .arg(si)
+                       .arg(sj)
+                       .arg(m_tile.at(r, c), 0, 'g', 6);
+        }
+    }
     if (text.isEmpty() || text == m_hover)
         return;
     m_hover = text;

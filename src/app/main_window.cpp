@@ -89,6 +89,15 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
 
     m_views->setColorMap(persist ? m_settings.colorMap() : ColorMapKind::Auto);
     m_views->setPoolMode(persist ? m_settings.poolMode() : PoolMode::Mean);
+    m_controller->setPooling(ComputeWorker::kDefaultPoolThreshold,
+                             ComputeWorker::kDefaultPoolResolution,
+                             persist ? m_settings.poolMode() : PoolMode::Mean);
+    // Zooming a pooled map past its cells: the visible part at full resolution (newest wins).
+    connect(m_views, &TraceViews::tileRequested, this, [this](PoolRegion region) {
+        const Params* shown = shownParams();
+        if (!m_controller->busy() && shown && *shown == m_current.params)
+            m_controller->submitTile(m_current.params, m_current.input, region);
+    });
     buildMenus();
     if (persist) {
         restoreGeometry(m_settings.geometry());
@@ -174,6 +183,11 @@ void MainWindow::buildMenus() {
             m_compare->setPoolMode(m);
             if (m_persist)
                 m_settings.setPoolMode(m);
+            // Pooled mode pools in the engine: recompute with the new mode.
+            m_controller->setPooling(ComputeWorker::kDefaultPoolThreshold,
+                                     ComputeWorker::kDefaultPoolResolution, m);
+            if (m_views->poolInfo().pooled)
+                submit(m_current);
         });
     }
 }
@@ -219,13 +233,20 @@ void MainWindow::showPending() {
         return;
     QElapsedTimer render;
     render.start();
-    m_views->setTrace(r.trace);
+    if (r.pool.tile) { // a full-resolution tile of the pooled trace on screen
+        m_views->setTile(r.trace, r.pool);
+        statusBar()->showMessage(
+            tr("%1 (%2 ms)").arg(r.pool.describe()).arg(r.computeMs, 0, 'f', 1), 8000);
+        return;
+    }
+    m_views->setTrace(r.trace, r.pool);
     m_compare->setReference(r.trace, m_current.input);
     ++m_frames;
     m_timing->setText(tr("compute %1 ms | render %2 ms | %3")
                           .arg(r.computeMs, 0, 'f', 1)
                           .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
-                          .arg(r.backend));
+                          .arg(r.backend) +
+                      (r.pool.pooled ? QStringLiteral(" | %1").arg(r.pool.describe()) : QString()));
     m_timing->setToolTip(r.backendNote);
     Q_EMIT frameShown();
 }

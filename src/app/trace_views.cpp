@@ -148,6 +148,7 @@ TraceViews::TraceViews(QWidget* parent)
     att->setSizes({400, 600});
     attRight->setSizes({600, 300});
     connect(m_enlarged, &HeatmapView::rowClicked, this, &TraceViews::selectQuery);
+    connect(m_enlarged, &HeatmapView::tileWanted, this, &TraceViews::tileRequested);
     addTab(att, tr("&Attention"));
     setCurrentIndex(0);
     connect(this, &QTabWidget::currentChanged, this, &TraceViews::refreshCurrent);
@@ -211,8 +212,10 @@ void TraceViews::selectQuery(int i) {
     m_query->setValue(i);
 }
 
-void TraceViews::setTrace(std::shared_ptr<const Trace> trace) {
+void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool) {
     m_trace = std::move(trace);
+    m_poolInfo = pool;
+    m_tile.reset();
     ++m_updates;
     if (m_trace) {
         const QSignalBlocker b1(m_head);
@@ -261,7 +264,36 @@ Grid TraceViews::slice(const char* name, int head, int* binR, int* binC) const {
     *binC = 1;
     if (!t || t->empty())
         return {};
-    return sliceHeadBinned(*t, head, kMaxCells, kMaxCells, binR, binC);
+    Grid g = sliceHeadBinned(*t, head, kMaxCells, kMaxCells, binR, binC);
+    const std::string n(name);
+    if (m_poolInfo.pooled && (n == "logits" || n == "weights") && g.rows > 0) {
+        // Pooled cells: about seqLen / cells positions each (for the hover read-out).
+        *binR = (m_poolInfo.seqLen + g.rows - 1) / g.rows;
+        *binC = (m_poolInfo.seqLen + g.cols - 1) / g.cols;
+    }
+    return g;
+}
+
+void TraceViews::preparePooled(HeatmapView* v, const char* name, int head) {
+    if (!m_poolInfo.pooled)
+        return;
+    v->setSource(m_poolInfo.seqLen, m_poolInfo.seqLen);
+    if (!m_tile)
+        return;
+    const Tensor* t = m_tile->find(name);
+    if (t && head < headCount(*t))
+        v->setTile(sliceHead(*t, head), m_tileInfo.region, m_tileInfo.describe());
+}
+
+void TraceViews::setTile(std::shared_ptr<const Trace> tile, const PoolInfo& info) {
+    if (!m_trace || !tile || !m_poolInfo.pooled || !(tile->params == m_trace->params))
+        return; // a tile of another trace
+    m_tile = std::move(tile);
+    m_tileInfo = info;
+    const int h = m_head->value();
+    preparePooled(m_enlarged, "weights", h);
+    if (!m_terms.empty() && m_terms.front()->isVisible())
+        preparePooled(m_terms.front(), "logits", h);
 }
 
 HeatmapInfo traceHeatmapInfo(const Trace& trace, const QString& title, const QString& valueTitle,
@@ -286,6 +318,15 @@ HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle,
                                 int binC) const {
     return traceHeatmapInfo(*m_trace, title, valueTitle, binR, binC);
 }
+
+namespace {
+/** The note of a view that needs n×n tensors pooled mode does not compute. */
+QString pooledNote(const PoolInfo& pool) {
+    return QObject::tr("pooled mode (n = %1): n\u00d7n tensors other than the logits and weights "
+                       "are not computed")
+        .arg(pool.seqLen);
+}
+} // namespace
 
 void TraceViews::refreshEncoding() {
     int br = 1, bc = 1;
@@ -343,6 +384,11 @@ void TraceViews::refreshRelative() {
     int br = 1, bc = 1;
     Grid idx = slice("rel_index", 0, &br, &bc);
     const QString scheme = qs(toString(m_trace->params.scheme));
+    if (m_poolInfo.pooled) {
+        m_relIndex->clear(pooledNote(m_poolInfo));
+        m_bias->clear(tr("zoom the attention or logits maps for full-resolution tiles"));
+        return;
+    }
     if (idx.empty() && m_trace->find("urpe_C")) {
         // URPE has no index matrix; its per-head table C[h, (j − i) + N − 1] takes the place.
         Grid c = slice("urpe_C", 0, &br, &bc);
@@ -373,6 +419,8 @@ void TraceViews::refreshTerms() {
             present.push_back(&t);
     while (m_terms.size() < present.size()) {
         HeatmapView* v = addHeatmap(m_termsHost);
+        if (m_terms.empty()) // the logits: pooled views ask for tiles
+            connect(v, &HeatmapView::tileWanted, this, &TraceViews::tileRequested);
         for (HeatmapView* other : m_terms)
             v->linkTo(other); // the terms share their axes: zoom one, zoom all
         m_terms.push_back(v);
@@ -389,8 +437,16 @@ void TraceViews::refreshTerms() {
         int br = 1, bc = 1;
         const int h = m_head->value();
         Grid g = slice(present[k]->name, h, &br, &bc);
-        v->setData(g, infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
-                              QString::fromLatin1(present[k]->name), br, bc));
+        HeatmapInfo info =
+            infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
+                    QString::fromLatin1(present[k]->name), br, bc);
+        if (m_poolInfo.pooled) {
+            info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
+            info.subtitle = pooledNote(m_poolInfo);
+        }
+        v->setData(g, info);
+        if (k == 0)
+            preparePooled(v, present[k]->name, h);
     }
 }
 
@@ -431,9 +487,16 @@ void TraceViews::refreshAttention() {
     int br = 1, bc = 1;
     Grid g = slice("weights", h, &br, &bc);
     HeatmapInfo info = infoFor(tr("attention weights, head %1").arg(h), tr("a_ij"), br, bc);
-    const int q = std::min(m_query->value() / br, g.rows - 1);
+    int q = std::min(m_query->value() / br, g.rows - 1);
+    if (m_poolInfo.pooled) {
+        info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
+        q = std::clamp(static_cast<int>(static_cast<std::int64_t>(m_query->value()) * g.rows /
+                                        std::max(m_poolInfo.seqLen, 1)),
+                       0, g.rows - 1);
+    }
     std::vector<double> r = row(g, q);
     m_enlarged->setData(std::move(g), info);
+    preparePooled(m_enlarged, "weights", h);
 
     QString qLabel;
     const int qi = m_query->value();

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "compute_worker.h"
 #include "grid.h"
 #include "heatmap_view.h"
 #include "trace.h"
@@ -35,8 +36,17 @@ public:
     explicit TraceViews(QWidget* parent = nullptr);
     ~TraceViews() override;
 
-    void setTrace(std::shared_ptr<const Trace> trace);
+    /**
+     * Shows a trace. In pooled mode (pool.pooled) its logits and weights are pooled cells: the
+     * views say so in their titles, views of n×n tensors that pooled mode does not compute show
+     * a note, and zooming the enlarged attention map or the logits past the cells asks for the
+     * visible part at full resolution (tileRequested).
+     */
+    void setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool = {});
     const Trace* trace() const { return m_trace.get(); }
+    const PoolInfo& poolInfo() const { return m_poolInfo; }
+    /** A tile result (logits and weights of a region) for the pooled trace on screen. */
+    void setTile(std::shared_ptr<const Trace> tile, const PoolInfo& info);
 
     void setColorMap(ColorMapKind k);
     void setPoolMode(PoolMode m);
@@ -58,6 +68,8 @@ public:
 
 Q_SIGNALS:
     void hovered(const QString& text);
+    /** A pooled view was zoomed past its cells: these positions are wanted at full resolution. */
+    void tileRequested(pe::PoolRegion region);
 
 private:
     void refresh();
@@ -69,8 +81,13 @@ private:
     HeatmapView* addHeatmap(QWidget* parent, bool compact = false);
     HeatmapInfo infoFor(const QString& title, const QString& valueTitle, int binR, int binC) const;
     Grid slice(const char* name, int head, int* binR, int* binC) const;
+    /** Pooled mode: marks `v` as a view of the n×n `name` and lays the current tile over it. */
+    void preparePooled(HeatmapView* v, const char* name, int head);
 
     std::shared_ptr<const Trace> m_trace;
+    PoolInfo m_poolInfo;
+    std::shared_ptr<const Trace> m_tile;
+    PoolInfo m_tileInfo;
     QSpinBox* m_head;
     QSpinBox* m_query;
     QLabel* m_caption;
