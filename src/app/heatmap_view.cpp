@@ -49,6 +49,34 @@ QCPColorGradient gradientFor(ColorMapKind k) {
     return QCPColorGradient(QCPColorGradient::gpGrayscale);
 }
 
+/**
+ * Ticks of a pooled view's axis, labelled in source positions: axis coordinate a (grid cells)
+ * shows position (a + 0.5)·scale − 0.5, and ticks fall on round positions.
+ */
+class PositionTicker : public QCPAxisTicker {
+public:
+    explicit PositionTicker(double scale)
+        : m_scale(scale) {
+        setTickCount(6);
+        setTickOrigin(0.5 / scale - 0.5);
+    }
+
+protected:
+    double getTickStep(const QCPRange& range) override {
+        return QCPAxisTicker::getTickStep(QCPRange(range.lower * m_scale, range.upper * m_scale)) /
+               m_scale;
+    }
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar,
+                         int precision) override {
+        Q_UNUSED(formatChar)
+        Q_UNUSED(precision)
+        return locale.toString(std::llround((tick + 0.5) * m_scale - 0.5));
+    }
+
+private:
+    double m_scale;
+};
+
 bool isDiverging(ColorMapKind k) {
     return k == ColorMapKind::RdBu || k == ColorMapKind::PuOr;
 }
@@ -210,6 +238,7 @@ void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_sourceRows = m_sourceCols = 0;
     m_tile = {};
     m_tileRegion = {};
+    m_tileNote.clear();
     m_tileTimer->stop();
     m_tileMap->data()->clear();
     m_tileMap->setVisible(false);
@@ -266,6 +295,12 @@ void HeatmapView::applyTicks() {
     };
     setLabels(m_plot->xAxis, m_info.colLabels, m_grid.cols);
     setLabels(m_plot->yAxis, m_info.rowLabels, m_grid.rows);
+    if (m_sourceRows > 0 && !m_grid.empty()) { // pooled: label positions, not cells
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(
+            new PositionTicker(static_cast<double>(m_sourceCols) / m_grid.cols)));
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(
+            new PositionTicker(static_cast<double>(m_sourceRows) / m_grid.rows)));
+    }
 }
 
 void HeatmapView::resizeEvent(QResizeEvent* e) {
@@ -329,6 +364,7 @@ void HeatmapView::rebuild() {
 void HeatmapView::setSource(int sourceRows, int sourceCols) {
     m_sourceRows = sourceRows;
     m_sourceCols = sourceCols;
+    applyTicks();
     scheduleRebuild();
 }
 
@@ -384,7 +420,11 @@ void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
             data->setCell(c, r, m_tile.at(r, c));
     m_tileMap->setData(data, false);
     m_tileMap->setVisible(true);
-    m_title->setText(QStringLiteral("%1  [%2]").arg(m_info.title, note));
+    m_tileNote = note;
+    if (m_subtitle) // under the title: "tile i a–b × j c–d, full resolution"
+        m_subtitle->setText(QStringLiteral("%1\n%2").arg(m_info.subtitle, note));
+    else
+        m_title->setText(QStringLiteral("%1 [%2]").arg(m_info.title, note));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -398,7 +438,12 @@ QString HeatmapView::describeCell(int i, int j) const {
     auto label = [](const QStringList& l, int k) {
         return k < l.size() ? QStringLiteral(" \u201c%1\u201d").arg(l.at(k)) : QString();
     };
-    auto index = [](int k, int bin) {
+    auto index = [this](int k, int bin) {
+        if (m_sourceRows > 0 && !m_grid.empty()) { // pooled cells: the positions they cover
+            const int a = binStart(k, m_sourceRows, m_grid.rows);
+            const int b = binStart(k + 1, m_sourceRows, m_grid.rows) - 1;
+            return a == b ? QString::number(a) : QStringLiteral("%1\u2013%2").arg(a).arg(b);
+        }
         return bin <= 1 ? QString::number(k)
                         : QStringLiteral("%1\u2013%2").arg(k * bin).arg((k + 1) * bin - 1);
     };

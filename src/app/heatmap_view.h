@@ -77,6 +77,8 @@ public:
     /** The source positions on screen (for pooled views). */
     PoolRegion visibleSource() const;
     QString titleText() const;
+    /** What the tile on screen is, e.g. "tile i 100–399 × j 0–511, full resolution". */
+    QString tileNote() const { return m_tileNote; }
 
 Q_SIGNALS:
     /** The visible source positions, wanted at full resolution (see setSource). */
@@ -110,6 +112,7 @@ private:
     Grid m_tile;
     PoolRegion m_tileRegion;
     PoolRegion m_wanted;
+    QString m_tileNote;
     int m_sourceRows = 0;
     int m_sourceCols = 0;
     Grid m_grid;

@@ -280,7 +280,7 @@ void TestMainWindow::pooledModeAndZoomedTile() {
     QCOMPARE(t.r0, 10 * N / 64);
     QVERIFY(t.r1 >= 20 * N / 64 && t.r1 <= 20 * N / 64 + 1);
     QVERIFY(t.rows() <= 64); // within the resolution: at full resolution
-    QVERIFY2(e->titleText().contains(QLatin1String("full resolution")), qPrintable(e->titleText()));
+    QVERIFY2(e->tileNote().contains(QLatin1String("full resolution")), qPrintable(e->tileNote()));
     const PoolRegion tile = t;
     QTRY_VERIFY(!m_w->controller()->busy());
     // The same parameters without pooling: the tile is the slice of the full weights.
