@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -376,7 +377,9 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
 
     // The trace itself plus the weights completeWeights is about to generate (in double).
     std::uint64_t need =
-        pooled ? estimatePooledBytes(p, poolRequest.resolution) : estimateTraceBytes(p);
+        pooled ? estimatePooledBytes(p, poolRequest.resolution,
+                                     static_cast<int>(std::thread::hardware_concurrency()))
+               : estimateTraceBytes(p);
     for (const WeightSpec& spec : weightSpecs(p)) {
         if (!spec.used || (w.*(spec.member)).size() > 0)
             continue;

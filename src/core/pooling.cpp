@@ -40,7 +40,7 @@ void PoolAccumulator::addRows(int h, int i0, int rows, const float* data, std::i
     const std::size_t span = static_cast<std::size_t>(u1 - u0) * m_outCols;
     const bool mean = m_mode == PoolMode::Mean;
     std::vector<double> part(span, mean ? 0.0 : -std::numeric_limits<double>::infinity());
-    std::vector<std::int64_t> count(mean ? span : 0, 0);
+    std::vector<std::int32_t> count(mean ? span : 0, 0);
     for (int i = lo; i < hi; ++i) {
         const int u = m_rowCell[static_cast<std::size_t>(i - m_region.r0)];
         const float* row = data + static_cast<std::int64_t>(i - i0) * stride + m_region.c0;

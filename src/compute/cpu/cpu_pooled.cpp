@@ -38,15 +38,13 @@ Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weigh
     pt.weights = weights.result();
     pt.trace.params = p;
     pt.trace.tokens = t->tokens;
-    if (!request.hasTile) { // a tile computed only its rows: head_out and out are partial
+    if (!request.hasTile) { // a tile computes only its rows: its head_out and out are partial
         const std::vector<std::string> keep = pooledTraceTensorNames(p);
         for (auto& [name, x] : t->tensors)
             if (std::find(keep.begin(), keep.end(), name) != keep.end())
                 pt.trace.tensors.emplace_back(name, std::move(x));
         if (const Tensor* o = pt.trace.find("out"))
             pt.out = *o;
-    } else {
-        recycle(std::move(t.value()));
     }
     return pt;
 }
