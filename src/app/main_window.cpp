@@ -95,7 +95,8 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     // Zooming a pooled map past its cells: the visible part at full resolution (newest wins).
     connect(m_views, &TraceViews::tileRequested, this, [this](PoolRegion region) {
         const Params* shown = shownParams();
-        if (!m_controller->busy() && shown && *shown == m_current.params)
+        const bool free = !m_controller->busy() || m_controller->busyWithTile();
+        if (free && shown && *shown == m_current.params)
             m_controller->submitTile(m_current.params, m_current.input, region);
     });
     buildMenus();

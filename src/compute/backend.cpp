@@ -72,10 +72,7 @@ Expected<PooledTrace> Backend::computePooled(const Params& p, const Weights& w,
     Expected<Trace> full = compute(p, w, cancel);
     if (!full)
         return full.error();
-    PooledTrace pt;
-    pt.region = poolRegion(request, p.seqLen());
-    pt.mode = request.mode;
-    pt.resolution = std::min(request.resolution, std::max(pt.region.rows(), pt.region.cols()));
+    PooledTrace pt = startPooledTrace(request, p.seqLen());
     Trace& t = full.value();
     for (const char* name : {"logits", "weights"}) {
         const Tensor* x = t.find(name);
@@ -84,17 +81,29 @@ Expected<PooledTrace> Backend::computePooled(const Params& p, const Weights& w,
         (std::string(name) == "logits" ? pt.logits : pt.weights) =
             poolHeads(*x, pt.region, request.resolution, request.mode);
     }
-    pt.trace.params = t.params;
-    pt.trace.tokens = t.tokens;
-    if (!request.hasTile) {
-        const std::vector<std::string> keep = pooledTraceTensorNames(p);
-        for (auto& [name, x] : t.tensors)
-            if (std::find(keep.begin(), keep.end(), name) != keep.end())
-                pt.trace.tensors.emplace_back(name, std::move(x));
-        if (const Tensor* o = pt.trace.find("out"))
-            pt.out = *o;
-    }
+    adoptPooledTensors(request, std::move(t), pt);
     return pt;
+}
+
+PooledTrace startPooledTrace(const PoolRequest& r, int seqLen) {
+    PooledTrace pt;
+    pt.region = poolRegion(r, seqLen);
+    pt.mode = r.mode;
+    pt.resolution = std::min(r.resolution, std::max(pt.region.rows(), pt.region.cols()));
+    return pt;
+}
+
+void adoptPooledTensors(const PoolRequest& r, Trace&& from, PooledTrace& to) {
+    to.trace.params = from.params;
+    to.trace.tokens = std::move(from.tokens);
+    if (r.hasTile) // a tile computes only its rows: its head_out and out are partial
+        return;
+    const std::vector<std::string> keep = pooledTraceTensorNames(from.params);
+    for (auto& [name, x] : from.tensors)
+        if (std::find(keep.begin(), keep.end(), name) != keep.end())
+            to.trace.tensors.emplace_back(name, std::move(x));
+    if (const Tensor* o = to.trace.find("out"))
+        to.out = *o;
 }
 
 } // namespace pe

@@ -54,6 +54,13 @@ struct PooledTrace {
 Status validatePoolRequest(const PoolRequest& r, int seqLen);
 /** The O(n·d) trace tensors a whole-matrix pooled trace carries, in the contract's order. */
 std::vector<std::string> pooledTraceTensorNames(const Params& p);
+/** A PooledTrace with the region, mode and resolution of a request, tensors still empty. */
+PooledTrace startPooledTrace(const PoolRequest& r, int seqLen);
+/**
+ * Moves params, tokens and (whole-matrix requests) the O(n·d) tensors of a computed trace into
+ * a PooledTrace, `out` included.
+ */
+void adoptPooledTensors(const PoolRequest& r, Trace&& from, PooledTrace& to);
 /** The region a request covers for a sequence of seqLen positions. */
 PoolRegion poolRegion(const PoolRequest& r, int seqLen);
 /**

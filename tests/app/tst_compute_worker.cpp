@@ -213,7 +213,9 @@ void TestComputeWorker::tileIsTheFullResolutionSlice() {
     const ComputeResult full = runOne(c, p);
     QVERIFY(full.trace);
     c.setPooling(20, 16, PoolMode::Mean);
-    const PoolRegion region{5, 17, 20, 35}; // 12 × 15 ≤ 16: full resolution
+    const PoolRegion region{5, 17, 20, 35};                   // 12 × 15 ≤ 16: full resolution
+    c.submitTile(p, InputChoice{}, PoolRegion{0, 10, 0, 10}); // superseded by the next tile
+    QVERIFY(c.busyWithTile());
     const ComputeResult r = runOne(c, p, true, region);
     QVERIFY2(r.trace, qPrintable(r.error));
     QVERIFY(r.pool.pooled && r.pool.tile && r.pool.fullResolution());

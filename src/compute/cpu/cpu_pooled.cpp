@@ -3,8 +3,6 @@
 // PoolAccumulators, so no h × n × n buffer ever exists.
 #include "cpu_fast_backend.h"
 
-#include <algorithm>
-
 namespace pe {
 
 Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weights& w,
@@ -18,10 +16,7 @@ Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weigh
     if (p.precision != Precision::Float32) // float64 runs the reference path in full
         return Backend::computePooled(p, w, request, cancel);
 
-    PooledTrace pt;
-    pt.region = poolRegion(request, N);
-    pt.mode = request.mode;
-    pt.resolution = std::min(request.resolution, std::max(pt.region.rows(), pt.region.cols()));
+    PooledTrace pt = startPooledTrace(request, N);
     PoolAccumulator logits(p.heads, pt.region, request.resolution, request.mode);
     PoolAccumulator weights(p.heads, pt.region, request.resolution, request.mode);
     cpu::RowSink sink;
@@ -36,16 +31,7 @@ Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weigh
         return t.error();
     pt.logits = logits.result();
     pt.weights = weights.result();
-    pt.trace.params = p;
-    pt.trace.tokens = t->tokens;
-    if (!request.hasTile) { // a tile computes only its rows: its head_out and out are partial
-        const std::vector<std::string> keep = pooledTraceTensorNames(p);
-        for (auto& [name, x] : t->tensors)
-            if (std::find(keep.begin(), keep.end(), name) != keep.end())
-                pt.trace.tensors.emplace_back(name, std::move(x));
-        if (const Tensor* o = pt.trace.find("out"))
-            pt.out = *o;
-    }
+    adoptPooledTensors(request, std::move(t.value()), pt);
     return pt;
 }
 

@@ -200,6 +200,7 @@ quint64 ComputeController::submit(const Params& p, const InputChoice& in) {
 }
 
 quint64 ComputeController::post(const ComputeRequest& req) {
+    m_tile = req.tile;
     m_worker->supersede(req.generation);
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, req] { w->process(req); }, Qt::QueuedConnection);

@@ -140,6 +140,8 @@ public:
     void setBackendKind(BackendKind kind) { m_worker->setBackendKind(kind); }
 
     bool busy() const { return m_busy; }
+    /** Busy with a tile (which a newer tile or trace may supersede). */
+    bool busyWithTile() const { return m_busy && m_tile; }
     quint64 generation() const { return m_generation; }
     int droppedResults() const { return m_dropped; }
 
@@ -157,6 +159,7 @@ private:
     ComputeWorker* m_worker; ///< owned by m_thread's finished() → deleteLater
     quint64 m_generation = 0;
     bool m_busy = false;
+    bool m_tile = false; ///< the newest request is a tile
     int m_dropped = 0;
 };
 
