@@ -23,7 +23,8 @@ std::unique_ptr<Backend> bestCpuBackend() {
 
 } // namespace
 
-std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason) {
+std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason,
+                                       QSurface* qtSurface) {
     if (fallbackReason)
         fallbackReason->clear();
     switch (kind) {
@@ -34,11 +35,12 @@ std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason
     case BackendKind::OpenGL: {
 #ifdef PE_HAVE_GL_BACKEND
         QString why;
-        if (auto gl = GlBackend::create(&why))
+        if (auto gl = GlBackend::create(&why, qtSurface))
             return gl;
         if (fallbackReason)
             *fallbackReason = why + QStringLiteral("; using the CPU");
 #else
+        Q_UNUSED(qtSurface);
         if (fallbackReason)
             *fallbackReason = QStringLiteral("the OpenGL backend is not built; using the CPU");
 #endif
