@@ -14,6 +14,7 @@
 #include "trace.h"
 
 class QSurface;
+class QSurfaceFormat;
 
 namespace pe {
 
@@ -54,5 +55,8 @@ public:
  */
 std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason = nullptr,
                                        QSurface* qtSurface = nullptr);
+
+/** What the OpenGL backend asks of a Qt surface and context: desktop OpenGL 4.3, core profile. */
+QSurfaceFormat openGlComputeFormat();
 
 } // namespace pe

@@ -8,7 +8,17 @@
 #include "gl_backend.h"
 #endif
 
+#include <QSurfaceFormat>
+
 namespace pe {
+
+QSurfaceFormat openGlComputeFormat() {
+    QSurfaceFormat fmt;
+    fmt.setRenderableType(QSurfaceFormat::OpenGL);
+    fmt.setVersion(4, 3);
+    fmt.setProfile(QSurfaceFormat::CoreProfile);
+    return fmt;
+}
 
 namespace {
 

@@ -5,6 +5,8 @@
 #include <QSurface>
 #include <QSurfaceFormat>
 
+#include "backend.h"
+
 namespace pe::gl {
 
 std::unique_ptr<QtContextHandle> QtContextHandle::create(QSurface* surface, std::string* why) {
@@ -15,13 +17,9 @@ std::unique_ptr<QtContextHandle> QtContextHandle::create(QSurface* surface, std:
     };
     if (!surface || !surface->supportsOpenGL())
         return fail("the window system offers no OpenGL surface");
-    QSurfaceFormat fmt;
-    fmt.setRenderableType(QSurfaceFormat::OpenGL);
-    fmt.setVersion(4, 3);
-    fmt.setProfile(QSurfaceFormat::CoreProfile);
     std::unique_ptr<QtContextHandle> out(new QtContextHandle);
     out->m_context = std::make_unique<QOpenGLContext>();
-    out->m_context->setFormat(fmt);
+    out->m_context->setFormat(openGlComputeFormat());
     if (!out->m_context->create())
         return fail("Qt could not create an OpenGL context");
     const QSurfaceFormat got = out->m_context->format();

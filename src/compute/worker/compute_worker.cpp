@@ -158,12 +158,8 @@ void ComputeController::prepareGlSurface() {
     const QString platform = QGuiApplication::platformName();
     if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal"))
         return;
-    QSurfaceFormat fmt;
-    fmt.setRenderableType(QSurfaceFormat::OpenGL);
-    fmt.setVersion(4, 3);
-    fmt.setProfile(QSurfaceFormat::CoreProfile);
     auto surface = std::make_unique<QOffscreenSurface>();
-    surface->setFormat(fmt);
+    surface->setFormat(openGlComputeFormat());
     surface->create();
     if (!surface->isValid())
         return;
