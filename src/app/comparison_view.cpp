@@ -80,6 +80,32 @@ void ComparisonView::setOtherScheme(Scheme s) {
     m_scheme->setCurrentIndex(m_scheme->findData(static_cast<int>(s)));
 }
 
+bool ComparisonView::setTensor(const QString& name) {
+    const int k = m_tensor->findData(name);
+    if (k >= 0)
+        m_tensor->setCurrentIndex(k);
+    return k >= 0;
+}
+
+void ComparisonView::setHead(int h) {
+    m_head->setValue(h);
+}
+
+void ComparisonView::setOther(std::shared_ptr<const Trace> b) {
+    m_b = std::move(b);
+    m_stale = false;
+    redraw();
+}
+
+Params ComparisonView::otherParams(const Params& a, Scheme other) {
+    Params p = a;
+    p.scheme = other;
+    // Keep A's masking behaviour; the paper's ALiBi form is defined under a causal mask.
+    if (p.scheme == Scheme::ALiBi && p.alibiMode == AlibiMode::Causal)
+        p.mask = MaskKind::Causal;
+    return p;
+}
+
 void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputChoice& in) {
     m_a = std::move(a);
     m_input = in;
@@ -102,12 +128,8 @@ void ComparisonView::request() {
     if (!m_a || !isVisible())
         return;
     m_stale = false;
-    Params p = m_a->params;
-    p.scheme = static_cast<Scheme>(m_scheme->currentData().toInt());
-    // Keep A's masking behaviour; the paper's ALiBi form is defined under a causal mask.
-    if (p.scheme == Scheme::ALiBi && p.alibiMode == AlibiMode::Causal)
-        p.mask = MaskKind::Causal;
-    m_controller->submit(p, m_input);
+    m_controller->submit(
+        otherParams(m_a->params, static_cast<Scheme>(m_scheme->currentData().toInt())), m_input);
 }
 
 void ComparisonView::redraw() {

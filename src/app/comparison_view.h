@@ -28,6 +28,13 @@ public:
     void setColorMap(ColorMapKind k);
     void setPoolMode(PoolMode m);
     void setOtherScheme(Scheme s);
+    /** The compared tensor: "weights", "logits" or "out"; false if the name is not offered. */
+    bool setTensor(const QString& name);
+    void setHead(int h);
+    /** Shows `b` as scheme B, computed by the caller (headless figures compute synchronously). */
+    void setOther(std::shared_ptr<const Trace> b);
+    /** B's parameters: A's with the other scheme (and the mask ALiBi's paper form needs). */
+    static Params otherParams(const Params& a, Scheme other);
     const Trace* other() const { return m_b.get(); }
     HeatmapView* difference() const { return m_diff; }
     HeatmapView* left() const { return m_left; }
