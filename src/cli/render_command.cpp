@@ -117,8 +117,9 @@ TraceInput fromSession(const std::string& file) {
     return in;
 }
 
-/** Checks every requested view against the scheme; expands `all`. */
-std::vector<std::string> resolveViews(const RenderOptions& o, const Params& p) {
+/** Checks every requested view against the scheme; expands `all` (noting what it skips). */
+std::vector<std::string> resolveViews(const RenderOptions& o, const Params& p,
+                                      std::vector<std::string>& notes) {
     auto applies = [&p](const std::string& view) {
         const std::vector<Scheme> where = schemesWithView(view, p);
         return std::find(where.begin(), where.end(), p.scheme) != where.end();
@@ -130,8 +131,8 @@ std::vector<std::string> resolveViews(const RenderOptions& o, const Params& p) {
                 if (applies(a))
                     out.push_back(a);
                 else
-                    std::cerr << "pe-explorer-cli: note: skipping view " << a
-                              << ": it does not apply to scheme " << toString(p.scheme) << "\n";
+                    notes.push_back("skipping view " + a + ": it does not apply to scheme " +
+                                    std::string(toString(p.scheme)));
             }
             continue;
         }
@@ -260,7 +261,8 @@ int run(const RenderOptions& o) {
                       std::to_string(p.seqLen() - 1) + ")"};
     style.head = o.head;
     style.query = o.query;
-    const std::vector<std::string> views = resolveViews(o, p);
+    std::vector<std::string> notes; // printed once every check has passed
+    const std::vector<std::string> views = resolveViews(o, p, notes);
 
     QString single;
     std::unique_ptr<StagedOutput> staged;
@@ -283,6 +285,8 @@ int run(const RenderOptions& o) {
         staged = std::move(s).value();
     }
 
+    for (const std::string& note : notes)
+        std::cerr << "pe-explorer-cli: note: " << note << "\n";
     std::unique_ptr<QApplication> app = makeApplication();
     const std::shared_ptr<const Trace> trace = compute(o.params.backend, in, p);
     std::shared_ptr<const Trace> other;

@@ -40,8 +40,15 @@ bool hasView(const std::string& view, const std::vector<std::string>& tensors) {
     return !t.empty() && contains(tensors, t);
 }
 
-/** Shows `w` offscreen (never on a screen) at `size` and lets its layouts settle. */
+/**
+ * Shows `w` offscreen (never on a screen) at `size` and lets its layouts settle. The asked size
+ * wins over the plots' minimum size hints (a long title would otherwise widen the figure).
+ */
 void present(QWidget* w, QSize size) {
+    for (QCustomPlot* plot : w->findChildren<QCustomPlot*>())
+        plot->setMinimumSize(1, 1);
+    if (w->layout())
+        w->layout()->setSizeConstraint(QLayout::SetNoConstraint);
     w->setAttribute(Qt::WA_DontShowOnScreen);
     w->resize(size);
     w->show();
