@@ -325,12 +325,20 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o) {
         r->add_option("--session", o.session,
                       "a session file saved by the window (File > Save session), instead of the "
                       "parameter options");
-    for (CLI::Option* opt : params)
-        if (opt->get_name() != "--backend")
-            session->excludes(opt);
+    // Checked here rather than with excludes(), which would print on every option's help line.
+    r->final_callback([session, params] {
+        if (session->count() == 0)
+            return;
+        for (const CLI::Option* opt : params)
+            if (opt->count() > 0 && opt->get_name() != "--backend")
+                throw CLI::ExcludesError(session->get_name(), opt->get_name());
+    });
+    std::string names;
+    for (const RenderView& v : renderViewCatalog())
+        names += (names.empty() ? "" : ", ") + v.name;
     r->add_option("--view", o.views,
-                  "comma list of views, 'all', or 'list' to show them and the schemes they "
-                  "apply to")
+                  "comma list of views (" + names +
+                      "), 'all', or 'list' to show which schemes each applies to")
         ->capture_default_str();
     r->add_option("--format", o.format, "png, svg or pdf (default: -o's suffix, else png)");
     r->add_option("--dpi", o.dpi, "PNG resolution: pixels = size × dpi / 96")

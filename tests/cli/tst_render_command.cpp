@@ -333,7 +333,7 @@ private Q_SLOTS:
             << "\"scheme\" has an unknown value";
         QTest::newRow("session and options")
             << words({"render", "--session", "@/session.json", "--scheme", "t5", "-o", "@/fig.png"})
-            << "--scheme excludes --session";
+            << "--session excludes --scheme";
     }
     void errorsExitTwoWithOneLineAndNoFile() {
         QFETCH(QStringList, args);
