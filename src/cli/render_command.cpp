@@ -222,9 +222,15 @@ int run(const RenderOptions& o) {
     if (o.compareTensor != "weights" && o.compareTensor != "logits" && o.compareTensor != "out")
         throw Failure{"--compare-tensor: unknown value '" + o.compareTensor +
                       "' (expected one of: weights, logits, out)"};
-    const auto otherScheme = schemeFromString(o.compareScheme);
-    if (!otherScheme)
-        throw Failure{"--compare-scheme: unknown scheme '" + o.compareScheme + "'"};
+    std::vector<Scheme> compared; // B, then the gallery's schemes
+    for (const std::string& name : splitComma(o.compareScheme)) {
+        const auto s = schemeFromString(name);
+        if (!s)
+            throw Failure{"--compare-scheme: unknown scheme '" + name + "'"};
+        compared.push_back(*s);
+    }
+    if (compared.empty())
+        throw Failure{"--compare-scheme: no scheme named"};
 
     // Output: exactly one of -o FILE and --out DIR; the format from --format or -o's suffix.
     if (o.outFile.empty() == o.outDir.empty())
@@ -289,14 +295,15 @@ int run(const RenderOptions& o) {
         std::cerr << "pe-explorer-cli: note: " << note << "\n";
     std::unique_ptr<QApplication> app = makeApplication();
     const std::shared_ptr<const Trace> trace = compute(o.params.backend, in, p);
-    std::shared_ptr<const Trace> other;
+    std::vector<std::shared_ptr<const Trace>> others;
     if (std::find(views.begin(), views.end(), "compare") != views.end())
-        other = compute(o.params.backend, in, ComparisonView::otherParams(p, *otherScheme));
+        for (Scheme s : compared)
+            others.push_back(compute(o.params.backend, in, paramsUnder(p, s)));
 
     if (staged)
         if (Status st = staged->begin(); !st)
             throw Failure{st.error().message}; // a --out that cannot be created
-    FigureMaker maker(trace, other, style);
+    FigureMaker maker(trace, std::move(others), style);
     for (const std::string& view : views) {
         maker.setSize(size.isValid() ? size : maker.defaultSize(view));
         Expected<Figure> fig = maker.make(view);
@@ -355,7 +362,9 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o) {
         ->capture_default_str();
     r->add_option("--pool", o.pool, "pooling of matrices larger than the plot: mean or max")
         ->capture_default_str();
-    r->add_option("--compare-scheme", o.compareScheme, "scheme B of the compare view")
+    r->add_option("--compare-scheme", o.compareScheme,
+                  "scheme B of the compare view; a comma list adds the rest below, as the "
+                  "window's gallery")
         ->capture_default_str();
     r->add_option("--compare-tensor", o.compareTensor, "weights, logits or out")
         ->capture_default_str();

@@ -185,7 +185,8 @@ struct FigureMaker::Views {
     }
 };
 
-FigureMaker::FigureMaker(std::shared_ptr<const Trace> trace, std::shared_ptr<const Trace> other,
+FigureMaker::FigureMaker(std::shared_ptr<const Trace> trace,
+                         std::vector<std::shared_ptr<const Trace>> compared,
                          const FigureStyle& style)
     : m_views(std::make_unique<Views>())
     , m_trace(std::move(trace))
@@ -198,14 +199,20 @@ FigureMaker::FigureMaker(std::shared_ptr<const Trace> trace, std::shared_ptr<con
     v.selectHead(style.head);
     v.selectQuery(style.query);
     m_views->refreshAll();
-    if (other) {
+    if (!compared.empty()) {
         ComparisonView& c = m_views->compare;
         c.setColorMap(style.colorMap);
         c.setPoolMode(style.pool);
         c.setReference(m_trace, InputChoice{});
+        c.setOtherScheme(compared.front()->params.scheme);
+        std::vector<Scheme> gallery;
+        for (std::size_t k = 1; k < compared.size(); ++k)
+            gallery.push_back(compared[k]->params.scheme);
+        c.setGallerySchemes(gallery);
         c.setTensor(style.compareTensor);
         c.setHead(style.head);
-        c.setOther(std::move(other));
+        for (auto& t : compared)
+            c.addTrace(std::move(t));
     }
 }
 
@@ -220,8 +227,10 @@ int termColumns(std::size_t terms) {
 
 QSize FigureMaker::defaultSize(const std::string& view) const {
     // Below ~450 px a map with its colour scale no longer fits: QCustomPlot overlaps them.
-    if (view == "compare")
-        return {1500, 520};
+    if (view == "compare") {
+        const auto maps = 3 + m_views->compare.gallerySchemes().size();
+        return {1500, 520 * static_cast<int>((maps + 2) / 3)};
+    }
     if (view == "terms") {
         const auto n = static_cast<int>(shown(m_views->trace.termMaps()).size());
         const int columns = n > 1 ? termColumns(static_cast<std::size_t>(n)) : 1;
@@ -304,8 +313,10 @@ Expected<Figure> FigureMaker::make(const std::string& view) {
         const ComparisonView& c = m_views->compare;
         if (!c.other())
             return Error{"compare: no trace B"};
-        return panelFigure({c.left(), c.right(), c.difference()}, 3, false, QString(), QString(),
-                           m_style);
+        std::vector<const HeatmapView*> maps{c.left(), c.right(), c.difference()};
+        for (Scheme s : c.gallerySchemes())
+            maps.push_back(c.galleryView(s));
+        return panelFigure(maps, 3, false, QString(), QString(), m_style);
     }
     return Error{"unknown view '" + view + "'"};
 }

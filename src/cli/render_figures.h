@@ -58,13 +58,13 @@ struct Figure {
 };
 
 /**
- * Draws views of one trace. `other` is the compared trace of the "compare" view (may be null
- * when that view is not drawn). Needs a QApplication.
+ * Draws views of one trace. `compared` are the traces of the "compare" view: scheme B first,
+ * then the gallery's schemes (empty when that view is not drawn). Needs a QApplication.
  */
 class FigureMaker {
 public:
-    FigureMaker(std::shared_ptr<const Trace> trace, std::shared_ptr<const Trace> other,
-                const FigureStyle& style);
+    FigureMaker(std::shared_ptr<const Trace> trace,
+                std::vector<std::shared_ptr<const Trace>> compared, const FigureStyle& style);
     ~FigureMaker();
     FigureMaker(const FigureMaker&) = delete;
     FigureMaker& operator=(const FigureMaker&) = delete;

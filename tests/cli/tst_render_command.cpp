@@ -264,11 +264,13 @@ private Q_SLOTS:
         const QString file = dir.filePath(QStringLiteral("cmp.svg"));
         const Run r =
             runCli(small("t5") << QStringLiteral("--view") << QStringLiteral("compare")
-                               << QStringLiteral("--compare-scheme") << QStringLiteral("alibi")
+                               << QStringLiteral("--compare-scheme") << QStringLiteral("alibi,rope")
                                << QStringLiteral("-o") << file);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString svg = QString::fromUtf8(readAll(file));
-        for (const char* title : {"A: t5, head 0", "B: alibi, head 0", "A − B (t5 − alibi)"})
+        // …and the further schemes below them, as the window's gallery.
+        for (const char* title :
+             {"A: t5, head 0", "B: alibi, head 0", "A − B (t5 − alibi)", "rope, head 0"})
             QVERIFY2(svg.contains(QString::fromUtf8(title)), title);
     }
 
