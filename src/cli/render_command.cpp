@@ -171,10 +171,16 @@ void quietHandler(QtMsgType type, const QMessageLogContext& context, const QStri
         g_previousHandler(type, context, message);
 }
 
-/** Qt draws offscreen unless told otherwise, so figures never depend on a display. */
-std::unique_ptr<QApplication> makeApplication() {
+/**
+ * Qt draws offscreen unless told otherwise, so figures never depend on a display. The device
+ * pixel ratio is the output's: the heat maps pool a large matrix to the pixels the file will
+ * have (at 300 dpi, 3× those of the screen), not to the screen's.
+ */
+std::unique_ptr<QApplication> makeApplication(double pixelRatio) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (qEnvironmentVariableIsEmpty("QT_SCALE_FACTOR")) // the plots' buffers grow with its square
+        qputenv("QT_SCALE_FACTOR", QByteArray::number(std::clamp(pixelRatio, 1.0, 4.0)));
     g_previousHandler = qInstallMessageHandler(quietHandler);
     static int argc = 1;
     static char name[] = "pe-explorer-cli";
@@ -293,7 +299,7 @@ int run(const RenderOptions& o) {
 
     for (const std::string& note : notes)
         std::cerr << "pe-explorer-cli: note: " << note << "\n";
-    std::unique_ptr<QApplication> app = makeApplication();
+    std::unique_ptr<QApplication> app = makeApplication(format == "png" ? o.dpi / 96.0 : 2.0);
     const std::shared_ptr<const Trace> trace = compute(o.params.backend, in, p);
     std::vector<std::shared_ptr<const Trace>> others;
     if (std::find(views.begin(), views.end(), "compare") != views.end())
