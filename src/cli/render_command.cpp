@@ -25,24 +25,7 @@ namespace pe {
 
 namespace {
 
-/** An error that ends the command with the given exit status. */
-struct Failure {
-    std::string message;
-    int code = kExitUsage;
-};
-
-std::vector<std::string> splitComma(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        item.erase(0, item.find_first_not_of(" \t"));
-        item.erase(item.find_last_not_of(" \t") + 1);
-        if (!item.empty())
-            out.push_back(item);
-    }
-    return out;
-}
+using Failure = CommandFailure;
 
 std::string schemeList(const std::vector<Scheme>& schemes) {
     if (schemes.size() == allSchemes().size())
@@ -378,18 +361,7 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o) {
 }
 
 int runRender(const RenderOptions& o) {
-    try {
-        return run(o);
-    } catch (const Failure& f) {
-        std::cerr << "pe-explorer-cli: error: " << f.message << "\n";
-        return f.code;
-    } catch (const std::bad_alloc&) {
-        std::cerr << "pe-explorer-cli: error: out of memory\n";
-        return kExitFailure;
-    } catch (const std::exception& e) {
-        std::cerr << "pe-explorer-cli: error: " << e.what() << "\n";
-        return kExitFailure;
-    }
+    return runReportingErrors([&] { return run(o); });
 }
 
 } // namespace pe

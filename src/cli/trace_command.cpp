@@ -41,11 +41,7 @@ double msSince(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-/** An error that ends the command with the given exit status. */
-struct Failure {
-    std::string message;
-    int code = kExitUsage;
-};
+using Failure = CommandFailure;
 
 template <typename E> std::string joinNames(const std::vector<E>& values) {
     std::string s;
@@ -72,19 +68,6 @@ E parseEnum(const std::string& option, const std::string& value, F fromString,
         return *v;
     throw Failure{option + ": unknown value '" + value + "' (expected one of: " + joinNames(all) +
                   ")"};
-}
-
-std::vector<std::string> splitComma(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        item.erase(0, item.find_first_not_of(" \t"));
-        item.erase(item.find_last_not_of(" \t") + 1);
-        if (!item.empty())
-            out.push_back(item);
-    }
-    return out;
 }
 
 std::string shapeString(const std::vector<std::int64_t>& s) {
@@ -597,18 +580,7 @@ Status completeTraceWeights(const TraceInput& in, const Params& p, Weights& w) {
 }
 
 int runTrace(const TraceOptions& o, int argc, char** argv) {
-    try {
-        return run(o, argc, argv);
-    } catch (const Failure& f) {
-        std::cerr << "pe-explorer-cli: error: " << f.message << "\n";
-        return f.code;
-    } catch (const std::bad_alloc&) {
-        std::cerr << "pe-explorer-cli: error: out of memory\n";
-        return kExitFailure;
-    } catch (const std::exception& e) {
-        std::cerr << "pe-explorer-cli: error: " << e.what() << "\n";
-        return kExitFailure;
-    }
+    return runReportingErrors([&] { return run(o, argc, argv); });
 }
 
 } // namespace pe

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "command_support.h"
 #include "expected.h"
 #include "params.h"
 #include "trace.h"
@@ -61,9 +62,6 @@ struct TraceOptions {
     std::string out;
     std::string dumpWeights;
 };
-
-/** Exit statuses of the command. */
-enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitUsage = 2 };
 
 /** Declares the `trace` subcommand and its options on `app`, bound to `o`. */
 CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o);

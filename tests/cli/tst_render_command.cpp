@@ -2,36 +2,13 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
-#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "cli_run.h"
+
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    QString err;
-    QString out;
-};
-
-Run runCli(const QStringList& args, const QProcessEnvironment& env = {}) {
-    QProcess p;
-    if (!env.isEmpty())
-        p.setProcessEnvironment(env);
-    p.start(QStringLiteral(PE_CLI_PATH), args);
-    Run r;
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = QStringLiteral("timed out");
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    return r;
-}
 
 QStringList filesIn(const QString& dir) {
     QStringList l =
@@ -52,8 +29,6 @@ int distinctColours(const QImage& img) {
             seen.insert(img.pixel(x, y));
     return static_cast<int>(seen.size());
 }
-
-const QString kText = QStringLiteral("the cat sat on the mat");
 
 QStringList words(std::initializer_list<const char*> w) {
     QStringList out;
@@ -183,28 +158,21 @@ private Q_SLOTS:
                                QStringLiteral("-o"), a}
                    << common);
         QVERIFY2(fromSession.exitCode == 0, qPrintable(fromSession.err));
-        const Run fromOptions = runCli(
-            QStringList{QStringLiteral("render"), QStringLiteral("--scheme"),
-                        QStringLiteral("shaw"), QStringLiteral("--text"), kText,
-                        QStringLiteral("--d"), QStringLiteral("32"), QStringLiteral("--heads"),
-                        QStringLiteral("2"), QStringLiteral("--clip"), QStringLiteral("3"),
-                        QStringLiteral("--mask"), QStringLiteral("causal"), QStringLiteral("--cls"),
-                        QStringLiteral("--seed"), QStringLiteral("7"), QStringLiteral("-o"), b}
-            << common);
-        QVERIFY2(fromOptions.exitCode == 0, qPrintable(fromOptions.err));
+        // The same parameters as options, with `seed`.
+        auto fromOptions = [&](const char* seed) {
+            return runCli(words({"render", "--scheme", "shaw", "--text", "the cat sat on the mat",
+                                 "--d", "32", "--heads", "2", "--clip", "3", "--mask", "causal",
+                                 "--cls", "--seed", seed, "-o"})
+                          << b << common);
+        };
+        const Run same = fromOptions("7");
+        QVERIFY2(same.exitCode == 0, qPrintable(same.err));
         const QImage ia(a), ib(b);
         QVERIFY(!ia.isNull());
         QCOMPARE(ia.size(), ib.size());
         QVERIFY(ia == ib);
         // …and another seed draws another figure: the comparison can fail.
-        const Run other = runCli(
-            QStringList{QStringLiteral("render"), QStringLiteral("--scheme"),
-                        QStringLiteral("shaw"), QStringLiteral("--text"), kText,
-                        QStringLiteral("--d"), QStringLiteral("32"), QStringLiteral("--heads"),
-                        QStringLiteral("2"), QStringLiteral("--clip"), QStringLiteral("3"),
-                        QStringLiteral("--mask"), QStringLiteral("causal"), QStringLiteral("--cls"),
-                        QStringLiteral("--seed"), QStringLiteral("8"), QStringLiteral("-o"), b}
-            << common);
+        const Run other = fromOptions("8");
         QVERIFY2(other.exitCode == 0, qPrintable(other.err));
         if (view != QLatin1String("rel-index")) // the index does not depend on the seed
             QVERIFY(QImage(b) != ia);
