@@ -2,17 +2,13 @@
 #include "render_command.h"
 
 #include <QApplication>
-#include <QDir>
 #include <QFileInfo>
-#include <QLoggingCategory>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <regex>
-#include <sstream>
 
 #include "comparison_view.h"
 #include "render_figures.h"
