@@ -221,16 +221,22 @@ int run(const RenderOptions& o) {
     if (o.outFile.empty() == o.outDir.empty())
         throw Failure{"give one of -o FILE (one view) and --out DIR"};
     std::string format = o.format;
-    if (format.empty() && !o.outFile.empty()) {
-        format = QFileInfo(QString::fromStdString(o.outFile)).suffix().toLower().toStdString();
-        if (format != "png" && format != "svg" && format != "pdf")
+    if (!format.empty() && format != "png" && format != "svg" && format != "pdf")
+        throw Failure{"--format: unknown value '" + format + "' (expected one of: png, svg, pdf)"};
+    if (!o.outFile.empty()) {
+        const std::string suffix =
+            QFileInfo(QString::fromStdString(o.outFile)).suffix().toLower().toStdString();
+        const bool known = suffix == "png" || suffix == "svg" || suffix == "pdf";
+        if (format.empty() && !known)
             throw Failure{"-o " + o.outFile +
                           ": cannot tell the format from the name; add --format png|svg|pdf"};
+        if (!format.empty() && known && suffix != format)
+            throw Failure{"--format " + format + " does not match -o " + o.outFile};
+        if (format.empty())
+            format = suffix;
     }
     if (format.empty())
         format = "png";
-    if (format != "png" && format != "svg" && format != "pdf")
-        throw Failure{"--format: unknown value '" + format + "' (expected one of: png, svg, pdf)"};
 
     if (o.session.empty() && o.params.scheme.empty())
         throw Failure{"--scheme or --session is required"};

@@ -284,6 +284,9 @@ private Q_SLOTS:
         QTest::newRow("unknown format")
             << small("rope", {"--view", "terms", "--format", "gif", "-o", "@/fig.png"})
             << "--format: unknown value 'gif'";
+        QTest::newRow("format against name")
+            << small("rope", {"--view", "terms", "--format", "pdf", "-o", "@/fig.png"})
+            << "--format pdf does not match -o";
         QTest::newRow("format from name")
             << small("rope", {"--view", "terms", "-o", "@/fig.tiff"}) << "cannot tell";
         QTest::newRow("colour map") << small("rope", {"--colormap", "jet", "-o", "@/fig.png"})
