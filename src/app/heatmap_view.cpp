@@ -123,11 +123,11 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
 
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
-    m_map->setTightBoundary(true);
+    m_map->setTightBoundary(false); // whole cells: the outer ones are not cut in half
     // A full-resolution tile of a pooled matrix, drawn over the pooled map.
     m_tileMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_tileMap->setInterpolate(false);
-    m_tileMap->setTightBoundary(true);
+    m_tileMap->setTightBoundary(false);
     m_tileMap->setVisible(false);
     m_tileTimer = new QTimer(this);
     m_tileTimer->setSingleShot(true);
