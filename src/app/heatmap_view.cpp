@@ -244,10 +244,18 @@ void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_tileMap->setVisible(false);
     m_lo = 0;
     m_hi = 1;
-    if (!m_grid.empty()) {
-        const auto [lo, hi] = std::minmax_element(m_grid.values.begin(), m_grid.values.end());
-        m_lo = *lo;
-        m_hi = *hi;
+    // The colour range of the finite values: masked logits (−inf) take the lowest colour.
+    bool any = false;
+    for (const double v : m_grid.values) {
+        if (!std::isfinite(v))
+            continue;
+        m_lo = any ? std::min(m_lo, v) : v;
+        m_hi = any ? std::max(m_hi, v) : v;
+        any = true;
+    }
+    if (!any) {
+        m_lo = 0;
+        m_hi = 1;
     }
     m_signed = m_lo < 0 && m_hi > 0;
     m_title->setText(info.title);
@@ -399,6 +407,10 @@ void HeatmapView::checkTile(bool zoomedPast) {
         return;
     }
     const PoolRegion v = visibleSource();
+    if (2 * v.rows() > m_sourceRows && 2 * v.cols() > m_sourceCols) {
+        m_tileTimer->stop(); // most of the matrix: a tile would be pooled about as coarsely
+        return;
+    }
     const PoolRegion& t = m_tileRegion;
     const bool covered = hasTile() && t.r0 <= v.r0 && t.r1 >= v.r1 && t.c0 <= v.c0 &&
                          t.c1 >= v.c1 &&

@@ -339,9 +339,13 @@ void TraceViews::refreshEncoding() {
     int br = 1, bc = 1;
     Grid p = slice("P", 0, &br, &bc);
     if (p.empty()) {
-        const QString why = tr("%1 adds no absolute encoding P to the input: see the Relative and "
-                               "Logit terms tabs.")
-                                .arg(qs(toString(m_trace->params.scheme)));
+        QString why = tr("%1 adds no absolute encoding P to the input: see the Relative and "
+                         "Logit terms tabs.")
+                          .arg(qs(toString(m_trace->params.scheme)));
+        if (m_poolInfo.pooled && !m_trace->find("X")) // GL's pooled path reads back `out` only
+            why = tr("This engine's pooled mode (n = %1) returns the attention only; the CPU "
+                     "engine also keeps E, P and X.")
+                      .arg(m_poolInfo.seqLen);
         m_p->clear(tr("no position matrix P"));
         m_gram->clear(tr("no P·Pᵀ"));
         m_encodingNote->setText(why);
