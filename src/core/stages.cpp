@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "stages.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -416,10 +417,23 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
     };
     switch (id) {
     case StageId::Tokens: {
-        // A key is valid when some query sees it: the padding mask hides it from every row.
-        const Eigen::MatrixXd valid = visibilityMask(p).colwise().maxCoeff();
-        out.push_back(
-            mat("valid", "valid keys (1) and padding (0)", "", false, StageAxis::Single, P, valid));
+        // One-hot rows over the distinct tokens, in order of first appearance: E = onehot · table.
+        std::vector<std::string> vocab;
+        std::vector<int> column(t.tokens.size());
+        for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+            const auto it = std::find(vocab.begin(), vocab.end(), t.tokens[i]);
+            column[i] = static_cast<int>(it - vocab.begin());
+            if (it == vocab.end())
+                vocab.push_back(t.tokens[i]);
+        }
+        Eigen::MatrixXd onehot = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(column.size()),
+                                                       static_cast<Eigen::Index>(vocab.size()));
+        for (std::size_t i = 0; i < column.size(); ++i)
+            onehot(static_cast<Eigen::Index>(i), column[i]) = 1.0;
+        StageMatrix m = mat("onehot", "tokens as one-hot rows over the distinct tokens", "", false,
+                            P, StageAxis::Vocabulary, std::move(onehot));
+        m.colLabels = std::move(vocab);
+        out.push_back(std::move(m));
         break;
     }
     case StageId::Embed:
@@ -467,10 +481,14 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
         perHead("logits", "masked logits S (−∞ where masked)", P);
         break;
     case StageId::Normalise: {
-        const Eigen::MatrixXd S = headSlice(*need(t, "logits"), head);
-        out.push_back(
-            mat("A", "weights A = " + std::string(toString(p.norm)) + "(S)" + headText(head),
-                p.scheme == Scheme::URPE ? "" : "weights", true, P, P, normalised(S, p.norm)));
+        // The trace's weights where they are A itself; before URPE's ⊙C, A is derived by the
+        // same normaliser from the trace's logits.
+        const std::string title =
+            "weights A = " + std::string(toString(p.norm)) + "(S)" + headText(head);
+        const Eigen::MatrixXd A = p.scheme == Scheme::URPE
+                                      ? normalised(headSlice(*need(t, "logits"), head), p.norm)
+                                      : headSlice(*need(t, "weights"), head);
+        out.push_back(mat("A", title, p.scheme == Scheme::URPE ? "" : "weights", true, P, P, A));
         break;
     }
     case StageId::PostMultiply:

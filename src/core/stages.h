@@ -57,8 +57,9 @@ std::vector<StageInfo> stageList(const Params& p);
 /** Short stable name of a stage ("tokens", "E", "P", "X", "QKV", "rotate", "logits", …). */
 std::string stageName(StageId id);
 
-/** Which way a matrix axis runs, for labels: token positions, features, or one row. */
-enum class StageAxis { Position, Feature, Single };
+/** Which way a matrix axis runs, for labels: token positions, features, or the vocabulary
+ *  (the distinct tokens, named in StageMatrix::colLabels). */
+enum class StageAxis { Position, Feature, Vocabulary };
 
 struct StageMatrix {
     std::string name;          ///< file-safe name, e.g. "Q", "content", "c2p", "mask"
@@ -68,6 +69,7 @@ struct StageMatrix {
     bool positionTerm = false; ///< a position term of the logits (Logits stage)
     StageAxis rows = StageAxis::Position;
     StageAxis cols = StageAxis::Position;
+    std::vector<std::string> colLabels; ///< for StageAxis::Vocabulary columns
     Eigen::MatrixXd values;
 };
 

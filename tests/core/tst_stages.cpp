@@ -34,6 +34,12 @@ Run run(const Params& p) {
     if (!t)
         qFatal("%s", t.error().message.c_str());
     r.t = std::move(t).value();
+    // Labels as the window gives them: the tokens themselves, with the special ones.
+    r.t.tokens = tokens;
+    if (p.cls)
+        r.t.tokens.insert(r.t.tokens.begin(), "[CLS]");
+    if (p.sep)
+        r.t.tokens.emplace_back("[SEP]");
     return r;
 }
 
@@ -254,11 +260,17 @@ void TestStages::matricesEqualTrace() {
     QVERIFY(maxDiff(concat * r.w.W_o, out) <= tol * 10);
     QVERIFY(find(stageMatrices(t, StageId::OutputProjection, 0, &r.w.W_o), "W_O"));
     QVERIFY(!find(stageMatrices(t, StageId::OutputProjection, 0), "W_O"));
-    // Padding shows at the tokens stage: 0 from the valid length on.
-    const Eigen::MatrixXd valid = stageMatrices(t, StageId::Tokens, 0).front().values;
-    QCOMPARE(valid.rows(), 1);
-    for (int j = 0; j < N; ++j)
-        QCOMPARE(valid(0, j), (p.validLen < 0 || j < p.validLen) ? 1.0 : 0.0);
+    // Tokens: one 1 per row; two positions share a column exactly when their tokens (and so
+    // their rows of E) are equal.
+    const StageMatrix tok = stageMatrices(t, StageId::Tokens, 0).front();
+    QCOMPARE(tok.values.rows(), N);
+    QCOMPARE(static_cast<std::size_t>(tok.values.cols()), tok.colLabels.size());
+    const Eigen::MatrixXd E = headSlice(*t.find("E"), 0);
+    for (int i = 0; i < N; ++i) {
+        QCOMPARE(tok.values.row(i).sum(), 1.0);
+        for (int j = 0; j < N; ++j)
+            QCOMPARE(tok.values.row(i) == tok.values.row(j), E.row(i) == E.row(j));
+    }
 }
 
 void TestStages::ropeUnrotatedIsProjection() {
