@@ -308,8 +308,7 @@ void StepperPanel::keyPressEvent(QKeyEvent* e) {
 
 void StepperPanel::setColorMap(ColorMapKind k) {
     m_colorMap = k;
-    for (HeatmapView* h : m_maps)
-        h->setColorMap(k);
+    refreshStage(); // new maps: see refreshStage
 }
 
 void StepperPanel::setPoolMode(PoolMode m) {
@@ -318,21 +317,17 @@ void StepperPanel::setPoolMode(PoolMode m) {
         h->setPoolMode(m);
 }
 
-HeatmapView* StepperPanel::heatmap(std::size_t k) {
-    while (m_maps.size() <= k) {
-        auto* h = new HeatmapView;
-        h->setMinimumSize(220, 200); // long titles must not widen the window
-        h->setColorMap(m_colorMap);
-        h->setPoolMode(m_pool);
-        connect(h, &HeatmapView::hovered, this, &StepperPanel::hovered);
-        const std::size_t index = m_maps.size();
-        connect(h, &HeatmapView::rowClicked, this, [this, index](int row) {
-            if (index < m_matrices.size() && m_matrices[index].rows == StageAxis::Position)
-                setQuery(row);
-        });
-        m_maps.push_back(h);
-    }
-    return m_maps[k];
+HeatmapView* StepperPanel::newHeatmap(std::size_t index) {
+    auto* h = new HeatmapView;
+    h->setMinimumSize(220, 200); // long titles must not widen the window
+    h->setColorMap(m_colorMap);
+    h->setPoolMode(m_pool);
+    connect(h, &HeatmapView::hovered, this, &StepperPanel::hovered);
+    connect(h, &HeatmapView::rowClicked, this, [this, index](int row) {
+        if (index < m_matrices.size() && m_matrices[index].rows == StageAxis::Position)
+            setQuery(row);
+    });
+    return h;
 }
 
 std::vector<HeatmapView*> StepperPanel::shownHeatmaps() const {
@@ -366,7 +361,8 @@ void StepperPanel::refresh() {
         m_message->show();
         m_matrices.clear();
         for (HeatmapView* h : m_maps)
-            h->hide();
+            h->deleteLater();
+        m_maps.clear();
         return;
     }
     m_message->hide();
@@ -452,12 +448,16 @@ void StepperPanel::refreshStage() {
     m_empty->setText(tr("— nothing here for %1: the input passes through unchanged —")
                          .arg(qs(std::string(toString(p.scheme)))));
     const int columns = count <= 2 ? std::max(count, 1) : 2;
-    for (std::size_t k = 0; k < m_maps.size(); ++k)
-        if (static_cast<int>(k) >= count)
-            m_maps[k]->hide();
+    // Fresh maps for every stage: a colour scale drawn once keeps its first gradient image in
+    // this QCustomPlot build, so a reused map would show a stale colour bar.
+    for (HeatmapView* h : m_maps) {
+        h->hide();
+        h->deleteLater();
+    }
+    m_maps.clear();
     for (int k = 0; k < count; ++k) {
         const StageMatrix& m = m_matrices[static_cast<std::size_t>(k)];
-        HeatmapView* v = heatmap(static_cast<std::size_t>(k));
+        HeatmapView* v = newHeatmap(static_cast<std::size_t>(k));
         bool inf = false;
         Grid g = toGrid(m.values, true, &inf);
         QString title = QStringLiteral("%1  %2").arg(qs(m.title), shapeOf(m.values));
@@ -478,9 +478,10 @@ void StepperPanel::refreshStage() {
                     : m.cols == StageAxis::Vocabulary ? tr("token")
                     : m.rows == StageAxis::Feature    ? tr("feature (out)")
                                                       : tr("feature c");
-        m_grid->addWidget(v, k / columns, k % columns);
-        v->show();
         v->setData(std::move(g), hi);
+        m_grid->addWidget(v, k / columns, k % columns);
+        v->show(); // after setData: its first drawing has the final gradient
+        m_maps.push_back(v);
     }
 }
 

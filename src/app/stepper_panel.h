@@ -91,7 +91,7 @@ private:
     void refreshStage();
     void refreshFocus();
     void refreshProbe();
-    HeatmapView* heatmap(std::size_t k);
+    HeatmapView* newHeatmap(std::size_t index);
     const Eigen::MatrixXd* outputProjection();
     void exportClicked();
 
