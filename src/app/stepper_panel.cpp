@@ -22,6 +22,7 @@
 
 #include "exporter.h"
 #include "line_plot_view.h"
+#include "qcp.h"
 #include "stepper_probe.h"
 #include "stepper_strip.h"
 #include "trace_views.h"
@@ -179,7 +180,7 @@ StepperPanel::StepperPanel(QWidget* parent)
     split->addWidget(right);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    split->setSizes({3000, 2000}); // proportions: the size hints would favour the plots
+    split->setSizes({3400, 1600}); // proportions: the size hints would favour the plots
     right->setSizes({1000, 1000, 900});
     outer->addWidget(split, 1);
 
@@ -319,7 +320,13 @@ void StepperPanel::setPoolMode(PoolMode m) {
 
 HeatmapView* StepperPanel::newHeatmap(std::size_t index) {
     auto* h = new HeatmapView;
-    h->setMinimumSize(220, 200); // long titles must not widen the window
+    h->setMinimumSize(220, 200); // long titles must not widen the window…
+    // …nor squeeze the colour scale: a title wider than the plot would take the scale's column
+    // (its bar then gets a negative width and is drawn empty). Let the titles be clipped instead.
+    QCPLayoutGrid* layout = h->plot()->plotLayout();
+    for (int row : {0, 1})
+        if (QCPLayoutElement* e = layout->element(row, 0); e && qobject_cast<QCPTextElement*>(e))
+            e->setMinimumSize(QSize(1, 0));
     h->setColorMap(m_colorMap);
     h->setPoolMode(m_pool);
     connect(h, &HeatmapView::hovered, this, &StepperPanel::hovered);
@@ -460,10 +467,12 @@ void StepperPanel::refreshStage() {
         HeatmapView* v = newHeatmap(static_cast<std::size_t>(k));
         bool inf = false;
         Grid g = toGrid(m.values, true, &inf);
-        QString title = QStringLiteral("%1  %2").arg(qs(m.title), shapeOf(m.values));
+        QString title = qs(m.title); // shapes: in the line above the maps
         if (inf)
             title += tr("  (masked −∞ drawn at the minimum)");
         HeatmapInfo hi = traceHeatmapInfo(*m_trace, title, qs(m.name), 1, 1);
+        if (m.perHead)
+            hi.subtitle = tr("head %1 · %2").arg(head()).arg(hi.subtitle);
         hi.rowLabels = m.rows == StageAxis::Position ? m_labels : QStringList();
         hi.colLabels = m.cols == StageAxis::Position ? m_labels : QStringList();
         if (m.cols == StageAxis::Vocabulary)
@@ -527,7 +536,7 @@ void StepperPanel::refreshFocus() {
     const int hidden = static_cast<int>(p.seqLen() - mask.row(i).sum());
     QString title = tr("query %1 “%2”, head %3: logit terms").arg(i).arg(token).arg(h);
     if (hidden > 0)
-        title += tr(" (%1 keys masked)").arg(hidden);
+        title += tr(" (%1 masked)").arg(hidden);
     m_terms->setSeries(title, tr("key position j"), tr("term"), rows, m_labels);
 }
 

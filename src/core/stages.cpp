@@ -154,10 +154,6 @@ std::vector<double> positionsOf(int n, double sign) {
     return pos;
 }
 
-std::string headText(int h) {
-    return ", head " + std::to_string(h);
-}
-
 /** The content scale of the logits: T5 uses none, DeBERTa 1/√(d_h(1+#terms)). */
 double contentScale(const Params& p) {
     const double dh = p.headDim();
@@ -321,8 +317,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
     std::vector<StageMatrix> terms;
     auto traced = [&](const char* name, const std::string& title, bool position) {
         if (const Tensor* x = t.find(name)) {
-            StageMatrix m =
-                mat(name, title + headText(head), name, true, P, P, headSlice(*x, head));
+            StageMatrix m = mat(name, title, name, true, P, P, headSlice(*x, head));
             m.positionTerm = position;
             terms.push_back(std::move(m));
         }
@@ -330,8 +325,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
     const double scale = contentScale(p);
     auto contentTerm = [&](const Eigen::MatrixXd& q, const Eigen::MatrixXd& k,
                            const std::string& title) {
-        terms.push_back(
-            mat("content", title + headText(head), "", true, P, P, (q * k.transpose()) * scale));
+        terms.push_back(mat("content", title, "", true, P, P, (q * k.transpose()) * scale));
     };
     switch (p.scheme) {
     case Scheme::TransformerXL:
@@ -348,8 +342,8 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
         contentTerm(q0, k0, "content q_i·k_j / √d_h (unrotated)");
         const Eigen::MatrixXd q = headSlice(*need(t, "Q"), head),
                               k = headSlice(*need(t, "K"), head);
-        StageMatrix rot = mat("rotation", "position: what the rotation changes" + headText(head),
-                              "", true, P, P, (q * k.transpose()) * scale - terms[0].values);
+        StageMatrix rot = mat("rotation", "position: change by the rotation", "", true, P, P,
+                              (q * k.transpose()) * scale - terms[0].values);
         rot.positionTerm = true;
         terms.push_back(std::move(rot));
         return terms;
@@ -370,7 +364,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
                                       : "position bias −m_h·|i−j|",
                true);
         if (p.scheme == Scheme::ALiBi && p.alibiMode == AlibiMode::Causal)
-            terms.back().title = "position bias −m_h·(i−j)" + headText(head);
+            terms.back().title = "position bias −m_h·(i−j)";
         break;
     case Scheme::URPE:
         if (t5BiasIn(p)) {
@@ -389,8 +383,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
                 for (Eigen::Index j = 0; j < S.cols(); ++j)
                     if (auto it = byBucket.find(static_cast<int>(idx(i, j))); it != byBucket.end())
                         b(i, j) = it->second;
-            StageMatrix m =
-                mat("bias", "position bias b_h[bucket(j−i)]" + headText(head), "", true, P, P, b);
+            StageMatrix m = mat("bias", "position bias b_h[bucket(j−i)]", "", true, P, P, b);
             m.positionTerm = true;
             terms.push_back(std::move(m));
         }
@@ -412,8 +405,7 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
     };
     auto perHead = [&](const char* name, const std::string& title, StageAxis cols) {
         if (const Tensor* x = t.find(name))
-            out.push_back(
-                mat(name, title + headText(head), name, true, P, cols, headSlice(*x, head)));
+            out.push_back(mat(name, title, name, true, P, cols, headSlice(*x, head)));
     };
     switch (id) {
     case StageId::Tokens: {
@@ -447,10 +439,10 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
         break;
     case StageId::Project:
         if (ropeScheme(p)) {
-            out.push_back(mat("Q", "queries Q (before rotation)" + headText(head), "", true, P, F,
-                              unrotated(t, "Q", head)));
-            out.push_back(mat("K", "keys K (before rotation)" + headText(head), "", true, P, F,
-                              unrotated(t, "K", head)));
+            out.push_back(
+                mat("Q", "queries Q (before rotation)", "", true, P, F, unrotated(t, "Q", head)));
+            out.push_back(
+                mat("K", "keys K (before rotation)", "", true, P, F, unrotated(t, "K", head)));
         } else {
             perHead("Q", "queries Q", F);
             perHead("K", "keys K", F);
@@ -472,8 +464,8 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
     case StageId::Logits: {
         out = logitTerms(t, head);
         if (out.size() > 1)
-            out.push_back(mat("sum", "logits S before the mask (sum of the terms)" + headText(head),
-                              "", true, P, P, unmaskedLogits(out)));
+            out.push_back(
+                mat("sum", "logits S before the mask (sum)", "", true, P, P, unmaskedLogits(out)));
         break;
     }
     case StageId::Mask:
@@ -483,8 +475,7 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
     case StageId::Normalise: {
         // The trace's weights where they are A itself; before URPE's ⊙C, A is derived by the
         // same normaliser from the trace's logits.
-        const std::string title =
-            "weights A = " + std::string(toString(p.norm)) + "(S)" + headText(head);
+        const std::string title = "weights A = " + std::string(toString(p.norm)) + "(S)";
         const Eigen::MatrixXd A = p.scheme == Scheme::URPE
                                       ? normalised(headSlice(*need(t, "logits"), head), p.norm)
                                       : headSlice(*need(t, "weights"), head);
@@ -501,7 +492,7 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
         const Eigen::MatrixXd A = headSlice(*need(t, "weights"), head);
         const Eigen::MatrixXd V = headSlice(*need(t, "V"), head);
         perHead("V", "values V", F);
-        out.push_back(mat("AV", "Σ_j a_ij v_j" + headText(head), "", true, P, F, A * V));
+        out.push_back(mat("AV", "Σ_j a_ij v_j", "", true, P, F, A * V));
         perHead("shaw_v_term", "value term Σ_j a_ij a^V_clip(j−i)", F);
         break;
     }
