@@ -232,12 +232,21 @@ void HeatmapView::applyTicks() {
         return;
     auto setLabels = [](QCPAxis* axis, const QStringList& labels, int count) {
         if (count > 0 && count <= kLabelLimit && labels.size() == count) {
+            const QFont font(axis->tickLabelFont().family(), count > 24 ? 6 : 8);
+            // Where the map is too small for a label per cell, label every step-th cell
+            // rather than letting the labels overlap.
+            const bool horizontal = axis->orientation() == Qt::Horizontal;
+            const int length = horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
+            const double cells = std::min<double>(count, axis->range().size());
+            const double perCell = length > 0 && cells > 0 ? length / cells : 1e9;
+            const double needed = QFontMetricsF(font).height() * (horizontal ? 1.15 : 1.0);
+            const int step = std::max(1, static_cast<int>(std::ceil(needed / perCell)));
             QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
-            for (int k = 0; k < count; ++k)
+            for (int k = 0; k < count; k += step)
                 t->addTick(k, labels.at(k));
             axis->setTicker(t);
-            axis->setTickLabelRotation(axis->orientation() == Qt::Horizontal ? 60 : 0);
-            axis->setTickLabelFont(QFont(axis->tickLabelFont().family(), count > 24 ? 6 : 8));
+            axis->setTickLabelRotation(horizontal ? 60 : 0);
+            axis->setTickLabelFont(font);
         } else {
             QSharedPointer<QCPAxisTicker> t(new QCPAxisTicker);
             t->setTickCount(6);
@@ -273,6 +282,7 @@ void HeatmapView::rebuild() {
         return;
     }
     m_dirty = false;
+    applyTicks(); // the label step depends on the map's size and zoom
     if (m_grid.empty()) {
         m_map->data()->clear();
         m_displayed = {};

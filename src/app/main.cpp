@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QTimer>
 
 #include <cstdio>
@@ -12,7 +13,9 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("pe-explorer"));
     QApplication::setApplicationName(QStringLiteral("pe-explorer"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("pe-explorer"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/pe-explorer.svg")));
 
     QCommandLineParser cli;
     cli.setApplicationDescription(QStringLiteral("Explore positional encodings and attention"));

@@ -155,7 +155,8 @@ void MainWindow::buildMenus() {
     auto* engineGroup = new QActionGroup(this);
     const BackendKind current = m_persist ? m_settings.backend() : BackendKind::CpuFast;
     for (auto [kind, name] : {std::pair{BackendKind::CpuFast, tr("fast CPU")},
-                              std::pair{BackendKind::CpuReference, tr("reference CPU (exact)")}}) {
+                              std::pair{BackendKind::CpuReference, tr("reference CPU (exact)")},
+                              std::pair{BackendKind::OpenGL, tr("OpenGL compute (GPU)")}}) {
         QAction* a = engines->addAction(name);
         a->setCheckable(true);
         a->setChecked(kind == current);
@@ -219,6 +220,7 @@ void MainWindow::showPending() {
         if (r.error != QLatin1String("cancelled"))
             statusBar()->showMessage(tr("Error: %1").arg(r.error), 8000);
         m_timing->setText(tr("%1 | %2").arg(r.error, r.backend));
+        announceBackend(r);
         return;
     }
     if (!r.trace)
@@ -229,12 +231,27 @@ void MainWindow::showPending() {
     m_compare->setReference(r.trace, m_current.input);
     m_stepper->setTrace(r.trace);
     ++m_frames;
-    m_timing->setText(tr("compute %1 ms | render %2 ms | %3")
-                          .arg(r.computeMs, 0, 'f', 1)
-                          .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
-                          .arg(r.backend));
-    m_timing->setToolTip(r.backendNote);
+    m_timing->setText(
+        tr("compute %1 ms | render %2 ms | %3")
+            .arg(r.computeMs, 0, 'f', 1)
+            .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
+            .arg(r.backend == QLatin1String("gl")
+                     ? tr("gl: %1").arg(r.device.section(QLatin1Char('('), 0, 0).trimmed())
+                     : r.backend));
+    announceBackend(r);
     Q_EMIT frameShown();
+}
+
+QString MainWindow::backendToolTip() const {
+    return m_timing->toolTip();
+}
+
+void MainWindow::announceBackend(const ComputeResult& r) {
+    m_timing->setToolTip(r.backendNote.isEmpty() ? r.device : r.device + u'\n' + r.backendNote);
+    // A fallback (no GL 4.3 context, float64 on the GPU, …) is said once, when it first happens.
+    if (r.backendNote != m_lastBackendNote && !r.backendNote.isEmpty())
+        statusBar()->showMessage(r.backendNote, 10000);
+    m_lastBackendNote = r.backendNote;
 }
 
 const Params* MainWindow::shownParams() const {

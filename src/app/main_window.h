@@ -42,6 +42,8 @@ public:
     /** Parameters of the trace now on screen; frames() counts traces shown. */
     const Params* shownParams() const;
     int frames() const { return m_frames; }
+    /** The engine's device and any fallback reason (the status bar's tooltip). */
+    QString backendToolTip() const;
     QString statusText() const;
 
     /** The heat map that export and copy act on: the current tab's main one. */
@@ -61,6 +63,8 @@ private:
     void submit(const Session& s);
     void onResult(const ComputeResult& r);
     void showPending();
+    /** Names the engine and device in the status bar; says a new fallback reason once. */
+    void announceBackend(const ComputeResult& r);
     void onBusy(bool busy);
     void openSession();
     void saveSession();
@@ -85,6 +89,7 @@ private:
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     int m_frames = 0;
+    QString m_lastBackendNote;
 };
 
 } // namespace pe

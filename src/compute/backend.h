@@ -13,6 +13,9 @@
 
 #include "trace.h"
 
+class QSurface;
+class QSurfaceFormat;
+
 namespace pe {
 
 enum class BackendKind { CpuReference, CpuFast, OpenGL };
@@ -46,9 +49,14 @@ public:
 };
 
 /**
- * Makes a backend of the given kind. Where it cannot be made (no GL 4.3 context, say), returns
- * the best CPU backend and puts the reason in *fallbackReason.
+ * Makes a backend of the given kind; an OpenGL one uses `qtSurface` (GlBackend::create) if given.
+ * Where it cannot be made (no GL 4.3 context, say), returns the best CPU backend and puts the
+ * reason in *fallbackReason.
  */
-std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason = nullptr);
+std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason = nullptr,
+                                       QSurface* qtSurface = nullptr);
+
+/** What the OpenGL backend asks of a Qt surface and context: desktop OpenGL 4.3, core profile. */
+QSurfaceFormat openGlComputeFormat();
 
 } // namespace pe

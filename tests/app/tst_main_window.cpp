@@ -36,6 +36,7 @@ private Q_SLOTS:
     void comparisonShowsTheDifference();
     void longWorkShowsProgressAndCancels();
     void chosenColumnsOfP();
+    void openGlBackendMatchesTheCpu();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -245,6 +246,29 @@ void TestMainWindow::chosenColumnsOfP() {
     Q_EMIT v->columnsEdit()->editingFinished();
     QCOMPARE(plot->graphCount(), 2); // out-of-range and non-numbers are skipped
     QCOMPARE(plot->graph(1)->data()->at(9)->value, P->at(9 * 128 + 127));
+}
+
+void TestMainWindow::openGlBackendMatchesTheCpu() {
+    QVERIFY(m_w->statusText().contains(QLatin1String("cpu")));
+    const Tensor a = *m_w->views()->trace()->find("weights");
+    const int frames = m_w->frames();
+    QAction* gl = nullptr;
+    for (QAction* a : m_w->findChildren<QAction*>())
+        if (a->text().contains(QLatin1String("OpenGL")))
+            gl = a;
+    QVERIFY(gl);
+    gl->trigger(); // recomputes the same parameters on the GPU engine
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->frames() > frames, 10000);
+    // Under a display, the window's context is a QOpenGLContext (Xvfb + Mesa give GL 4.5).
+    QVERIFY2(m_w->statusText().contains(QLatin1String("gl: ")), qPrintable(m_w->statusText()));
+    QVERIFY2(m_w->backendToolTip().contains(QLatin1String("through Qt")),
+             qPrintable(m_w->backendToolTip()));
+    const Tensor* b = m_w->views()->trace()->find("weights");
+    QVERIFY(b && a.shape() == b->shape());
+    double maxDiff = 0;
+    for (std::int64_t e = 0; e < a.size(); ++e)
+        maxDiff = std::max(maxDiff, std::abs(a.at(e) - b->at(e)));
+    QVERIFY2(maxDiff < 1e-4, qPrintable(QString::number(maxDiff))); // fp32 on both engines
 }
 
 QTEST_MAIN(TestMainWindow)

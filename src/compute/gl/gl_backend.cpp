@@ -770,8 +770,8 @@ static Tensor headTensor(const std::vector<float>& concat, int L, int H, int dh)
     return Tensor::fromVector<float>({H, L, dh}, std::move(out));
 }
 
-std::unique_ptr<GlBackend> GlBackend::create(QString* why) {
-    auto ctx = gl::Context::create();
+std::unique_ptr<GlBackend> GlBackend::create(QString* why, QSurface* qtSurface) {
+    auto ctx = gl::Context::create(qtSurface);
     if (!ctx) {
         if (why)
             *why = QString::fromStdString(ctx.error().message);
@@ -780,9 +780,9 @@ std::unique_ptr<GlBackend> GlBackend::create(QString* why) {
     }
     std::unique_ptr<GlBackend> be(new GlBackend);
     be->m_ctx = std::move(ctx.value());
-    qCDebug(lcGl).noquote() << "OpenGL context on the EGL"
-                            << QString::fromStdString(be->m_ctx->platform())
-                            << "platform:" << QString::fromStdString(be->m_ctx->renderer()) << "/"
+    qCDebug(lcGl).noquote() << "OpenGL context through"
+                            << QString::fromStdString(be->m_ctx->platform()) << ":"
+                            << QString::fromStdString(be->m_ctx->renderer()) << "/"
                             << QString::fromStdString(be->m_ctx->version());
     return be;
 }
@@ -796,7 +796,12 @@ GlBackend::~GlBackend() {
 }
 
 QString GlBackend::device() const {
-    return QString::fromStdString(m_ctx->renderer());
+    return QStringLiteral("%1 (OpenGL %2 through %3)")
+        .arg(QString::fromStdString(m_ctx->renderer()),
+             QString::fromStdString(m_ctx->version()).section(QLatin1Char(' '), 0, 0),
+             m_ctx->platform() == "Qt"
+                 ? QStringLiteral("Qt")
+                 : QStringLiteral("EGL %1").arg(QString::fromStdString(m_ctx->platform())));
 }
 
 void GlBackend::overrideShaderForTesting(const std::string& name, const std::string& source) {

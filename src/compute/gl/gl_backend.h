@@ -44,13 +44,20 @@ struct PooledTrace {
 
 class GlBackend final : public Backend {
 public:
-    /** Makes the backend, or nullptr with the one-line reason in *why. */
-    static std::unique_ptr<GlBackend> create(QString* why = nullptr);
+    /**
+     * Makes the backend, or nullptr with the one-line reason in *why. With a `qtSurface` (a
+     * QOffscreenSurface made by the GUI thread) the context is a QOpenGLContext on it, made on
+     * the calling thread, which must then be the only one to call compute(); without, raw EGL.
+     */
+    static std::unique_ptr<GlBackend> create(QString* why = nullptr, QSurface* qtSurface = nullptr);
     ~GlBackend() override;
 
     BackendKind kind() const override { return BackendKind::OpenGL; }
     QString name() const override { return QStringLiteral("gl"); }
-    /** The GL renderer string, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)". */
+    /**
+     * The GL renderer, version and context path, e.g.
+     * "llvmpipe (LLVM 15.0.6, 256 bits) (OpenGL 4.5 through EGL surfaceless)".
+     */
     QString device() const override;
     Expected<Trace> compute(const Params& p, const Weights& w,
                             const std::atomic<bool>* cancel = nullptr) override;

@@ -2,8 +2,11 @@
 #include "compute_worker.h"
 
 #include <QElapsedTimer>
+#include <QGuiApplication>
 #include <QLoggingCategory>
 #include <QMetaObject>
+#include <QOffscreenSurface>
+#include <QSurfaceFormat>
 
 #include <unistd.h>
 
@@ -42,7 +45,7 @@ void ComputeWorker::ensureBackend() {
     if (m_backend && m_createdFor == want)
         return;
     m_backend.reset(); // a GL backend releases its context before the next one is made
-    m_backend = createBackend(want, &m_note);
+    m_backend = createBackend(want, &m_note, m_glSurface.load());
     m_createdFor = want;
     if (!m_note.isEmpty())
         qCInfo(lcWorker) << "backend fallback:" << m_note;
@@ -80,6 +83,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     }
     ensureBackend();
     result.backend = m_backend ? m_backend->name() : QString();
+    result.device = m_backend ? m_backend->device() : QString();
     result.backendNote = m_note;
     if (!m_backend) {
         result.error = QStringLiteral("no compute backend available");
@@ -92,6 +96,11 @@ void ComputeWorker::process(const ComputeRequest& request) {
     w.E = inputEmbeddings(p, tokens);
     completeWeights(p, w);
     Expected<Trace> t = m_backend->compute(p, w, &m_cancel);
+    if (QString why = m_backend->lastFallbackReason(); !why.isEmpty()) {
+        result.backend = QStringLiteral("cpu"); // what actually ran (float64 on GL, say)
+        result.device.clear();
+        result.backendNote = why;
+    }
     result.computeMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     if (!t) {
         result.error = QString::fromStdString(t.error().message);
@@ -107,6 +116,8 @@ ComputeController::ComputeController(BackendKind kind, QObject* parent)
     : QObject(parent)
     , m_worker(new ComputeWorker(kind)) {
     m_thread.setObjectName(QStringLiteral("pe-compute"));
+    if (kind == BackendKind::OpenGL)
+        prepareGlSurface();
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &ComputeWorker::finished, this, &ComputeController::onFinished,
@@ -128,6 +139,32 @@ quint64 ComputeController::submit(const Params& p, const InputChoice& in) {
         m_worker, [w = m_worker, req] { w->process(req); }, Qt::QueuedConnection);
     setBusy(true);
     return req.generation;
+}
+
+void ComputeController::setBackendKind(BackendKind kind) {
+    if (kind == BackendKind::OpenGL)
+        prepareGlSurface();
+    m_worker->setBackendKind(kind);
+}
+
+void ComputeController::prepareGlSurface() {
+    if (m_glSurface)
+        return;
+    // Only a GUI thread with a real window system can make the surface; headless processes (and
+    // the offscreen platform, which has no GL) use the backend's raw EGL context instead.
+    auto* app = qobject_cast<QGuiApplication*>(QCoreApplication::instance());
+    if (!app || QThread::currentThread() != app->thread())
+        return;
+    const QString platform = QGuiApplication::platformName();
+    if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal"))
+        return;
+    auto surface = std::make_unique<QOffscreenSurface>();
+    surface->setFormat(openGlComputeFormat());
+    surface->create();
+    if (!surface->isValid())
+        return;
+    m_glSurface = std::move(surface);
+    m_worker->setGlSurface(m_glSurface.get());
 }
 
 void ComputeController::cancel() {

@@ -21,6 +21,9 @@
 #include "sample_input.h"
 #include "trace.h"
 
+class QOffscreenSurface;
+class QSurface;
+
 namespace pe {
 
 struct ComputeRequest {
@@ -35,6 +38,7 @@ struct ComputeResult {
     QString error;                      ///< empty on success
     double computeMs = 0;               ///< weights + embeddings + forward pass
     QString backend;                    ///< Backend::name()
+    QString device;                     ///< Backend::device(), e.g. the GPU's name
     QString backendNote;                ///< why the requested backend was not used, if so
 };
 
@@ -49,6 +53,8 @@ public:
     quint64 latestGeneration() const { return m_latest.load(); }
     /** Thread-safe: the next computation uses a backend of this kind (made in the worker). */
     void setBackendKind(BackendKind kind) { m_requested.store(static_cast<int>(kind)); }
+    /** Thread-safe: an OpenGL backend made from now on uses this surface (GlBackend::create). */
+    void setGlSurface(QSurface* surface) { m_glSurface.store(surface); }
     /** Requests whose trace would exceed this many bytes are refused with a message. */
     void setMemoryBudget(std::uint64_t bytes) { m_budget.store(bytes); }
     /** A third of physical memory: room for the trace, the views and a comparison trace. */
@@ -66,6 +72,7 @@ private:
     void ensureBackend();
 
     std::atomic<int> m_requested;
+    std::atomic<QSurface*> m_glSurface{nullptr};
     BackendKind m_createdFor = BackendKind::CpuReference;
     std::unique_ptr<Backend> m_backend;
     QString m_note;
@@ -90,8 +97,11 @@ public:
     /** Cancels the running computation (its result is dropped). */
     void cancel();
     void setMemoryBudget(std::uint64_t bytes) { m_worker->setMemoryBudget(bytes); }
-    /** Switches the engine; takes effect from the next request. */
-    void setBackendKind(BackendKind kind) { m_worker->setBackendKind(kind); }
+    /**
+     * Switches the engine; takes effect from the next request. For OpenGL in a windowed
+     * application, the GUI thread first makes the QOffscreenSurface the worker's context uses.
+     */
+    void setBackendKind(BackendKind kind);
 
     bool busy() const { return m_busy; }
     quint64 generation() const { return m_generation; }
@@ -105,7 +115,9 @@ Q_SIGNALS:
 private:
     void onFinished(const pe::ComputeResult& r);
     void setBusy(bool b);
+    void prepareGlSurface();
 
+    std::unique_ptr<QOffscreenSurface> m_glSurface; ///< outlives the worker thread
     QThread m_thread;
     ComputeWorker* m_worker; ///< owned by m_thread's finished() → deleteLater
     quint64 m_generation = 0;
