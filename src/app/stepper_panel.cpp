@@ -222,6 +222,7 @@ void StepperPanel::setTrace(std::shared_ptr<const Trace> trace) {
 
 void StepperPanel::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
+    setFocus(Qt::OtherFocusReason); // the arrow keys step at once, not the tab bar
     if (m_stale)
         refresh();
 }
@@ -534,7 +535,7 @@ void StepperPanel::refreshFocus() {
     }
     const Eigen::MatrixXd mask = visibilityMask(p);
     const int hidden = static_cast<int>(p.seqLen() - mask.row(i).sum());
-    QString title = tr("query %1 “%2”, head %3: logit terms").arg(i).arg(token).arg(h);
+    QString title = tr("query %1, head %2: logit terms").arg(i).arg(h);
     if (hidden > 0)
         title += tr(" (%1 masked)").arg(hidden);
     m_terms->setSeries(title, tr("key position j"), tr("term"), rows, m_labels);
