@@ -14,6 +14,7 @@
 
 #include <cmath>
 
+#include "../core/spec12_table.h"
 #include "compute_worker.h"
 #include "line_plot_view.h"
 #include "main_window.h"
@@ -245,83 +246,29 @@ void TestStepperPanel::paddingIsMarked() {
 }
 
 void TestStepperPanel::probeVerdict_data() {
-    // SPEC §12's table, row by row (as tst_probe checks runProbe itself).
-    QTest::addColumn<int>("scheme");
-    QTest::addColumn<int>("norm");
-    QTest::addColumn<bool>("causal");
-    QTest::addColumn<bool>("cls");
-    QTest::addColumn<bool>("sep");
-    QTest::addColumn<bool>("keysOnly");
-    QTest::addColumn<bool>("broken");
-    auto row = [](const QString& name, Scheme s, Normaliser n, bool causal, bool cls, bool sep,
-                  bool keysOnly, bool broken) {
-        QTest::newRow(qPrintable(name))
-            << int(s) << int(n) << causal << cls << sep << keysOnly << broken;
-    };
-    const auto SM = Normaliser::Softmax;
-    for (bool causal : {false, true}) {
-        const QString tag = causal ? QStringLiteral(" causal") : QStringLiteral(" bidir");
-        for (Scheme s : {Scheme::None, Scheme::T5, Scheme::ALiBi, Scheme::RoPE,
-                         Scheme::TransformerXL, Scheme::DeBERTa})
-            row(QLatin1String(toString(s).data()) + tag, s, SM, causal, false, false, false, false);
-        row(QStringLiteral("shaw keys only") + tag, Scheme::Shaw, SM, causal, false, false, true,
-            false);
-    }
-    row(QStringLiteral("sinusoidal"), Scheme::Sinusoidal, SM, false, false, false, false, true);
-    row(QStringLiteral("learned"), Scheme::Learned, SM, false, false, false, false, true);
-    row(QStringLiteral("shaw with a^V"), Scheme::Shaw, SM, false, false, false, false, true);
-    row(QStringLiteral("urpe"), Scheme::URPE, SM, false, false, false, false, true);
-    for (Scheme s :
-         {Scheme::T5, Scheme::ALiBi, Scheme::RoPE, Scheme::TransformerXL, Scheme::DeBERTa})
-        for (Normaliser n : {Normaliser::Exp, Normaliser::L2, Normaliser::Relu2})
-            row(QStringLiteral("%1 %2").arg(QLatin1String(toString(s).data()),
-                                            QLatin1String(toString(n).data())),
-                s, n, false, false, false, false, true);
-    for (Scheme s : {Scheme::T5, Scheme::ALiBi, Scheme::RoPE}) {
-        const QString nm = QLatin1String(toString(s).data());
-        row(nm + QStringLiteral(" +cls"), s, SM, false, true, false, false, true);
-        row(nm + QStringLiteral(" +sep"), s, SM, false, false, true, false, true);
-        row(nm + QStringLiteral(" +cls+sep"), s, SM, false, true, true, false, true);
-    }
-    row(QStringLiteral("none l2 bidir"), Scheme::None, Normaliser::L2, false, false, false, false,
-        false);
-    row(QStringLiteral("none +cls bidir"), Scheme::None, SM, false, true, false, false, false);
-    row(QStringLiteral("none +cls causal"), Scheme::None, SM, true, true, false, false, true);
-    row(QStringLiteral("none exp causal"), Scheme::None, Normaliser::Exp, true, false, false, false,
-        true);
+    // SPEC §12's table, row by row (tst_probe checks runProbe itself on the same rows).
+    QTest::addColumn<int>("row");
+    const std::vector<testing::Spec12Row> rows = testing::spec12Rows();
+    for (std::size_t k = 0; k < rows.size(); ++k)
+        QTest::newRow(qPrintable(rows[k].name)) << static_cast<int>(k);
 }
 
 void TestStepperPanel::probeVerdict() {
-    QFETCH(int, scheme);
-    QFETCH(int, norm);
-    QFETCH(bool, causal);
-    QFETCH(bool, cls);
-    QFETCH(bool, sep);
-    QFETCH(bool, keysOnly);
-    QFETCH(bool, broken);
-    Params p;
-    p.scheme = Scheme(scheme);
-    p.norm = Normaliser(norm);
-    p.mask = causal ? MaskKind::Causal : MaskKind::None;
-    p.alibiMode = causal ? AlibiMode::Causal : AlibiMode::Symmetric;
-    p.cls = cls;
-    p.sep = sep;
-    p.n = 12;
-    p.d = 32;
-    p.heads = 4;
-    p.clip = 4;
+    QFETCH(int, row);
+    const testing::Spec12Row r = testing::spec12Rows()[static_cast<std::size_t>(row)];
+    const Params p = testing::spec12Params(r);
     ProbeBox* probe = m_panel->probe();
-    probe->keysOnlyBox()->setChecked(keysOnly);
+    probe->keysOnlyBox()->setChecked(!r.shawValues);
     m_panel->setTrace(makeTrace(p, /*identical=*/true));
     QCOMPARE(probe->keysOnlyBox()->isEnabled(), p.scheme == Scheme::Shaw);
-    QCOMPARE(probe->canTellApart(), broken);
+    QCOMPARE(probe->canTellApart(), r.broken);
     const QByteArray msg = "spread " + QByteArray::number(probe->result().spread, 'g', 3);
-    if (broken)
+    if (r.broken)
         QVERIFY2(probe->result().spread > kProbeBrokenThreshold, msg.constData());
     else
         QVERIFY2(probe->result().spread <= kProbeIdenticalThreshold, msg.constData());
-    QVERIFY(probe->verdictText().contains(broken ? QLatin1String("Can tell")
-                                                 : QLatin1String("Cannot tell")));
+    QVERIFY(probe->verdictText().contains(r.broken ? QLatin1String("Can tell")
+                                                   : QLatin1String("Cannot tell")));
     // The trace's own input rows are identical: its output rows are measured too.
     QVERIFY(probe->traceSpread() >= 0);
 }
