@@ -371,6 +371,12 @@ void StepperPanel::refresh() {
         for (HeatmapView* h : m_maps)
             h->deleteLater();
         m_maps.clear();
+        m_tokens->setTokens({}, 0);
+        m_empty->hide();
+        for (QLabel* l : {m_title, m_formula, m_note, m_shapes})
+            l->clear();
+        m_focus->setSeries({}, {}, {}, {});
+        m_terms->setSeries({}, {}, {}, {});
         return;
     }
     m_message->hide();

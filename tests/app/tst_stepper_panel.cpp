@@ -93,6 +93,8 @@ private Q_SLOTS:
     void playRunsToTheEnd();
     void queryFocusShowsEveryHead();
     void paddingIsMarked();
+    void rightClickFocusesARow();
+    void tooLongForTheStepper();
     void probeVerdict_data();
     void probeVerdict();
     void exportsTheStage();
@@ -243,6 +245,33 @@ void TestStepperPanel::paddingIsMarked() {
     QCOMPARE(mask->info().colLabels, labels);
     for (int i = 0; i < p.seqLen(); ++i)
         QCOMPARE(mask->data().at(i, 6), 0.0);
+}
+
+void TestStepperPanel::rightClickFocusesARow() {
+    m_panel->setTrace(makeTrace(small(Scheme::ALiBi)));
+    m_panel->setStage(static_cast<int>(StageId::Normalise));
+    HeatmapView* map = m_panel->currentHeatmap();
+    QVERIFY(map);
+    QVERIFY(QTest::qWaitFor([map] { return map->displayedCells().width() > 0; }, 3000));
+    QCustomPlot* plot = map->plot();
+    const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(2)),
+                    static_cast<int>(plot->yAxis->coordToPixel(5)));
+    QTest::mouseClick(plot, Qt::RightButton, {}, at);
+    QCOMPARE(m_panel->query(), 5);
+    QVERIFY(m_panel->tokenBar()->button(5)->isChecked());
+}
+
+void TestStepperPanel::tooLongForTheStepper() {
+    Params p = small(Scheme::T5);
+    p.n = kMaxStepperPositions + 1;
+    p.d = 4;
+    p.heads = 1;
+    m_panel->setTrace(makeTrace(p));
+    QVERIFY(m_panel->matrices().empty());
+    QVERIFY(m_panel->shownHeatmaps().empty());
+    QCOMPARE(m_panel->tokenBar()->count(), 0);
+    m_panel->setTrace(makeTrace(small(Scheme::T5))); // and back
+    QVERIFY(!m_panel->matrices().empty());
 }
 
 void TestStepperPanel::probeVerdict_data() {
