@@ -48,6 +48,9 @@ private:
     QCheckBox* m_keysOnly;
     LinePlotView* m_rows;
     ProbeResult m_result;
+    Params m_probed; ///< the parameters m_result belongs to (the probe reruns only on change)
+    bool m_probedShawValues = true;
+    bool m_hasResult = false;
     double m_traceSpread = -1;
 };
 
