@@ -36,13 +36,13 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-QString shapeOf(const Eigen::MatrixXd& m) {
+QString shapeOf(const StageMat& m) {
     return QStringLiteral("[%1 × %2]").arg(m.rows()).arg(m.cols());
 }
 
 /** A matrix as a view grid. `display`: −∞ (masked logits) becomes the smallest finite value, so
  *  the colour scale stays meaningful; the exported grid keeps −∞. */
-Grid toGrid(const Eigen::MatrixXd& m, bool display, bool* hadInfinity = nullptr) {
+Grid toGrid(const StageMat& m, bool display, bool* hadInfinity = nullptr) {
     Grid g{static_cast<int>(m.rows()), static_cast<int>(m.cols()), {}};
     g.values.resize(static_cast<std::size_t>(m.size()));
     double lo = std::numeric_limits<double>::infinity();
@@ -510,7 +510,7 @@ void StepperPanel::refreshFocus() {
     const Tensor* w = m_trace->find("weights");
     std::vector<LineSeries> heads;
     for (int h = 0; w && h < p.heads; ++h) {
-        const Eigen::MatrixXd a = headSlice(*w, h);
+        const StageMat a = headSlice(*w, h);
         LineSeries s{tr("head %1").arg(h), {}};
         for (Eigen::Index j = 0; j < a.cols(); ++j)
             s.values.push_back(a(i, j));
@@ -539,8 +539,7 @@ void StepperPanel::refreshFocus() {
             s.values.push_back(sum(j));
         rows.push_back(std::move(s));
     }
-    const Eigen::MatrixXd mask = visibilityMask(p);
-    const int hidden = static_cast<int>(p.seqLen() - mask.row(i).sum());
+    const int hidden = static_cast<int>(p.seqLen() - visibilityMask(p).row(i).sum());
     QString title = tr("query %1, head %2: logit terms").arg(i).arg(h);
     if (hidden > 0)
         title += tr(" (%1 masked)").arg(hidden);

@@ -89,8 +89,8 @@ void ProbeBox::measure(const Trace& trace) {
         m_spread->clear();
         return;
     }
-    const Eigen::MatrixXd e = headSlice(*E, 0);
-    const Eigen::MatrixXd o = headSlice(*out, 0);
+    const StageMat e = headSlice(*E, 0);
+    const StageMat o = headSlice(*out, 0);
     bool identical = true;
     for (int i = first + 1; i < first + p.n && identical; ++i)
         identical = e.row(i) == e.row(first);

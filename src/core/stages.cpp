@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <type_traits>
 
 #include "encodings.h"
 #include "normalise.h"
@@ -131,7 +132,7 @@ std::string ropeFormula(const Params& p) {
 }
 
 StageMatrix mat(std::string name, std::string title, std::string traceName, bool perHead,
-                StageAxis rows, StageAxis cols, Eigen::MatrixXd values) {
+                StageAxis rows, StageAxis cols, StageMat values) {
     StageMatrix m;
     m.name = std::move(name);
     m.title = std::move(title);
@@ -164,23 +165,23 @@ double contentScale(const Params& p) {
     return 1.0 / std::sqrt(dh);
 }
 
-Eigen::MatrixXd unrotated(const Trace& t, const char* name, int head) {
-    Eigen::MatrixXd x = headSlice(*need(t, name), head);
+StageMat unrotated(const Trace& t, const char* name, int head) {
+    Eigen::MatrixXd x = headSlice(*need(t, name), head); // applyRope works on column-major
     const Params& p = t.params;
     applyRope(x, positionsOf(static_cast<int>(x.rows()), -1.0), p.base, p.ropeConvention,
               p.ropeDims == 0 ? p.headDim() : p.ropeDims);
-    return x;
+    return StageMat(x);
 }
 
 /** Logits before the mask: the sum of the terms (the trace's logits hold −∞ where masked). */
-Eigen::MatrixXd unmaskedLogits(const std::vector<StageMatrix>& terms) {
-    Eigen::MatrixXd s = terms.front().values;
+StageMat unmaskedLogits(const std::vector<StageMatrix>& terms) {
+    StageMat s = terms.front().values;
     for (std::size_t k = 1; k < terms.size(); ++k)
         s += terms[k].values;
     return s;
 }
 
-Eigen::MatrixXd normalised(const Eigen::MatrixXd& logits, Normaliser norm) {
+StageMat normalised(const StageMat& logits, Normaliser norm) {
     using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const RowMat s = logits;
     RowMat a(s.rows(), s.cols());
@@ -198,22 +199,28 @@ std::string stageName(StageId id) {
     return kNames[static_cast<int>(id)];
 }
 
-Eigen::MatrixXd headSlice(const Tensor& t, int head) {
+StageMat headSlice(const Tensor& t, int head) {
     const int rank = static_cast<int>(t.rank());
     const std::int64_t rows = rank == 3 ? t.dim(1) : (rank == 2 ? t.dim(0) : 1);
     const std::int64_t cols =
         rank >= 2 ? t.dim(static_cast<std::size_t>(rank - 1)) : (rank == 1 ? t.dim(0) : 0);
     const std::int64_t off = rank == 3 ? static_cast<std::int64_t>(head) * rows * cols : 0;
-    Eigen::MatrixXd m(rows, cols);
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t c = 0; c < cols; ++c)
-            m(r, c) = t.at(off + r * cols + c);
-    return m;
+    // The tensor is row-major: map the block and convert it in one pass.
+    auto slice = [&](const auto* data) {
+        using T = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
+        using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        return StageMat(Eigen::Map<const RowMat>(data + off, rows, cols).template cast<double>());
+    };
+    if (t.holds<float>())
+        return slice(t.data<float>());
+    if (t.holds<double>())
+        return slice(t.data<double>());
+    return slice(t.data<std::int32_t>());
 }
 
-Eigen::MatrixXd visibilityMask(const Params& p) {
+StageMat visibilityMask(const Params& p) {
     const int N = p.seqLen();
-    Eigen::MatrixXd m(N, N);
+    StageMat m(N, N);
     for (int i = 0; i < N; ++i)
         for (int j = 0; j < N; ++j)
             m(i, j) = ((p.mask != MaskKind::Causal || j <= i) && (p.validLen < 0 || j < p.validLen))
@@ -323,8 +330,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
         }
     };
     const double scale = contentScale(p);
-    auto contentTerm = [&](const Eigen::MatrixXd& q, const Eigen::MatrixXd& k,
-                           const std::string& title) {
+    auto contentTerm = [&](const StageMat& q, const StageMat& k, const std::string& title) {
         terms.push_back(mat("content", title, "", true, P, P, (q * k.transpose()) * scale));
     };
     switch (p.scheme) {
@@ -338,10 +344,9 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
         traced("p2c", "position→content k^c·q^r_δ", true);
         return terms;
     case Scheme::RoPE: {
-        const Eigen::MatrixXd q0 = unrotated(t, "Q", head), k0 = unrotated(t, "K", head);
+        const StageMat q0 = unrotated(t, "Q", head), k0 = unrotated(t, "K", head);
         contentTerm(q0, k0, "content q_i·k_j / √d_h (unrotated)");
-        const Eigen::MatrixXd q = headSlice(*need(t, "Q"), head),
-                              k = headSlice(*need(t, "K"), head);
+        const StageMat q = headSlice(*need(t, "Q"), head), k = headSlice(*need(t, "K"), head);
         StageMatrix rot = mat("rotation", "position: change by the rotation", "", true, P, P,
                               (q * k.transpose()) * scale - terms[0].values);
         rot.positionTerm = true;
@@ -351,7 +356,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
     default:
         break;
     }
-    const Eigen::MatrixXd q = headSlice(*need(t, "Q"), head), k = headSlice(*need(t, "K"), head);
+    const StageMat q = headSlice(*need(t, "Q"), head), k = headSlice(*need(t, "K"), head);
     contentTerm(q, k, p.scheme == Scheme::T5 ? "content q_i·k_j" : "content q_i·k_j / √d_h");
     switch (p.scheme) {
     case Scheme::Shaw:
@@ -370,15 +375,15 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
         if (t5BiasIn(p)) {
             // The trace does not write URPE's bias: recover it per bucket from visible logits
             // (bias = S − content); a bucket no visible cell uses stays 0.
-            const Eigen::MatrixXd S = headSlice(*need(t, "logits"), head);
-            const Eigen::MatrixXd idx = headSlice(*need(t, "rel_index"), 0);
+            const StageMat S = headSlice(*need(t, "logits"), head);
+            const StageMat idx = headSlice(*need(t, "rel_index"), 0);
             std::map<int, double> byBucket;
             for (Eigen::Index i = 0; i < S.rows(); ++i)
                 for (Eigen::Index j = 0; j < S.cols(); ++j)
                     if (std::isfinite(S(i, j)))
                         byBucket.emplace(static_cast<int>(idx(i, j)),
                                          S(i, j) - terms[0].values(i, j));
-            Eigen::MatrixXd b = Eigen::MatrixXd::Zero(S.rows(), S.cols());
+            StageMat b = StageMat::Zero(S.rows(), S.cols());
             for (Eigen::Index i = 0; i < S.rows(); ++i)
                 for (Eigen::Index j = 0; j < S.cols(); ++j)
                     if (auto it = byBucket.find(static_cast<int>(idx(i, j))); it != byBucket.end())
@@ -418,8 +423,8 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
             if (it == vocab.end())
                 vocab.push_back(t.tokens[i]);
         }
-        Eigen::MatrixXd onehot = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(column.size()),
-                                                       static_cast<Eigen::Index>(vocab.size()));
+        StageMat onehot = StageMat::Zero(static_cast<Eigen::Index>(column.size()),
+                                         static_cast<Eigen::Index>(vocab.size()));
         for (std::size_t i = 0; i < column.size(); ++i)
             onehot(static_cast<Eigen::Index>(i), column[i]) = 1.0;
         StageMatrix m = mat("onehot", "tokens as one-hot rows over the distinct tokens", "", false,
@@ -454,7 +459,7 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
             perHead("Q", "rotated queries R_i q_i", F);
             perHead("K", "rotated keys R_j k_j", F);
             const int dRot = p.ropeDims == 0 ? p.headDim() : p.ropeDims;
-            Eigen::MatrixXd ang(p.seqLen(), dRot / 2);
+            StageMat ang(p.seqLen(), dRot / 2);
             for (int i = 0; i < p.seqLen(); ++i)
                 for (int m = 0; m < dRot / 2; ++m)
                     ang(i, m) = i * std::pow(p.base, -2.0 * m / dRot);
@@ -476,9 +481,9 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
         // The trace's weights where they are A itself; before URPE's ⊙C, A is derived by the
         // same normaliser from the trace's logits.
         const std::string title = "weights A = " + std::string(toString(p.norm)) + "(S)";
-        const Eigen::MatrixXd A = p.scheme == Scheme::URPE
-                                      ? normalised(headSlice(*need(t, "logits"), head), p.norm)
-                                      : headSlice(*need(t, "weights"), head);
+        const StageMat A = p.scheme == Scheme::URPE
+                               ? normalised(headSlice(*need(t, "logits"), head), p.norm)
+                               : headSlice(*need(t, "weights"), head);
         out.push_back(mat("A", title, p.scheme == Scheme::URPE ? "" : "weights", true, P, P, A));
         break;
     }
@@ -489,8 +494,8 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
         }
         break;
     case StageId::Values: {
-        const Eigen::MatrixXd A = headSlice(*need(t, "weights"), head);
-        const Eigen::MatrixXd V = headSlice(*need(t, "V"), head);
+        const StageMat A = headSlice(*need(t, "weights"), head);
+        const StageMat V = headSlice(*need(t, "V"), head);
         perHead("V", "values V", F);
         out.push_back(mat("AV", "Σ_j a_ij v_j", "", true, P, F, A * V));
         perHead("shaw_v_term", "value term Σ_j a_ij a^V_clip(j−i)", F);
@@ -502,7 +507,7 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
     case StageId::Concat: {
         const Tensor* ho = need(t, "head_out");
         const int dh = p.headDim();
-        Eigen::MatrixXd c(p.seqLen(), p.d);
+        StageMat c(p.seqLen(), p.d);
         for (int h = 0; h < p.heads; ++h)
             c.middleCols(h * dh, dh) = headSlice(*ho, h);
         out.push_back(mat("concat", "concat [O_0 | … | O_{H−1}]", "", false, P, F, c));

@@ -23,6 +23,9 @@
 
 namespace pe {
 
+/** Matrices of the stages are row-major, like the trace's tensors: slicing a head is a copy. */
+using StageMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 enum class StageId {
     Tokens,
     Embed,
@@ -70,7 +73,7 @@ struct StageMatrix {
     StageAxis rows = StageAxis::Position;
     StageAxis cols = StageAxis::Position;
     std::vector<std::string> colLabels; ///< for StageAxis::Vocabulary columns
-    Eigen::MatrixXd values;
+    StageMat values;
 };
 
 /**
@@ -82,7 +85,7 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
                                        const Eigen::MatrixXd* Wo = nullptr);
 
 /** Visibility [N, N]: 1 where key j is visible to query i (causal mask, valid length), else 0. */
-Eigen::MatrixXd visibilityMask(const Params& p);
+StageMat visibilityMask(const Params& p);
 
 /**
  * The logits of head `head` before the mask, split into terms whose sum is the logits:
@@ -92,7 +95,7 @@ Eigen::MatrixXd visibilityMask(const Params& p);
 std::vector<StageMatrix> logitTerms(const Trace& t, int head);
 
 /** A head slice [rows, cols] of a [heads, rows, cols] tensor (or the [rows, cols] tensor). */
-Eigen::MatrixXd headSlice(const Tensor& t, int head);
+StageMat headSlice(const Tensor& t, int head);
 
 /** Largest sequence the stepper steps through (derived n×n matrices are held in double). */
 inline constexpr int kMaxStepperPositions = 1024;
