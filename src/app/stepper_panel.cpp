@@ -85,7 +85,7 @@ StepperPanel::StepperPanel(QWidget* parent)
     m_play = new QPushButton(tr("Play"));
     m_play->setCheckable(true);
     m_play->setToolTip(
-        tr("Step through every stage, one every %1 s").arg(kPlayIntervalMs / 1000.0));
+        tr("Step through every stage, one every %1 s (Space)").arg(kPlayIntervalMs / 1000.0));
     m_prev->setObjectName(QStringLiteral("previousButton"));
     m_next->setObjectName(QStringLiteral("nextButton"));
     m_play->setObjectName(QStringLiteral("playButton"));

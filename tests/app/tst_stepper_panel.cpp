@@ -195,6 +195,12 @@ void TestStepperPanel::walksEveryStage() {
 
 void TestStepperPanel::playRunsToTheEnd() {
     m_panel->setTrace(makeTrace(small(Scheme::T5)));
+    m_panel->setPlayInterval(100000);
+    m_panel->setFocus();
+    QTest::keyClick(m_panel, Qt::Key_Space); // Space plays and pauses
+    QVERIFY(m_panel->playing());
+    QTest::keyClick(m_panel, Qt::Key_Space);
+    QVERIFY(!m_panel->playing());
     m_panel->setPlayInterval(5);
     auto* play = m_panel->findChild<QPushButton*>(QStringLiteral("playButton"));
     QTest::mouseClick(play, Qt::LeftButton);
