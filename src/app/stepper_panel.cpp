@@ -476,7 +476,7 @@ void StepperPanel::refreshStage() {
         Grid g = toGrid(m.values, true, &inf);
         QString title = qs(m.title); // shapes: in the line above the maps
         if (inf)
-            title += tr("  (masked −∞ drawn at the minimum)");
+            title += tr(" (−∞ drawn as min)");
         HeatmapInfo hi = traceHeatmapInfo(*m_trace, title, qs(m.name), 1, 1);
         if (m.perHead)
             hi.subtitle = tr("head %1 · %2").arg(head()).arg(hi.subtitle);

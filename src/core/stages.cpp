@@ -475,7 +475,7 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
     }
     case StageId::Mask:
         out.push_back(mat("mask", "visible (1) / masked (0)", "", false, P, P, visibilityMask(p)));
-        perHead("logits", "masked logits S (−∞ where masked)", P);
+        perHead("logits", "masked logits S", P);
         break;
     case StageId::Normalise: {
         // The trace's weights where they are A itself; before URPE's ⊙C, A is derived by the
