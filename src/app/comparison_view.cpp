@@ -22,6 +22,8 @@ QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
+} // namespace
+
 Params paramsUnder(const Params& a, Scheme s) {
     Params p = a;
     p.scheme = s;
@@ -30,8 +32,6 @@ Params paramsUnder(const Params& a, Scheme s) {
         p.mask = MaskKind::Causal;
     return p;
 }
-
-} // namespace
 
 ComparisonView::ComparisonView(QWidget* parent)
     : QWidget(parent)
@@ -114,10 +114,7 @@ ComparisonView::ComparisonView(QWidget* parent)
     connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
     connect(m_controller, &ComputeController::resultReady, this, [this](const ComputeResult& r) {
         m_requestInFlight = false;
-        // A result computed for an earlier reference is not kept.
-        if (r.trace && m_a && r.trace->params == paramsUnder(m_a->params, r.trace->params.scheme))
-            m_traces[r.trace->params.scheme] = r.trace;
-        redraw();
+        addTrace(r.trace);
         request(); // the next missing scheme, if any
     });
 }
@@ -138,6 +135,24 @@ void ComparisonView::setPoolMode(PoolMode m) {
 
 void ComparisonView::setOtherScheme(Scheme s) {
     m_scheme->setCurrentIndex(m_scheme->findData(static_cast<int>(s)));
+}
+
+bool ComparisonView::setTensor(const QString& name) {
+    const int k = m_tensor->findData(name);
+    if (k >= 0)
+        m_tensor->setCurrentIndex(k);
+    return k >= 0;
+}
+
+void ComparisonView::setHead(int h) {
+    m_head->setValue(h);
+}
+
+void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
+    // A result computed for an earlier reference is not kept.
+    if (t && m_a && t->params == paramsUnder(m_a->params, t->params.scheme))
+        m_traces[t->params.scheme] = std::move(t);
+    redraw();
 }
 
 Scheme ComparisonView::schemeB() const {

@@ -37,6 +37,14 @@ public:
     /** Further schemes shown below A, B and A − B (the gallery), in this order. */
     void setGallerySchemes(const std::vector<Scheme>& schemes);
     std::vector<Scheme> gallerySchemes() const;
+    /** The compared tensor: "weights", "logits" or "out"; false if the name is not offered. */
+    bool setTensor(const QString& name);
+    void setHead(int h);
+    /**
+     * Takes the trace of a compared scheme, as if this view's worker had computed it (headless
+     * figures compute synchronously); kept only if it is for the current reference.
+     */
+    void addTrace(std::shared_ptr<const Trace> t);
     /** Scheme B's trace, once computed for the current reference. */
     const Trace* other() const { return traceOf(schemeB()); }
     /** The trace of any compared scheme, once computed for the current reference; else null. */
@@ -79,5 +87,8 @@ private:
     InputChoice m_input;
     bool m_stale = true;
 };
+
+/** A's parameters under scheme `s`, as the comparison computes them. */
+Params paramsUnder(const Params& a, Scheme s);
 
 } // namespace pe

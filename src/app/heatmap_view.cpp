@@ -95,7 +95,7 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
 
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
-    m_map->setTightBoundary(true);
+    m_map->setTightBoundary(false); // whole cells: the outer ones are not cut in half
     m_plot->yAxis->setRangeReversed(true);
     m_plot->axisRect()->setupFullAxesBox(true);
     m_plot->xAxis2->setTickLabels(false);

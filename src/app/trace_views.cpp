@@ -43,6 +43,13 @@ constexpr TermName kTerms[] = {
 
 } // namespace
 
+std::vector<std::string> logitTermNames() {
+    std::vector<std::string> names;
+    for (const TermName& t : kTerms)
+        names.emplace_back(t.name);
+    return names;
+}
+
 QString describeParams(const Params& p) {
     QString s = QStringLiteral("%1, n=%2, d=%3, heads=%4, %5")
                     .arg(qs(toString(p.scheme)))

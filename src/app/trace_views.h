@@ -52,6 +52,17 @@ public:
     int updates() const { return m_updates; }
     LinePlotView* columnsPlot() const { return m_pColumns; }
     QLineEdit* columnsEdit() const { return m_columns; }
+    // Each view on its own, for figures drawn without the window (pe-explorer-cli render).
+    HeatmapView* positionMap() const { return m_p; }
+    HeatmapView* similarityMap() const { return m_gram; }
+    HeatmapView* relIndexMap() const { return m_relIndex; }
+    HeatmapView* biasMap() const { return m_bias; }
+    HeatmapView* attentionMap() const { return m_enlarged; }
+    LinePlotView* queryRowPlot() const { return m_queryRow; }
+    /** One map per logit term present (the first ones; the rest are hidden). */
+    const std::vector<HeatmapView*>& termMaps() const { return m_terms; }
+    /** The small multiples, one per head (up to 16; the rest are hidden). */
+    const std::vector<HeatmapView*>& headMaps() const { return m_heads; }
 
     /** Largest grid a view keeps; bigger slices are mean-binned on arrival. */
     static constexpr int kMaxCells = 2048;
@@ -99,5 +110,8 @@ private:
 
 /** The parameters as one line, for figure subtitles. */
 QString describeParams(const Params& p);
+
+/** Trace tensors the Logit terms tab shows, in its order (each map's value title is the name). */
+std::vector<std::string> logitTermNames();
 
 } // namespace pe

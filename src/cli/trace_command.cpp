@@ -41,11 +41,7 @@ double msSince(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-/** An error that ends the command with the given exit status. */
-struct Failure {
-    std::string message;
-    int code = kExitUsage;
-};
+using Failure = CommandFailure;
 
 template <typename E> std::string joinNames(const std::vector<E>& values) {
     std::string s;
@@ -72,19 +68,6 @@ E parseEnum(const std::string& option, const std::string& value, F fromString,
         return *v;
     throw Failure{option + ": unknown value '" + value + "' (expected one of: " + joinNames(all) +
                   ")"};
-}
-
-std::vector<std::string> splitComma(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        item.erase(0, item.find_first_not_of(" \t"));
-        item.erase(item.find_last_not_of(" \t") + 1);
-        if (!item.empty())
-            out.push_back(item);
-    }
-    return out;
 }
 
 std::string shapeString(const std::vector<std::int64_t>& s) {
@@ -308,23 +291,13 @@ Json optionsJson(const TraceOptions& o, const Params& p, const std::vector<std::
     };
 }
 
-int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
-    const auto t0 = Clock::now();
-    Params p = toParams(o);
+void checkBackend(const TraceOptions& o) {
     if (o.backend != "cpu" && o.backend != "gl")
         throw Failure{"--backend: unknown value '" + o.backend + "' (expected one of: cpu, gl)"};
+}
 
-    auto staged = StagedOutput::prepare(o.out);
-    if (!staged)
-        throw Failure{staged.error().message};
-    if (!o.dumpWeights.empty()) {
-        const auto parent = std::filesystem::absolute(o.dumpWeights).parent_path();
-        if (!std::filesystem::is_directory(parent))
-            throw Failure{"--dump-weights: folder " + parent.string() + " does not exist"};
-        if (std::filesystem::is_directory(o.dumpWeights))
-            throw Failure{"--dump-weights: " + o.dumpWeights + " is a folder"};
-    }
-
+/** --weights, --input / --text: the given weights, E and the token labels; validates p. */
+void loadInputs(const TraceOptions& o, Params& p, Weights& w, std::vector<std::string>& tokens) {
     NamedTensors weightFile;
     if (!o.weights.empty()) {
         auto wf = readSafetensors(o.weights);
@@ -332,22 +305,14 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
             throw Failure{"--weights: " + wf.error().message};
         weightFile = std::move(*wf);
     }
-    Weights w;
-    std::vector<std::string> tokens; // the text's tokens, when --text is given
     loadEmbeddings(o, weightFile, p, w, tokens);
     if (Status st = validate(p); !st)
         throw Failure{st.error().message};
     loadWeights(o.weights, weightFile, p, w);
+}
 
-    const std::vector<std::string> all = traceTensorNames(p);
-    std::vector<std::string> wanted = o.tensors.empty() ? all : splitComma(o.tensors);
-    for (const auto& name : wanted)
-        if (std::find(all.begin(), all.end(), name) == all.end())
-            throw Failure{"--tensors: unknown tensor '" + name + "' for --scheme " +
-                          std::string(toString(p.scheme)) + " (valid: " + join(all) + ")"};
-    if (wanted.empty())
-        throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
-
+/** Checks the memory the trace needs, generates every weight not given and checks them all. */
+void completeInputs(const std::string& weightsFile, const Params& p, Weights& w) {
     // The trace itself plus the weights completeWeights is about to generate (in double).
     std::uint64_t need = estimateTraceBytes(p);
     for (const WeightSpec& spec : weightSpecs(p)) {
@@ -365,32 +330,47 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
 
     completeWeights(p, w);
     if (Status st = checkWeights(p, w); !st)
-        throw Failure{(o.weights.empty() ? "" : "--weights " + o.weights + ": ") +
+        throw Failure{(weightsFile.empty() ? "" : "--weights " + weightsFile + ": ") +
                       st.error().message};
+}
 
-    // The GL backend makes its own raw EGL context: no display and no QGuiApplication needed.
-    // Its warnings reach the user once, as the note below; QT_LOGGING_RULES can turn them on.
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(QStringLiteral("pe.gl.warning=false"));
-    QString fallback;
-    auto backend =
-        createBackend(o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
-    if (!fallback.isEmpty())
-        std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
+int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
+    const auto t0 = Clock::now();
+    Params p = toParams(o);
+    checkBackend(o);
 
-    const auto tCompute = Clock::now();
-    auto trace = backend->compute(p, w, nullptr);
-    const double computeMs = msSince(tCompute);
-    if (!trace)
-        throw Failure{trace.error().message};
-    // A backend that handed this run to the CPU (GL with float64, a shader error, …) says so.
-    QString ranOn = backend->name(), device = backend->device();
-    if (const QString why = backend->lastFallbackReason(); !why.isEmpty()) {
-        std::cerr << "pe-explorer-cli: note: " << why.toStdString() << "\n";
-        fallback = fallback.isEmpty() ? why : fallback + QStringLiteral("; ") + why;
-        ranOn = QStringLiteral("cpu");
-        device = QStringLiteral("CPU reference (fallback from %1)").arg(backend->device());
+    auto staged = StagedOutput::prepare(o.out);
+    if (!staged)
+        throw Failure{staged.error().message};
+    if (!o.dumpWeights.empty()) {
+        const auto parent = std::filesystem::absolute(o.dumpWeights).parent_path();
+        if (!std::filesystem::is_directory(parent))
+            throw Failure{"--dump-weights: folder " + parent.string() + " does not exist"};
+        if (std::filesystem::is_directory(o.dumpWeights))
+            throw Failure{"--dump-weights: " + o.dumpWeights + " is a folder"};
     }
+
+    Weights w;
+    std::vector<std::string> tokens; // the text's tokens, when --text is given
+    loadInputs(o, p, w, tokens);
+
+    const std::vector<std::string> all = traceTensorNames(p);
+    std::vector<std::string> wanted = o.tensors.empty() ? all : splitComma(o.tensors);
+    for (const auto& name : wanted)
+        if (std::find(all.begin(), all.end(), name) == all.end())
+            throw Failure{"--tensors: unknown tensor '" + name + "' for --scheme " +
+                          std::string(toString(p.scheme)) + " (valid: " + join(all) + ")"};
+    if (wanted.empty())
+        throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
+
+    completeInputs(o.weights, p, w);
+
+    BackendRun ran = computeOnBackend(o.backend, p, w);
+    if (!ran.trace)
+        throw Failure{ran.trace.error().message};
+    const auto& trace = ran.trace;
+    const double computeMs = ran.computeMs;
+    const QString &ranOn = ran.ranOn, &device = ran.device, &fallback = ran.fallback;
 
     const auto tWrite = Clock::now();
     StagedOutput& out = **staged;
@@ -460,13 +440,10 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
 
 } // namespace
 
-CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
-    CLI::App* t = app.add_subcommand(
-        "trace", "Compute one multi-head attention layer and write every stage as .npy files "
-                 "plus manifest.json (the contract of SPEC-trace.md).");
+std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
+    const std::size_t before = t->get_options().size();
     t->add_option("--scheme", o.scheme,
-                  "none, sinusoidal, learned, shaw, txl, t5, deberta, rope, alibi, urpe")
-        ->required();
+                  "none, sinusoidal, learned, shaw, txl, t5, deberta, rope, alibi, urpe");
     t->add_option("--n", o.n, "input tokens (special tokens come on top)")->capture_default_str();
     t->add_option("--d", o.d, "model width")->capture_default_str();
     t->add_option("--heads", o.heads, "heads; d must divide evenly")->capture_default_str();
@@ -530,6 +507,19 @@ CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
         ->excludes(input);
     t->add_option("--backend", o.backend, "cpu or gl")->capture_default_str();
     t->add_option("--dtype", o.dtype, "float32 or float64")->capture_default_str();
+    std::vector<CLI::Option*> added;
+    for (CLI::Option* opt : t->get_options())
+        added.push_back(opt);
+    added.erase(added.begin(), added.begin() + static_cast<std::ptrdiff_t>(before));
+    return added;
+}
+
+CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
+    CLI::App* t = app.add_subcommand(
+        "trace", "Compute one multi-head attention layer and write every stage as .npy files "
+                 "plus manifest.json (the contract of SPEC-trace.md).");
+    addParameterOptions(t, o);
+    t->get_option("--scheme")->required();
     t->add_option("--tensors", o.tensors,
                   "comma-separated names to write (all are still computed); default: all");
     t->add_option("--out", o.out, "output folder (written all or nothing)")->required();
@@ -539,19 +529,58 @@ CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
     return t;
 }
 
-int runTrace(const TraceOptions& o, int argc, char** argv) {
-    try {
-        return run(o, argc, argv);
-    } catch (const Failure& f) {
-        std::cerr << "pe-explorer-cli: error: " << f.message << "\n";
-        return f.code;
-    } catch (const std::bad_alloc&) {
-        std::cerr << "pe-explorer-cli: error: out of memory\n";
-        return kExitFailure;
-    } catch (const std::exception& e) {
-        std::cerr << "pe-explorer-cli: error: " << e.what() << "\n";
-        return kExitFailure;
+BackendRun computeOnBackend(const std::string& backendName, const Params& p, const Weights& w) {
+    // The GL backend makes its own raw EGL context: no display and no QGuiApplication needed.
+    // Its warnings reach the user once, as the note below; QT_LOGGING_RULES can turn them on.
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(QStringLiteral("pe.gl.warning=false"));
+    QString fallback;
+    auto backend =
+        createBackend(backendName == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
+    if (!fallback.isEmpty())
+        std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
+
+    const auto tCompute = Clock::now();
+    BackendRun ran{backend->compute(p, w, nullptr), 0, {}, {}, {}};
+    ran.computeMs = msSince(tCompute);
+    // A backend that handed this run to the CPU (GL with float64, a shader error, …) says so.
+    ran.ranOn = backend->name();
+    ran.device = backend->device();
+    if (const QString why = backend->lastFallbackReason(); !why.isEmpty()) {
+        std::cerr << "pe-explorer-cli: note: " << why.toStdString() << "\n";
+        fallback = fallback.isEmpty() ? why : fallback + QStringLiteral("; ") + why;
+        ran.ranOn = QStringLiteral("cpu");
+        ran.device = QStringLiteral("CPU reference (fallback from %1)").arg(backend->device());
     }
+    ran.fallback = fallback;
+    return ran;
+}
+
+Expected<TraceInput> traceInputFromOptions(const TraceOptions& o) {
+    try {
+        TraceInput in;
+        in.params = toParams(o);
+        checkBackend(o);
+        loadInputs(o, in.params, in.weights, in.tokens);
+        in.weightsFile = o.weights;
+        return in;
+    } catch (const Failure& f) {
+        return Error{f.message};
+    }
+}
+
+Status completeTraceWeights(const TraceInput& in, const Params& p, Weights& w) {
+    try {
+        w = in.weights;
+        completeInputs(in.weightsFile, p, w);
+        return {};
+    } catch (const Failure& f) {
+        return Error{f.message};
+    }
+}
+
+int runTrace(const TraceOptions& o, int argc, char** argv) {
+    return runReportingErrors([&] { return run(o, argc, argv); });
 }
 
 } // namespace pe

@@ -10,34 +10,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "cli_run.h"
 #include "npy.h"
 #include "safetensors.h"
 
 using namespace pe;
 
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    QString err;
-    QString out;
-};
-
-Run runCli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(PE_CLI_PATH), args);
-    Run r;
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = QStringLiteral("timed out");
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    return r;
-}
 
 /** A float32 [rows, cols] tensor with a simple, non-symmetric pattern. */
 Tensor pattern(std::int64_t rows, std::int64_t cols, double scale, DType dtype = DType::F32) {
