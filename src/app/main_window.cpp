@@ -25,6 +25,7 @@
 #include "exporter.h"
 #include "params_command.h"
 #include "params_panel.h"
+#include "stepper_panel.h"
 #include "trace_views.h"
 
 namespace pe {
@@ -35,6 +36,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     , m_panel(new ParamsPanel)
     , m_views(new TraceViews)
     , m_compare(new ComparisonView)
+    , m_stepper(new StepperPanel)
     , m_controller(
           new ComputeController(persist ? m_settings.backend() : BackendKind::CpuFast, this))
     , m_undo(new QUndoStack(this))
@@ -43,6 +45,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     setWindowTitle(tr("pe-explorer"));
     setCentralWidget(m_views);
     m_views->addTab(m_compare, tr("Com&pare"));
+    m_views->addTab(m_stepper, tr("&Stepper"));
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
@@ -86,6 +89,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     connect(m_controller, &ComputeController::busyChanged, this, &MainWindow::onBusy);
     connect(m_views, &TraceViews::hovered, m_hover, &QLabel::setText);
     connect(m_compare, &ComparisonView::hovered, m_hover, &QLabel::setText);
+    connect(m_stepper, &StepperPanel::hovered, m_hover, &QLabel::setText);
 
     m_views->setColorMap(persist ? m_settings.colorMap() : ColorMapKind::Auto);
     m_views->setPoolMode(persist ? m_settings.poolMode() : PoolMode::Mean);
@@ -134,8 +138,8 @@ void MainWindow::buildMenus() {
     edit->addAction(redo);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList tabs = {tr("&Encoding"), tr("&Relative"), tr("&Logit terms"),
-                              tr("&Attention"), tr("Com&pare")};
+    const QStringList tabs = {tr("&Encoding"),  tr("&Relative"), tr("&Logit terms"),
+                              tr("&Attention"), tr("Com&pare"),  tr("&Stepper")};
     for (int k = 0; k < tabs.size(); ++k)
         view->addAction(tabs.at(k), QKeySequence(QStringLiteral("Ctrl+%1").arg(k + 1)), this,
                         [this, k] { m_views->setCurrentIndex(k); });
@@ -152,6 +156,7 @@ void MainWindow::buildMenus() {
         connect(a, &QAction::triggered, this, [this, k] {
             m_views->setColorMap(k);
             m_compare->setColorMap(k);
+            m_stepper->setColorMap(k);
             if (m_persist)
                 m_settings.setColorMap(k);
         });
@@ -183,6 +188,7 @@ void MainWindow::buildMenus() {
         connect(a, &QAction::triggered, this, [this, m] {
             m_views->setPoolMode(m);
             m_compare->setPoolMode(m);
+            m_stepper->setPoolMode(m);
             if (m_persist)
                 m_settings.setPoolMode(m);
             // Pooled mode pools in the engine: recompute with the new mode.
@@ -244,6 +250,7 @@ void MainWindow::showPending() {
     }
     m_views->setTrace(r.trace, r.pool);
     m_compare->setReference(r.trace, m_current.input);
+    m_stepper->setTrace(r.trace);
     ++m_frames;
     m_timing->setText(
         tr("compute %1 ms | render %2 ms | %3")
@@ -297,6 +304,8 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 }
 
 HeatmapView* MainWindow::currentHeatmap() const {
+    if (m_views->currentWidget() == m_stepper)
+        return m_stepper->currentHeatmap();
     return m_views->currentWidget() == m_compare ? m_compare->difference()
                                                  : m_views->currentHeatmap();
 }

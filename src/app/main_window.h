@@ -19,6 +19,7 @@ namespace pe {
 class ComparisonView;
 class HeatmapView;
 class ParamsPanel;
+class StepperPanel;
 class TraceViews;
 
 /** Wires the parameter panel, the worker and the views; owns menus and the status bar. */
@@ -32,6 +33,7 @@ public:
     ParamsPanel* panel() const { return m_panel; }
     TraceViews* views() const { return m_views; }
     ComparisonView* comparison() const { return m_compare; }
+    StepperPanel* stepper() const { return m_stepper; }
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
     Session session() const;
@@ -74,6 +76,7 @@ private:
     ParamsPanel* m_panel;
     TraceViews* m_views;
     ComparisonView* m_compare;
+    StepperPanel* m_stepper;
     ComputeController* m_controller;
     QUndoStack* m_undo;
     Session m_current;
