@@ -131,6 +131,15 @@ void ComparisonView::setPoolMode(PoolMode m) {
         h->setPoolMode(m);
     for (const auto& [s, v] : m_galleryViews)
         v->setPoolMode(m);
+    // Long sequences come pooled from the worker: B and the gallery must pool as A does, or
+    // A − B would mix max and mean cells.
+    m_controller->setPooling(ComputeWorker::kDefaultPoolThreshold,
+                             ComputeWorker::kDefaultPoolResolution, m);
+    if (m_a && m_a->params.seqLen() > ComputeWorker::kDefaultPoolThreshold) {
+        m_traces.clear();
+        m_requestInFlight = false;
+        request();
+    }
 }
 
 void ComparisonView::setOtherScheme(Scheme s) {
@@ -150,8 +159,22 @@ void ComparisonView::setHead(int h) {
 
 void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
     // A result computed for an earlier reference is not kept.
-    if (t && m_a && t->params == paramsUnder(m_a->params, t->params.scheme))
-        m_traces[t->params.scheme] = std::move(t);
+    if (!t || !m_a || !(t->params == paramsUnder(m_a->params, t->params.scheme))) {
+        redraw();
+        return;
+    }
+    if (t->params.seqLen() > ComputeWorker::kDefaultPoolThreshold) {
+        // A long sequence's trace is mostly its O(n·d) tensors (a few hundred MB at n = 16384):
+        // keep only what this view can show, so a gallery of every scheme stays small.
+        auto kept = std::make_shared<Trace>();
+        kept->params = t->params;
+        kept->tokens = t->tokens;
+        for (int k = 0; k < m_tensor->count(); ++k)
+            if (const Tensor* x = t->find(m_tensor->itemData(k).toString().toStdString()))
+                kept->tensors.emplace_back(m_tensor->itemData(k).toString().toStdString(), *x);
+        t = std::move(kept);
+    }
+    m_traces[t->params.scheme] = std::move(t);
     redraw();
 }
 

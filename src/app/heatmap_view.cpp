@@ -142,10 +142,14 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     m_title = new QCPTextElement(m_plot, QString(),
                                  QFont(font().family(), compact ? 8 : 11, QFont::Bold));
     m_plot->plotLayout()->addElement(0, 0, m_title);
+    // A title wider than the plot must not claim the colour scale's column (the bar would get a
+    // negative width and be drawn empty) nor widen the window: it is clipped instead.
+    m_title->setMinimumSize(QSize(1, 0));
     if (!compact) {
         m_plot->plotLayout()->insertRow(1);
         m_subtitle = new QCPTextElement(m_plot, QString(), QFont(font().family(), 8));
         m_subtitle->setTextColor(QColor(80, 80, 80));
+        m_subtitle->setMinimumSize(QSize(1, 0));
         m_plot->plotLayout()->addElement(1, 0, m_subtitle);
         m_scale = new QCPColorScale(m_plot);
         m_plot->plotLayout()->addElement(2, 1, m_scale);

@@ -321,13 +321,7 @@ void StepperPanel::setPoolMode(PoolMode m) {
 
 HeatmapView* StepperPanel::newHeatmap(std::size_t index) {
     auto* h = new HeatmapView;
-    h->setMinimumSize(220, 200); // long titles must not widen the window…
-    // …nor squeeze the colour scale: a title wider than the plot would take the scale's column
-    // (its bar then gets a negative width and is drawn empty). Let the titles be clipped instead.
-    QCPLayoutGrid* layout = h->plot()->plotLayout();
-    for (int row : {0, 1})
-        if (QCPLayoutElement* e = layout->element(row, 0); e && qobject_cast<QCPTextElement*>(e))
-            e->setMinimumSize(QSize(1, 0));
+    h->setMinimumSize(220, 200);
     h->setColorMap(m_colorMap);
     h->setPoolMode(m_pool);
     connect(h, &HeatmapView::hovered, this, &StepperPanel::hovered);

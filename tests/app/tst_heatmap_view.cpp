@@ -18,6 +18,7 @@ class TestHeatmapView : public QObject {
 private Q_SLOTS:
     void colourRangeSkipsMaskedCells();
     void zoomPastPooledCellsAsksForATile();
+    void longTitleKeepsTheColourScale();
 };
 
 namespace {
@@ -78,6 +79,25 @@ void TestHeatmapView::zoomPastPooledCellsAsksForATile() {
     v.setData(ramp(8), HeatmapInfo{});
     QVERIFY(!v.hasTile());
     QCOMPARE(v.visibleSource(), PoolRegion{});
+}
+
+void TestHeatmapView::longTitleKeepsTheColourScale() {
+    HeatmapView v;
+    v.resize(300, 300);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    HeatmapInfo info;
+    info.title = QString(200, QLatin1Char('W')); // far wider than the plot
+    info.subtitle = QString(300, QLatin1Char('x'));
+    v.setData(ramp(10), info);
+    v.plot()->replot();
+    QCPColorScale* scale = nullptr;
+    for (QCPLayoutElement* e : v.plot()->plotLayout()->elements(true))
+        if (auto* s = qobject_cast<QCPColorScale*>(e))
+            scale = s;
+    QVERIFY(scale);
+    QVERIFY2(scale->axis()->axisRect()->width() > 0, "the colour bar was squeezed away");
+    QVERIFY(v.plot()->axisRect()->width() > 100); // the map keeps its room
 }
 
 QTEST_MAIN(TestHeatmapView)
