@@ -2,6 +2,7 @@
 #include "grid.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace pe {
@@ -80,16 +81,13 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
                       mode == PoolMode::Max ? -std::numeric_limits<double>::infinity() : 0.0);
     // Column bins are the same for every row: work them out once.
     std::vector<int> colBin(static_cast<std::size_t>(w));
-    std::vector<int> colCount(static_cast<std::size_t>(out.cols), 0);
-    for (int c = 0; c < w; ++c) {
+    for (int c = 0; c < w; ++c)
         colBin[static_cast<std::size_t>(c)] =
             static_cast<int>(static_cast<std::int64_t>(c) * out.cols / w);
-        ++colCount[static_cast<std::size_t>(colBin[static_cast<std::size_t>(c)])];
-    }
-    std::vector<int> rowCount(static_cast<std::size_t>(out.rows), 0);
+    // Mean skips infinite entries (masked logits), as the engines' pooling does (pooling.h).
+    std::vector<int> finite(mode == PoolMode::Mean ? out.values.size() : 0, 0);
     for (int r = r0; r < r1; ++r) {
         const int orow = static_cast<int>(static_cast<std::int64_t>(r - r0) * out.rows / h);
-        ++rowCount[static_cast<std::size_t>(orow)];
         double* dst = out.values.data() + static_cast<std::size_t>(orow) * out.cols;
         const double* src = g.values.data() + static_cast<std::size_t>(r) * g.cols + c0;
         if (mode == PoolMode::Max) {
@@ -98,16 +96,19 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
                 d = std::max(d, src[c]);
             }
         } else {
-            for (int c = 0; c < w; ++c)
+            int* cnt = finite.data() + static_cast<std::size_t>(orow) * out.cols;
+            for (int c = 0; c < w; ++c) {
+                if (!std::isfinite(src[c]))
+                    continue;
                 dst[colBin[static_cast<std::size_t>(c)]] += src[c];
+                ++cnt[colBin[static_cast<std::size_t>(c)]];
+            }
         }
     }
     if (mode == PoolMode::Mean) {
-        for (int r = 0; r < out.rows; ++r)
-            for (int c = 0; c < out.cols; ++c)
-                out.values[static_cast<std::size_t>(r) * out.cols + c] /=
-                    std::max(1, rowCount[static_cast<std::size_t>(r)] *
-                                    colCount[static_cast<std::size_t>(c)]);
+        for (std::size_t k = 0; k < out.values.size(); ++k)
+            out.values[k] = finite[k] > 0 ? out.values[k] / finite[k]
+                                          : -std::numeric_limits<double>::infinity();
     }
     return out;
 }
@@ -141,12 +142,16 @@ Grid sliceHeadBinned(const Tensor& t, int head, int maxRows, int maxCols, int* b
         const std::int64_t base = offset + static_cast<std::int64_t>(r) * cols;
         const std::size_t orow = static_cast<std::size_t>(r / br) * g.cols;
         for (int c = 0; c < cols; ++c) {
-            g.values[orow + c / bc] += t.at(base + c);
+            const double v = t.at(base + c);
+            if (!std::isfinite(v))
+                continue; // masked: left out of the mean, as in pool()
+            g.values[orow + c / bc] += v;
             ++count[orow + c / bc];
         }
     }
     for (std::size_t k = 0; k < g.values.size(); ++k)
-        g.values[k] /= std::max(count[k], 1);
+        g.values[k] =
+            count[k] > 0 ? g.values[k] / count[k] : -std::numeric_limits<double>::infinity();
     return g;
 }
 } // namespace pe

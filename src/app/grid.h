@@ -46,6 +46,7 @@ std::vector<double> row(const Grid& g, int r);
  * Pools the block [r0, r1) × [c0, c1) of `g` to at most outRows × outCols cells. Each output cell
  * is the mean (or max) of the input cells whose index maps to it (bin k covers
  * [r0 + k·h/outRows, r0 + (k+1)·h/outRows)). A region smaller than the target is copied as is.
+ * The mean skips infinite entries (masked logits); a cell with none left is −inf.
  */
 Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCols, PoolMode mode);
 
@@ -54,7 +55,8 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
 namespace pe {
 /**
  * Like sliceHead, but a slice larger than maxRows × maxCols is mean-pooled straight from the
- * tensor (never materialised at full size). *binRows / *binCols get the positions per cell.
+ * tensor (never materialised at full size), skipping infinite entries as pool() does.
+ * *binRows / *binCols get the positions per cell.
  */
 Grid sliceHeadBinned(const Tensor& t, int head, int maxRows, int maxCols, int* binRows,
                      int* binCols);

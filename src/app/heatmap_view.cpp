@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "qcp.h"
 
@@ -15,6 +16,14 @@ namespace pe {
 namespace {
 
 constexpr int kLabelLimit = 48; // token labels on the axes up to this many positions
+
+/** Masked cells (−inf logits, all-masked pooled cells): a grey no colour map uses. */
+const QColor kMaskedColour(190, 190, 190);
+
+/** What a colour map gets for a value: masked (infinite) cells become NaN, drawn in grey. */
+double cellValue(double v) {
+    return std::isfinite(v) ? v : std::numeric_limits<double>::quiet_NaN();
+}
 
 QCPColorGradient stops(std::initializer_list<const char*> colours) {
     QCPColorGradient g;
@@ -25,6 +34,8 @@ QCPColorGradient stops(std::initializer_list<const char*> colours) {
         g.setColorStopAt(static_cast<double>(k++) / (n - 1), QColor(QLatin1String(c)));
     g.setColorInterpolation(QCPColorGradient::ciRGB);
     g.setLevelCount(256);
+    g.setNanHandling(QCPColorGradient::nhNanColor); // masked cells (fed as NaN) in grey
+    g.setNanColor(kMaskedColour);
     return g;
 }
 
@@ -248,7 +259,7 @@ void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_tileMap->setVisible(false);
     m_lo = 0;
     m_hi = 1;
-    // The colour range of the finite values: masked logits (−inf) take the lowest colour.
+    // The colour range of the finite values: masked logits (−inf) are drawn grey.
     bool any = false;
     for (const double v : m_grid.values) {
         if (!std::isfinite(v))
@@ -376,7 +387,7 @@ void HeatmapView::rebuild() {
                                      QCPRange(r0 - 0.5 + rh / 2, r1 - 0.5 - rh / 2));
     for (int r = 0; r < p.rows; ++r)
         for (int c = 0; c < p.cols; ++c)
-            data->setCell(c, r, p.at(r, c));
+            data->setCell(c, r, cellValue(p.at(r, c)));
     m_map->setData(data, false);
     m_displayed = QSize(p.cols, p.rows);
     ++m_redraws;
@@ -443,7 +454,7 @@ void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
                                      QCPRange(y0 + rh / 2, y1 - rh / 2));
     for (int r = 0; r < m_tile.rows; ++r)
         for (int c = 0; c < m_tile.cols; ++c)
-            data->setCell(c, r, m_tile.at(r, c));
+            data->setCell(c, r, cellValue(m_tile.at(r, c)));
     m_tileMap->setData(data, false);
     m_tileMap->setVisible(true);
     m_tileNote = note;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <QTest>
 
+#include <limits>
+
 #include "grid.h"
 
 using namespace pe;
@@ -14,6 +16,7 @@ private Q_SLOTS:
     void binnedEqualsPooled();
     void gramOfSinusoidRows();
     void sliceHeadPicksTheHead();
+    void meanSkipsMaskedEntries();
 };
 
 static Grid ramp(int rows, int cols) {
@@ -89,6 +92,27 @@ void TestGrid::sliceHeadPicksTheHead() {
     QCOMPARE(headCount(t), 2);
     const Tensor idx = Tensor::fromVector<std::int32_t>({2, 3}, {0, 1, 2, 3, 4, 5});
     QCOMPARE(sliceHead(idx, 5).at(1, 2), 5.0);
+}
+
+void TestGrid::meanSkipsMaskedEntries() {
+    // A causal 4×4 logit map (−inf above the diagonal) pooled to 2×2: the masked entries are
+    // left out of each cell's mean, and the all-masked top-right cell stays −inf.
+    const double inf = std::numeric_limits<double>::infinity();
+    Grid g = ramp(4, 4);
+    for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j)
+            g.at(i, j) = -inf;
+    const Grid p = pool(g, 0, 4, 0, 4, 2, 2, PoolMode::Mean);
+    QCOMPARE(p.at(0, 0), (0.0 + 4 + 5) / 3);
+    QCOMPARE(p.at(0, 1), -inf);
+    QCOMPARE(p.at(1, 0), (8.0 + 9 + 12 + 13) / 4);
+    QCOMPARE(p.at(1, 1), (10.0 + 14 + 15) / 3);
+    // Binning straight from a tensor does the same.
+    const Tensor t = Tensor::fromVector<double>({4, 4}, g.values);
+    int br = 0, bc = 0;
+    const Grid b = sliceHeadBinned(t, 0, 2, 2, &br, &bc);
+    for (std::size_t k = 0; k < 4; ++k)
+        QCOMPARE(b.values[k], p.values[k]);
 }
 
 QTEST_GUILESS_MAIN(TestGrid)

@@ -41,6 +41,11 @@ void TestHeatmapView::colourRangeSkipsMaskedCells() {
     QVERIFY(map);
     QCOMPARE(map->dataRange().lower, 0.0);
     QCOMPARE(map->dataRange().upper, 4.5);
+    // Masked cells reach the colour map as NaN, which the gradient draws in its own grey.
+    QTRY_VERIFY(map->data()->keySize() == 10);
+    QVERIFY(std::isnan(map->data()->cell(5, 2))); // key (column) 5 > row 2: masked
+    QCOMPARE(map->data()->cell(2, 5), 1.5);
+    QCOMPARE(map->gradient().nanHandling(), QCPColorGradient::nhNanColor);
 }
 
 void TestHeatmapView::zoomPastPooledCellsAsksForATile() {
