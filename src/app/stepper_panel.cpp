@@ -40,26 +40,17 @@ QString shapeOf(const StageMat& m) {
     return QStringLiteral("[%1 × %2]").arg(m.rows()).arg(m.cols());
 }
 
-/** A matrix as a view grid. `display`: −∞ (masked logits) becomes the smallest finite value, so
- *  the colour scale stays meaningful; the exported grid keeps −∞. */
-Grid toGrid(const StageMat& m, bool display, bool* hadInfinity = nullptr) {
+/** A matrix as a view grid; −∞ (masked logits) stays, and the heat map draws it grey. */
+Grid toGrid(const StageMat& m, bool* hadInfinity = nullptr) {
     Grid g{static_cast<int>(m.rows()), static_cast<int>(m.cols()), {}};
     g.values.resize(static_cast<std::size_t>(m.size()));
-    double lo = std::numeric_limits<double>::infinity();
     bool inf = false;
     for (Eigen::Index r = 0; r < m.rows(); ++r)
         for (Eigen::Index c = 0; c < m.cols(); ++c) {
             const double v = m(r, c);
             g.at(static_cast<int>(r), static_cast<int>(c)) = v;
-            if (std::isfinite(v))
-                lo = std::min(lo, v);
-            else
-                inf = true;
+            inf = inf || !std::isfinite(v);
         }
-    if (display && inf)
-        for (double& v : g.values)
-            if (!std::isfinite(v))
-                v = std::isfinite(lo) ? lo : 0.0;
     if (hadInfinity)
         *hadInfinity = inf;
     return g;
@@ -467,10 +458,10 @@ void StepperPanel::refreshStage() {
         const StageMatrix& m = m_matrices[static_cast<std::size_t>(k)];
         HeatmapView* v = newHeatmap(static_cast<std::size_t>(k));
         bool inf = false;
-        Grid g = toGrid(m.values, true, &inf);
+        Grid g = toGrid(m.values, &inf);
         QString title = qs(m.title); // shapes: in the line above the maps
         if (inf)
-            title += tr(" (−∞ drawn as min)");
+            title += tr(" (grey: −∞)");
         HeatmapInfo hi = traceHeatmapInfo(*m_trace, title, qs(m.name), 1, 1);
         if (m.perHead)
             hi.subtitle = tr("head %1 · %2").arg(head()).arg(hi.subtitle);
@@ -553,7 +544,7 @@ Status StepperPanel::exportStage(const QString& directory) {
     const QString stem = qs(stageName(stageInfo().id));
     for (const StageMatrix& m : m_matrices) {
         const QString path = dir.filePath(QStringLiteral("%1_%2.npy").arg(stem, qs(m.name)));
-        if (Status s = writeNpy(toGrid(m.values, false), path); !s)
+        if (Status s = writeNpy(toGrid(m.values), path); !s)
             return s;
     }
     return exportWidget(m_stageArea, dir.filePath(stem + QStringLiteral(".png")), FigureFormat::Png,
