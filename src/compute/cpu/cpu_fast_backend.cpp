@@ -38,9 +38,10 @@ std::vector<float> toRowMajorFloat(const Eigen::MatrixXd& m) {
     return out;
 }
 
+/** Rows per block of the n² pass: the block's dots and weights (2 · rows · n floats) stay in L2. */
 int rowBlockSize(int n) {
     if (n >= 1024)
-        return 64;
+        return std::clamp(131072 / n, 16, 64);
     return std::clamp(65536 / std::max(n, 1), 8, 64);
 }
 
@@ -142,11 +143,14 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             .count();
     };
     double tPhase = clockMs();
-    auto phase = [&](const char* what) {
-        if (!kTiming)
+    m_profile = Profile{};
+    auto phase = [&](const char* what, double Profile::*slot) {
+        if (!kTiming && !m_profiling)
             return;
         const double t = clockMs();
-        std::fprintf(stderr, "  %-12s %8.2f ms\n", what, t - tPhase);
+        if (kTiming)
+            std::fprintf(stderr, "  %-12s %8.2f ms\n", what, t - tPhase);
+        m_profile.*slot = t - tPhase;
         tPhase = t;
     };
     const int N = p.seqLen();
@@ -336,7 +340,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         });
     }
 
-    phase("inputs");
+    phase("inputs", &Profile::inputsMs);
     // ---- Projections (per head: X · W[:, head columns]) ----
     {
         // Full-width products in row blocks (better GEMM shapes), then split per head.
@@ -388,7 +392,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         });
     }
 
-    phase("projections");
+    phase("projections", &Profile::projectionsMs);
     // ---- Component tensors ----
     std::int32_t* relIndex = nullptr;
     if (!idxOff.empty())
@@ -412,7 +416,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 for (int j = 0; j < N; ++j)
                     row[j] = idxOff[i - j + N - 1];
             else
-                std::memcpy(row, idxOff.data() + (N - 1 - i), sizeof(std::int32_t) * N);
+                cpu::streamCopy(row, idxOff.data() + (N - 1 - i), static_cast<std::size_t>(N));
         });
     }
 
@@ -456,7 +460,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 }
     }
 
-    phase("tables");
+    phase("tables", &Profile::tablesMs);
     // ---- The n² work: heads × row blocks ----
     const int bs = m_rowBlock > 0 ? m_rowBlock : rowBlockSize(N);
     const int blocks = (N + bs - 1) / bs;
@@ -465,18 +469,31 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     const bool causal = p.mask == MaskKind::Causal;
     const int normInt = static_cast<int>(p.norm);
     std::atomic<bool> cancelled{false};
+    std::atomic<std::int64_t> npassNs{0};
+    const bool profiling = m_profiling;
+    using ProfileClock = std::chrono::steady_clock;
+    auto sinceNs = [](ProfileClock::time_point a, ProfileClock::time_point b) {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+    };
 
     {
-        // Per-worker scratch: TXL band or DeBERTa position-sum row; Shaw per-offset weight sums.
-        std::vector<std::vector<float>> scratches(static_cast<std::size_t>(pool.threads()));
-        std::vector<std::vector<float>> wsums(scratches.size());
-        for (std::size_t t = 0; t < scratches.size(); ++t) {
+        // Per-worker scratch. The block's dots/logits (S) and weights (W) stay in cache: the fused
+        // pass and A·V work on them, and the trace tensors receive them with streaming stores
+        // (written once, never read back here, so never fetched into the cache). Also: the TXL
+        // band or DeBERTa position-sum row, a row of Shaw's k-term, Shaw's per-offset sums.
+        const std::size_t workers = static_cast<std::size_t>(pool.threads());
+        const std::size_t blockElems = static_cast<std::size_t>(bs) * N;
+        std::vector<std::vector<float>> blockS(workers), blockW(workers), scratches(workers),
+            rowAdds(workers), wsums(workers);
+        for (std::size_t t = 0; t < workers; ++t) {
             if (isTxl)
                 scratches[t].resize(static_cast<std::size_t>(bs) * (N + bs));
             if (isDeberta)
                 scratches[t].resize(static_cast<std::size_t>(N));
-            if (isShaw)
+            if (isShaw) {
                 wsums[t].resize(static_cast<std::size_t>(bs) * shawRows);
+                rowAdds[t].resize(static_cast<std::size_t>(N));
+            }
         }
         auto blockTask = [&](int task, int worker) {
             if (cancelled.load(std::memory_order_relaxed))
@@ -486,48 +503,58 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 return;
             }
             const DenormalGuard denormals;
-            std::vector<float>& scratch = scratches[static_cast<std::size_t>(worker)];
-            std::vector<float>& wsum = wsums[static_cast<std::size_t>(worker)];
+            const auto wk = static_cast<std::size_t>(worker);
+            // Sized on first use by the worker that owns them: the pages are first touched by
+            // the thread that works on them.
+            if (blockS[wk].size() != blockElems) {
+                blockS[wk].resize(blockElems);
+                blockW[wk].resize(blockElems);
+            }
+            float* S = blockS[wk].data();
+            float* Wb = blockW[wk].data();
+            std::vector<float>& scratch = scratches[wk];
+            std::vector<float>& wsum = wsums[wk];
             const int h = task / blocks;
             const int i0 = (task % blocks) * bs;
             const int i1 = std::min(N, i0 + bs);
             const int rows = i1 - i0;
+            const std::size_t elems = static_cast<std::size_t>(rows) * N;
             const std::int64_t headOff = h * NN;
             const std::int64_t blockOff = headOff + static_cast<std::int64_t>(i0) * N;
             const float* Qh = Q + h * Ndh;
             const float* Kh = K + h * Ndh;
             const float* Vh = V + h * Ndh;
 
-            // Dot products of the block.
-            float* dotsDst =
-                isTxl ? txlAc + blockOff : (isDeberta ? c2c + blockOff : logits + blockOff);
+            ProfileClock::time_point tDots, tAv0, tAv1;
+            // Dot products of the block, into S.
             float dotScale = 1.0f;
+            int bandWidth = 0;
             if (isTxl) {
                 cpu::gemmABt(rows, N, dh, scale,
                              txlQu.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh, dh, Kh,
-                             dh, 0.0f, dotsDst, N);
+                             dh, 0.0f, S, N);
+                cpu::streamCopy(txlAc + blockOff, S, elems);
                 const int rlo = N - i1;
-                const int width = N + rows - 1;
-                cpu::gemmABt(rows, width, dh, scale,
+                bandWidth = N + rows - 1;
+                cpu::gemmABt(rows, bandWidth, dh, scale,
                              txlQv.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh, dh,
                              txlR.data() + static_cast<std::size_t>(rlo) * D + h * dh, D, 0.0f,
-                             scratch.data(), width);
-                for (int i = i0; i < i1; ++i)
-                    std::memcpy(txlBd + headOff + static_cast<std::int64_t>(i) * N,
-                                scratch.data() + static_cast<std::size_t>(i - i0) * width +
-                                    (i1 - 1 - i),
-                                sizeof(float) * N);
+                             scratch.data(), bandWidth);
             } else if (isDeberta) {
                 cpu::gemmABt(rows, N, dh, debScale, Qh + static_cast<std::int64_t>(i0) * dh, dh, Kh,
-                             dh, 0.0f, dotsDst, N);
+                             dh, 0.0f, S, N);
+                cpu::streamCopy(c2c + blockOff, S, elems);
             } else {
                 cpu::gemmABt(rows, N, dh, 1.0f, Qh + static_cast<std::int64_t>(i0) * dh, dh, Kh, dh,
-                             0.0f, dotsDst, N);
+                             0.0f, S, N);
                 dotScale = scheme == Scheme::T5 ? 1.0f : scale;
             }
 
+            if (profiling)
+                tDots = ProfileClock::now();
             for (int i = i0; i < i1; ++i) {
                 const std::int64_t rowOff = headOff + static_cast<std::int64_t>(i) * N;
+                float* sRow = S + static_cast<std::size_t>(i - i0) * N;
                 cpu::RowPass rp;
                 rp.n = N;
                 rp.limit = causal ? std::min(i + 1, validLen) : validLen;
@@ -539,16 +566,16 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 if (addBias) {
                     const float* src = biasOff.data() + static_cast<std::size_t>(h) * offs + offRow;
                     if (biasT)
-                        std::memcpy(biasT + rowOff, src, sizeof(float) * N);
+                        cpu::streamCopy(biasT + rowOff, src, static_cast<std::size_t>(N));
                     rp.add = src;
                 }
                 if (urpeC) {
                     const float* src = postOff.data() + static_cast<std::size_t>(h) * offs + offRow;
-                    std::memcpy(urpeC + rowOff, src, sizeof(float) * N);
+                    cpu::streamCopy(urpeC + rowOff, src, static_cast<std::size_t>(N));
                     rp.post = src;
                 }
                 if (isShaw) {
-                    float* dst = shawK + rowOff;
+                    float* dst = rowAdds[wk].data();
                     const float* sk =
                         shawSK.data() + (static_cast<std::size_t>(h) * N + i) * shawRows;
                     // Column j uses sk[clip(j − i, −k, k) + k]: constant runs at both ends.
@@ -558,10 +585,14 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                     for (int j = lo; j < hi; ++j)
                         dst[j] = sk[j - i + kShaw];
                     std::fill(dst + hi, dst + N, sk[2 * kShaw]);
+                    cpu::streamCopy(shawK + rowOff, dst, static_cast<std::size_t>(N));
                     rp.add = dst;
                 }
                 if (isTxl) {
-                    rp.add = txlBd + rowOff;
+                    const float* bd = scratch.data() +
+                                      static_cast<std::size_t>(i - i0) * bandWidth + (i1 - 1 - i);
+                    cpu::streamCopy(txlBd + rowOff, bd, static_cast<std::size_t>(N));
+                    rp.add = bd;
                 }
                 if (isDeberta) {
                     float* sum = scratch.data();
@@ -588,16 +619,20 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                     }
                     rp.add = sum;
                 }
-                cpu::fusedRow(rp, dotsDst + static_cast<std::int64_t>(i - i0) * N, logits + rowOff,
-                              weightsT + rowOff);
+                cpu::fusedRow(rp, sRow, sRow, Wb + static_cast<std::size_t>(i - i0) * N);
             }
+            cpu::streamCopy(logits + blockOff, S, elems);
 
             // A · V for the block (weights still in cache).
             float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
-            cpu::gemmAB(rows, dh, N, 1.0f, weightsT + blockOff, N, Vh, dh, 0.0f, ho, dh);
+            if (profiling)
+                tAv0 = ProfileClock::now();
+            cpu::gemmAB(rows, dh, N, 1.0f, Wb, N, Vh, dh, 0.0f, ho, dh);
+            if (profiling)
+                tAv1 = ProfileClock::now();
             if (isShaw) {
                 for (int i = i0; i < i1; ++i) {
-                    const float* a = weightsT + headOff + static_cast<std::int64_t>(i) * N;
+                    const float* a = Wb + static_cast<std::size_t>(i - i0) * N;
                     float* ws = wsum.data() + static_cast<std::size_t>(i - i0) * shawRows;
                     if (kShaw == 0) {
                         ws[0] = rangeSum(a, 0, N - 1, N);
@@ -616,12 +651,24 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
                     ho[e] += sv[e];
             }
+            cpu::streamCopy(weightsT + blockOff, Wb, elems);
+            if (profiling)
+                npassNs.fetch_add(sinceNs(tDots, tAv0) + sinceNs(tAv1, ProfileClock::now()),
+                                  std::memory_order_relaxed);
         };
         pool.run(tasks, blockTask, threads);
     }
     if (cancelled.load())
         return Error{"cancelled"};
-    phase("attention");
+    if (profiling) {
+        int written = 2; // logits, weights
+        for (const float* t : {biasT, shawK, txlAc, txlBd, c2c, c2p, p2c, urpeC})
+            written += t != nullptr;
+        m_profile.npassThreadSeconds = static_cast<double>(npassNs.load()) * 1e-9;
+        m_profile.npassBytes = static_cast<double>(written) * static_cast<double>(H) *
+                               static_cast<double>(NN) * sizeof(float);
+    }
+    phase("attention", &Profile::attentionMs);
 
     // ---- Output projection: concat(head_out) · W_o ----
     {
@@ -641,7 +688,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         });
     }
 
-    phase("output");
+    phase("output", &Profile::outputMs);
     // ---- The trace, in the contract's order ----
     Trace trace;
     trace.params = p;

@@ -54,6 +54,22 @@ public:
     /** Problems under this many flops run on one thread (default 4e8; tests set 0). */
     void setMinParallelWork(double flops) { m_minParallelWork = flops; }
 
+    /**
+     * Where the time of the last compute() went (benchmarks). Phase times are wall-clock; the
+     * n² pass time is summed over the threads that ran it (everything in the attention phase
+     * except its GEMMs: the fused row passes and the streaming stores of the n² tensors), and
+     * npassBytes counts the bytes of the n² tensors that phase wrote.
+     */
+    struct Profile {
+        double inputsMs = 0.0, projectionsMs = 0.0, tablesMs = 0.0, attentionMs = 0.0,
+               outputMs = 0.0;
+        double npassThreadSeconds = 0.0;
+        double npassBytes = 0.0;
+    };
+    /** Collects a Profile on every compute() while on (reads the clock around every block). */
+    void setProfiling(bool on) { m_profiling = on; }
+    const Profile& lastProfile() const { return m_profile; }
+
 private:
     Tensor acquire(DType type, std::vector<std::int64_t> shape);
 
@@ -62,6 +78,8 @@ private:
     int m_rowBlock = 0;
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
+    bool m_profiling = false;
+    Profile m_profile;
 };
 
 } // namespace pe
