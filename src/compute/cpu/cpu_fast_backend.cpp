@@ -108,11 +108,16 @@ void CpuFastBackend::recycle(Trace&& trace) {
         if (!t.empty())
             m_pool.push_back(std::move(t));
     trace.tensors.clear();
-    // Keep the pool bounded: a handful of traces' worth of tensors.
-    constexpr std::size_t kMaxPooled = 64;
-    if (m_pool.size() > kMaxPooled)
-        m_pool.erase(m_pool.begin(),
-                     m_pool.begin() + static_cast<std::ptrdiff_t>(m_pool.size() - kMaxPooled));
+    // Keep the pool bounded: the newest tensors up to a byte limit (a trace or two).
+    constexpr std::uint64_t kMaxPooledBytes = std::uint64_t{3} << 29; // 1.5 GiB
+    std::uint64_t bytes = 0;
+    std::size_t keep = 0;
+    for (auto it = m_pool.rbegin(); it != m_pool.rend(); ++it, ++keep) {
+        bytes += it->byteSize();
+        if (bytes > kMaxPooledBytes)
+            break;
+    }
+    m_pool.erase(m_pool.begin(), m_pool.end() - static_cast<std::ptrdiff_t>(keep));
 }
 
 Tensor CpuFastBackend::acquire(DType type, Shape shape) {
@@ -700,6 +705,9 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         trace.tensors.emplace_back(name, std::move(it->second));
         out.erase(it);
     }
+    // Pooled tensors this computation did not use have other shapes: free them, so the pool
+    // never holds more than the last trace handed back.
+    m_pool.clear();
     for (auto& [name, t] : out) // computed but not in the contract: back to the pool
         m_pool.push_back(std::move(t));
     return trace;

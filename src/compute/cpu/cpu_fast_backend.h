@@ -45,7 +45,8 @@ public:
     /**
      * Hands a trace back once the caller is done with it: its tensors are reused by the next
      * compute() with the same shapes, which saves the page faults and zero-fill of fresh
-     * h × n × n buffers.
+     * h × n × n buffers. Pooled tensors the next compute() does not use are freed at its end.
+     * The worker returns shown traces through TraceRecycler (trace_recycler.h).
      */
     void recycle(Trace&& trace);
 

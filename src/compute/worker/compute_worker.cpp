@@ -7,7 +7,12 @@
 
 #include <unistd.h>
 
+#include "trace_recycler.h"
 #include "weights.h"
+
+#ifdef PE_HAVE_FAST_CPU
+#include "cpu_fast_backend.h"
+#endif
 
 Q_LOGGING_CATEGORY(lcWorker, "pe.worker")
 
@@ -15,7 +20,8 @@ namespace pe {
 
 ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
     : QObject(parent)
-    , m_requested(static_cast<int>(kind)) {
+    , m_requested(static_cast<int>(kind))
+    , m_recycler(TraceRecycler::create()) {
     qRegisterMetaType<pe::ComputeRequest>();
     qRegisterMetaType<pe::ComputeResult>();
 }
@@ -87,6 +93,14 @@ void ComputeWorker::process(const ComputeRequest& request) {
         return;
     }
 
+    // Traces the views have let go of lend their buffers to this computation.
+    for (Trace& old : m_recycler->take()) {
+#ifdef PE_HAVE_FAST_CPU
+        if (auto* fast = dynamic_cast<CpuFastBackend*>(m_backend.get()))
+            fast->recycle(std::move(old));
+#endif
+        (void)old;
+    }
     const std::vector<std::string> tokens = inputTokens(request.input, p.n);
     Weights w;
     w.E = inputEmbeddings(p, tokens);
@@ -98,7 +112,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     } else {
         Trace trace = std::move(t).value();
         trace.tokens = sequenceLabels(p, tokens);
-        result.trace = std::make_shared<const Trace>(std::move(trace));
+        result.trace = m_recycler->share(std::move(trace));
     }
     Q_EMIT finished(result);
 }

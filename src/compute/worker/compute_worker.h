@@ -23,6 +23,8 @@
 
 namespace pe {
 
+class TraceRecycler;
+
 struct ComputeRequest {
     quint64 generation = 0;
     Params params;
@@ -72,6 +74,7 @@ private:
     std::atomic<quint64> m_latest{0};
     std::atomic<bool> m_cancel{false};
     std::atomic<std::uint64_t> m_budget{defaultMemoryBudget()};
+    std::shared_ptr<TraceRecycler> m_recycler; ///< shown traces come back to the engine
 };
 
 /**
