@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@
 #include "trace_views.h"
 
 using namespace pe;
+
+static double cpuMs(clockid_t clock) {
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 static double ms(const QElapsedTimer& t) {
     return static_cast<double>(t.nsecsElapsed()) / 1e6;
@@ -175,11 +182,14 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                     [&] { return w.shownParams() && *w.shownParams() == panel->params(); }, 120000);
                 waitQuiet(60);
             }
-            std::vector<double> lat, computeMs, renderMs;
+            std::vector<double> lat, computeMs, renderMs, guiCpu, otherCpu;
+            const int paintsBefore = watcher.paints;
             for (int k = 0; k < changes; ++k) {
                 const auto& [name, act] = cycle[static_cast<std::size_t>(k) % cycle.size()];
                 const int framesBefore = w.frames();
                 const double t0 = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                const double gui0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+                const double all0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
                 act();
                 const Params want = panel->params();
                 if (!QTest::qWaitFor(
@@ -194,6 +204,9 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 const double shown = static_cast<double>(clock.nsecsElapsed()) / 1e6;
                 waitQuiet(60);
                 lat.push_back(std::max(watcher.lastPaintMs, shown) - t0);
+                const double gui = cpuMs(CLOCK_THREAD_CPUTIME_ID) - gui0;
+                guiCpu.push_back(gui);
+                otherCpu.push_back(cpuMs(CLOCK_PROCESS_CPUTIME_ID) - all0 - gui);
                 double c = 0, r = 0;
                 statusTimes(w.statusText(), &c, &r);
                 computeMs.push_back(c);
@@ -202,11 +215,14 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
             std::printf("{\"bench\":\"interactive\",\"n\":%d,\"d\":%d,\"heads\":%d,"
                         "\"tab\":\"%s\",\"changes\":%d,\"p50_ms\":%.1f,\"p95_ms\":%.1f,"
                         "\"p99_ms\":%.1f,\"max_ms\":%.1f,\"compute_p50_ms\":%.1f,"
-                        "\"render_p50_ms\":%.1f}\n",
+                        "\"render_p50_ms\":%.1f,\"plot_paints_per_change\":%.1f,"
+                        "\"gui_thread_cpu_p50_ms\":%.1f,\"other_threads_cpu_p50_ms\":%.1f}\n",
                         n, d, heads, tab.c_str(), changes, percentile(lat, 0.5),
                         percentile(lat, 0.95), percentile(lat, 0.99),
                         *std::max_element(lat.begin(), lat.end()), percentile(computeMs, 0.5),
-                        percentile(renderMs, 0.5));
+                        percentile(renderMs, 0.5),
+                        static_cast<double>(watcher.paints - paintsBefore) / changes,
+                        percentile(guiCpu, 0.5), percentile(otherCpu, 0.5));
             std::fflush(stdout);
         }
     }

@@ -6,6 +6,26 @@
 
 namespace pe {
 
+namespace {
+
+/** Calls f with the tensor's typed element pointer (the views read every element: no per-element
+ *  dtype dispatch or bounds check). */
+template <typename F> void withElements(const Tensor& t, F&& f) {
+    switch (t.dtype()) {
+    case DType::F32:
+        f(t.data<float>());
+        break;
+    case DType::F64:
+        f(t.data<double>());
+        break;
+    case DType::I32:
+        f(t.data<std::int32_t>());
+        break;
+    }
+}
+
+} // namespace
+
 double Grid::minValue() const {
     return values.empty() ? 0.0 : *std::min_element(values.begin(), values.end());
 }
@@ -38,8 +58,11 @@ Grid sliceHead(const Tensor& t, int head) {
     const std::int64_t count = static_cast<std::int64_t>(g.rows) * g.cols;
     const std::int64_t offset = static_cast<std::int64_t>(head) * count;
     g.values.resize(static_cast<std::size_t>(count));
-    for (std::int64_t k = 0; k < count; ++k)
-        g.values[static_cast<std::size_t>(k)] = t.at(offset + k);
+    withElements(t, [&](const auto* src) {
+        src += offset;
+        for (std::int64_t k = 0; k < count; ++k)
+            g.values[static_cast<std::size_t>(k)] = static_cast<double>(src[k]);
+    });
     return g;
 }
 
@@ -136,17 +159,27 @@ Grid sliceHeadBinned(const Tensor& t, int head, int maxRows, int maxCols, int* b
         return sliceHead(t, head);
     Grid g{(rows + br - 1) / br, (cols + bc - 1) / bc, {}};
     g.values.assign(static_cast<std::size_t>(g.rows) * g.cols, 0.0);
-    std::vector<int> count(g.values.size(), 0);
-    for (int r = 0; r < rows; ++r) {
-        const std::int64_t base = offset + static_cast<std::int64_t>(r) * cols;
-        const std::size_t orow = static_cast<std::size_t>(r / br) * g.cols;
-        for (int c = 0; c < cols; ++c) {
-            g.values[orow + c / bc] += t.at(base + c);
-            ++count[orow + c / bc];
+    withElements(t, [&](const auto* src) {
+        for (int r = 0; r < rows; ++r) {
+            const auto* line = src + offset + static_cast<std::int64_t>(r) * cols;
+            double* out = g.values.data() + static_cast<std::size_t>(r / br) * g.cols;
+            for (int oc = 0; oc < g.cols; ++oc) {
+                const int c1 = std::min(cols, (oc + 1) * bc);
+                double sum = 0.0;
+                for (int c = oc * bc; c < c1; ++c)
+                    sum += static_cast<double>(line[c]);
+                out[oc] += sum;
+            }
+        }
+    });
+    // Cells per bin: full bins, except the last row / column of bins.
+    for (int orow = 0; orow < g.rows; ++orow) {
+        const int nr = std::min(rows, (orow + 1) * br) - orow * br;
+        for (int oc = 0; oc < g.cols; ++oc) {
+            const int nc = std::min(cols, (oc + 1) * bc) - oc * bc;
+            g.values[static_cast<std::size_t>(orow) * g.cols + oc] /= std::max(nr * nc, 1);
         }
     }
-    for (std::size_t k = 0; k < g.values.size(); ++k)
-        g.values[k] /= std::max(count[k], 1);
     return g;
 }
 } // namespace pe

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "trace_recycler.h"
+#include "weight_cache.h"
 #include "weights.h"
 
 #ifdef PE_HAVE_FAST_CPU
@@ -21,7 +22,8 @@ namespace pe {
 ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
     : QObject(parent)
     , m_requested(static_cast<int>(kind))
-    , m_recycler(TraceRecycler::create()) {
+    , m_recycler(TraceRecycler::create())
+    , m_weights(std::make_unique<WeightCache>()) {
     qRegisterMetaType<pe::ComputeRequest>();
     qRegisterMetaType<pe::ComputeResult>();
 }
@@ -104,7 +106,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     const std::vector<std::string> tokens = inputTokens(request.input, p.n);
     Weights w;
     w.E = inputEmbeddings(p, tokens);
-    completeWeights(p, w);
+    m_weights->complete(p, w);
     Expected<Trace> t = m_backend->compute(p, w, &m_cancel);
     result.computeMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     if (!t) {

@@ -24,6 +24,7 @@
 namespace pe {
 
 class TraceRecycler;
+class WeightCache;
 
 struct ComputeRequest {
     quint64 generation = 0;
@@ -75,6 +76,7 @@ private:
     std::atomic<bool> m_cancel{false};
     std::atomic<std::uint64_t> m_budget{defaultMemoryBudget()};
     std::shared_ptr<TraceRecycler> m_recycler; ///< shown traces come back to the engine
+    std::unique_ptr<WeightCache> m_weights;    ///< the last request's seeded weights
 };
 
 /**
