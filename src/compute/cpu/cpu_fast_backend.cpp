@@ -38,10 +38,14 @@ std::vector<float> toRowMajorFloat(const Eigen::MatrixXd& m) {
     return out;
 }
 
-/** Rows per block of the n² pass: the block's dots and weights (2 · rows · n floats) stay in L2. */
+/**
+ * Rows per block of the n² pass. The block's dots and weights (2 · rows · n floats) should stay
+ * in L2, and each GEMM call packs all n keys, so fewer rows mean more packing per flop: 64 rows
+ * measured best at n = 2048 and 4096 (32 and 128 were slower).
+ */
 int rowBlockSize(int n) {
     if (n >= 1024)
-        return std::clamp(131072 / n, 16, 64);
+        return 64;
     return std::clamp(65536 / std::max(n, 1), 8, 64);
 }
 
@@ -104,17 +108,21 @@ QString CpuFastBackend::device() const {
 }
 
 void CpuFastBackend::recycle(Trace&& trace) {
+    std::uint64_t incoming = 0;
     for (auto& [name, t] : trace.tensors)
-        if (!t.empty())
+        if (!t.empty()) {
+            incoming += t.byteSize();
             m_pool.push_back(std::move(t));
+        }
     trace.tensors.clear();
-    // Keep the pool bounded: the newest tensors up to a byte limit (a trace or two).
-    constexpr std::uint64_t kMaxPooledBytes = std::uint64_t{3} << 29; // 1.5 GiB
+    // Keep the pool bounded: the newest tensors up to a byte limit, never less than the trace
+    // just handed back (compute() frees what it does not reuse).
+    const std::uint64_t limit = std::max<std::uint64_t>(std::uint64_t{3} << 29, incoming);
     std::uint64_t bytes = 0;
     std::size_t keep = 0;
     for (auto it = m_pool.rbegin(); it != m_pool.rend(); ++it, ++keep) {
         bytes += it->byteSize();
-        if (bytes > kMaxPooledBytes)
+        if (bytes > limit)
             break;
     }
     m_pool.erase(m_pool.begin(), m_pool.end() - static_cast<std::ptrdiff_t>(keep));
@@ -202,8 +210,11 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
         };
         if (p.cls)
             putRow(w.cls, 0);
-        for (Eigen::Index r = 0; r < w.E.rows(); ++r)
-            putRow(w.E, r);
+        if (w.E.cols() == D && row + w.E.rows() <= N) { // one cast, column-major to row-major
+            Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                e + static_cast<std::int64_t>(row) * D, w.E.rows(), D) = w.E.cast<float>();
+            row += static_cast<int>(w.E.rows());
+        }
         if (p.sep)
             putRow(w.sep, 0);
         if (row != N)
