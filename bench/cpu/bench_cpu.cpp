@@ -4,7 +4,7 @@
 //
 //   pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]
 //                [--schemes none,t5,shaw,...] [--gemm openblas|eigen|both] [--reference]
-//                [--no-machine] [--row-block R]
+//                [--no-machine [--peak-gflops G --stream-gbps B]] [--row-block R]
 //
 // First line (unless --no-machine): the machine's sgemm peak (OpenBLAS, 2048³, its own threads)
 // and memory bandwidth (memcpy; streaming stores of cached rows into a fresh-sized buffer).
@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
     int heads = 8;
     bool withReference = false;
     bool machine = true;
+    double givenPeak = 0.0, givenStream = 0.0;
     int rowBlock = 0;
     std::string gemm = cpu::haveOpenBlas() ? "openblas" : "eigen";
     std::vector<std::string> ns{"2048", "4096"};
@@ -199,13 +200,18 @@ int main(int argc, char** argv) {
             withReference = true;
         else if (a == "--no-machine")
             machine = false;
+        else if (a == "--peak-gflops") // with --no-machine: a peak measured before
+            givenPeak = std::atof(next().c_str());
+        else if (a == "--stream-gbps")
+            givenStream = std::atof(next().c_str());
         else if (a == "--gemm-peak")
             machine = true; // the default; kept for old command lines
         else if (a == "--help" || a == "-h") {
             std::printf(
                 "pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]\n"
                 "             [--schemes none,t5,shaw,...] [--gemm openblas|eigen|both]\n"
-                "             [--reference] [--no-machine] [--row-block R]\n");
+                "             [--reference] [--no-machine [--peak-gflops G --stream-gbps B]]\n"
+                "             [--row-block R]\n");
             return 0;
         } else {
             std::fprintf(stderr, "pe-bench-cpu: unknown option %s\n", a.c_str());
@@ -233,7 +239,11 @@ int main(int argc, char** argv) {
     fast.setProfiling(true);
     cpu::setGemmCounting(true);
     std::fprintf(stderr, "device: %s\n", qPrintable(fast.device()));
-    const Machine mach = machine ? measureMachine(threads) : Machine{};
+    Machine mach = machine ? measureMachine(threads) : Machine{};
+    if (!machine) {
+        mach.sgemmPeak = givenPeak;
+        mach.streamGBs = givenStream;
+    }
 
     for (const std::string& nStr : ns) {
         for (const std::string& sName : schemes) {
