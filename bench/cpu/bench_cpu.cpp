@@ -4,7 +4,7 @@
 //
 //   pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]
 //                [--schemes none,t5,shaw,...] [--gemm openblas|eigen|both] [--reference]
-//                [--no-machine [--peak-gflops G --stream-gbps B]] [--row-block R]
+//                [--no-machine] [--row-block R]
 //
 // First line (unless --no-machine): the machine's sgemm peak (OpenBLAS, 2048³, its own threads)
 // and memory bandwidth (memcpy; streaming stores of cached rows into a fresh-sized buffer).
@@ -156,6 +156,58 @@ Machine measureMachine(int threads) {
     return m;
 }
 
+/**
+ * One quick measurement of the peak and the streaming bandwidth, taken right before each timed
+ * run: on a shared machine the load changes from second to second, so shares of the peak are
+ * computed against a peak measured next to the run. The GEMM is the engine's way of calling the
+ * best library (one single-threaded 2048³ share per thread); the bandwidth, streaming stores of
+ * a cached block into 128 MB.
+ */
+class AdjacentProbe {
+public:
+    explicit AdjacentProbe(int threads)
+        : m_threads(threads)
+        , m_a(std::size_t{kN} * kN, 0.5f)
+        , m_b(std::size_t{kN} * kN, 0.25f)
+        , m_c(std::size_t{kN} * kN)
+        , m_dst(kStreamFloats, 0.0f)
+        , m_cached(static_cast<std::size_t>(threads), std::vector<float>(kBlock, 1.0f)) {}
+
+    double peakGflops() {
+        const cpu::GemmLibrary lib =
+            cpu::haveOpenBlas() ? cpu::GemmLibrary::OpenBlas : cpu::GemmLibrary::Eigen;
+        const int blk = (kN + m_threads - 1) / m_threads;
+        const double t0 = nowMs();
+        onThreads(m_threads, [&](int t) {
+            const int r0 = t * blk, rows = std::min(blk, kN - r0);
+            if (rows > 0)
+                cpu::gemmAB(lib, rows, kN, kN, 1.0f, m_a.data() + std::size_t(r0) * kN, kN,
+                            m_b.data(), kN, 0.0f, m_c.data() + std::size_t(r0) * kN, kN);
+        });
+        return 2.0 * kN * double(kN) * kN / ((nowMs() - t0) * 1e6);
+    }
+
+    double streamGBs() {
+        const std::size_t share = kStreamFloats / static_cast<std::size_t>(m_threads);
+        const double t0 = nowMs();
+        onThreads(m_threads, [&](int t) {
+            const std::size_t o = share * static_cast<std::size_t>(t);
+            for (std::size_t at = 0; at < share; at += kBlock)
+                cpu::streamCopy(m_dst.data() + o + at, m_cached[static_cast<std::size_t>(t)].data(),
+                                std::min(kBlock, share - at));
+        });
+        return double(kStreamFloats) * sizeof(float) / ((nowMs() - t0) * 1e6);
+    }
+
+private:
+    static constexpr int kN = 2048;
+    static constexpr std::size_t kStreamFloats = std::size_t{32} << 20; // 128 MB
+    static constexpr std::size_t kBlock = std::size_t{128} << 10;       // 512 KB
+    int m_threads;
+    std::vector<float> m_a, m_b, m_c, m_dst;
+    std::vector<std::vector<float>> m_cached;
+};
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -165,7 +217,6 @@ int main(int argc, char** argv) {
     int heads = 8;
     bool withReference = false;
     bool machine = true;
-    double givenPeak = 0.0, givenStream = 0.0;
     int rowBlock = 0;
     std::string gemm = cpu::haveOpenBlas() ? "openblas" : "eigen";
     std::vector<std::string> ns{"2048", "4096"};
@@ -200,18 +251,14 @@ int main(int argc, char** argv) {
             withReference = true;
         else if (a == "--no-machine")
             machine = false;
-        else if (a == "--peak-gflops") // with --no-machine: a peak measured before
-            givenPeak = std::atof(next().c_str());
-        else if (a == "--stream-gbps")
-            givenStream = std::atof(next().c_str());
+
         else if (a == "--gemm-peak")
             machine = true; // the default; kept for old command lines
         else if (a == "--help" || a == "-h") {
             std::printf(
                 "pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]\n"
                 "             [--schemes none,t5,shaw,...] [--gemm openblas|eigen|both]\n"
-                "             [--reference] [--no-machine [--peak-gflops G --stream-gbps B]]\n"
-                "             [--row-block R]\n");
+                "             [--reference] [--no-machine] [--row-block R]\n");
             return 0;
         } else {
             std::fprintf(stderr, "pe-bench-cpu: unknown option %s\n", a.c_str());
@@ -239,11 +286,11 @@ int main(int argc, char** argv) {
     fast.setProfiling(true);
     cpu::setGemmCounting(true);
     std::fprintf(stderr, "device: %s\n", qPrintable(fast.device()));
-    Machine mach = machine ? measureMachine(threads) : Machine{};
-    if (!machine) {
-        mach.sgemmPeak = givenPeak;
-        mach.streamGBs = givenStream;
-    }
+    if (machine)
+        (void)measureMachine(threads);
+    AdjacentProbe probe(threads);
+    (void)probe.peakGflops(); // warm-up: pages, OpenBLAS buffers
+    (void)probe.streamGBs();
 
     for (const std::string& nStr : ns) {
         for (const std::string& sName : schemes) {
@@ -274,10 +321,14 @@ int main(int argc, char** argv) {
                     double ms;
                     CpuFastBackend::Profile profile;
                     cpu::GemmCounters gemm;
+                    double peak;   ///< GFLOP/s measured right before the run
+                    double stream; ///< GB/s measured right before the run
                 };
                 std::vector<Run> runs;
                 double first = 0.0;
                 for (int r = 0; r < repeat + 1; ++r) {
+                    const double peakNow = r > 0 ? probe.peakGflops() : 0.0;
+                    const double streamNow = r > 0 ? probe.streamGBs() : 0.0;
                     (void)cpu::takeGemmCounters();
                     const double t0 = nowMs();
                     Expected<Trace> t = fast.compute(p, w);
@@ -289,7 +340,8 @@ int main(int argc, char** argv) {
                     if (r == 0)
                         first = ms;
                     else
-                        runs.push_back({ms, fast.lastProfile(), cpu::takeGemmCounters()});
+                        runs.push_back(
+                            {ms, fast.lastProfile(), cpu::takeGemmCounters(), peakNow, streamNow});
                     fast.recycle(std::move(*t));
                 }
                 std::sort(runs.begin(), runs.end(),
@@ -300,29 +352,40 @@ int main(int argc, char** argv) {
                 const double med = median(times);
                 const Run& mid = runs[runs.size() / 2];
                 const CpuFastBackend::Profile& pr = mid.profile;
-                // Rates over the time the threads spent in them, scaled to all threads.
-                const double gemmRate =
-                    mid.gemm.threadSeconds > 0.0
-                        ? mid.gemm.flops / (mid.gemm.threadSeconds / threads) / 1e9
-                        : 0.0;
-                const double npassRate =
-                    pr.npassThreadSeconds > 0.0
-                        ? pr.npassBytes / (pr.npassThreadSeconds / threads) / 1e9
-                        : 0.0;
+                // Rates over the time the threads spent in them, scaled to all threads; shares
+                // against the peak and bandwidth measured right before each run (medians).
+                auto gemmRate = [threads](const Run& r) {
+                    return r.gemm.threadSeconds > 0.0
+                               ? r.gemm.flops / (r.gemm.threadSeconds / threads) / 1e9
+                               : 0.0;
+                };
+                auto npassRate = [threads](const Run& r) {
+                    return r.profile.npassThreadSeconds > 0.0
+                               ? r.profile.npassBytes / (r.profile.npassThreadSeconds / threads) /
+                                     1e9
+                               : 0.0;
+                };
+                std::vector<double> gemmPct, npassPct, peaks, streams;
+                for (const Run& r : runs) {
+                    gemmPct.push_back(100.0 * gemmRate(r) / r.peak);
+                    npassPct.push_back(100.0 * npassRate(r) / r.stream);
+                    peaks.push_back(r.peak);
+                    streams.push_back(r.stream);
+                }
                 std::printf(
                     "{\"engine\":\"fast\",\"gemm\":\"%s\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,"
                     "\"heads\":%d,\"threads\":%d,\"repeat\":%d,\"ms_median\":%.3f,"
                     "\"ms_min\":%.3f,\"ms_first\":%.3f,\"gflops\":%.2f,"
                     "\"phase_ms\":{\"inputs\":%.2f,\"projections\":%.2f,\"tables\":%.2f,"
                     "\"attention\":%.2f,\"output\":%.2f},"
-                    "\"gemm_gflops\":%.1f,\"gemm_pct_peak\":%.1f,"
-                    "\"npass_gb\":%.3f,\"npass_gbps\":%.1f,\"npass_pct_stream_bw\":%.1f}\n",
+                    "\"gemm_gflops\":%.1f,\"sgemm_peak_adjacent_gflops\":%.1f,"
+                    "\"gemm_pct_peak\":%.1f,\"npass_gb\":%.3f,\"npass_gbps\":%.1f,"
+                    "\"stream_adjacent_gbps\":%.1f,\"npass_pct_stream_bw\":%.1f}\n",
                     cpu::gemmTarget(), sName.c_str(), p.n, d, heads, threads, repeat, med,
                     runs.front().ms, first, flops / (med * 1e6), pr.inputsMs, pr.projectionsMs,
-                    pr.tablesMs, pr.attentionMs, pr.outputMs, gemmRate,
-                    mach.sgemmPeak > 0 ? 100.0 * gemmRate / mach.sgemmPeak : 0.0,
-                    pr.npassBytes / 1e9, npassRate,
-                    mach.streamGBs > 0 ? 100.0 * npassRate / mach.streamGBs : 0.0);
+                    pr.tablesMs, pr.attentionMs, pr.outputMs, gemmRate(mid), median(peaks),
+                    median(gemmPct), pr.npassBytes / 1e9, npassRate(mid), median(streams),
+                    median(npassPct));
                 std::fflush(stdout);
             }
             if (withReference) {
