@@ -14,9 +14,11 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTest>
+#include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
@@ -65,6 +67,30 @@ protected:
 private:
     const QElapsedTimer* m_clock;
 };
+
+/**
+ * Runs the event loop until pred() holds (checked every millisecond) or timeoutMs pass. Unlike
+ * QTest::qWaitFor, which sleeps up to 10 ms between event batches, the loop blocks on events
+ * as the application's does, so a result or a paint is handled when it arrives.
+ */
+bool runUntil(const std::function<bool()>& pred, int timeoutMs) {
+    if (pred())
+        return true;
+    QEventLoop loop;
+    QTimer check;
+    check.setInterval(1);
+    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
+        if (pred())
+            loop.quit();
+    });
+    QTimer deadline;
+    deadline.setSingleShot(true);
+    QObject::connect(&deadline, &QTimer::timeout, &loop, &QEventLoop::quit);
+    check.start();
+    deadline.start(timeoutMs);
+    loop.exec();
+    return pred();
+}
 
 QWidget* controlLabelled(ParamsPanel* panel, const QString& label) {
     for (QLabel* l : panel->findChildren<QLabel*>())
@@ -148,12 +174,12 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     };
     auto waitQuiet = [&](double quietMs) {
         // Let queued replots and paints run; return once no plot painted for quietMs.
-        for (int guard = 0; guard < 2000; ++guard) {
-            QTest::qWait(2);
-            const double now = static_cast<double>(clock.nsecsElapsed()) / 1e6;
-            if (now - std::max(watcher.lastPaintMs, 0.0) > quietMs)
-                return;
-        }
+        (void)runUntil(
+            [&] {
+                const double now = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                return now - std::max(watcher.lastPaintMs, 0.0) > quietMs;
+            },
+            5000);
     };
 
     for (const std::string& nStr : ns) {
@@ -172,13 +198,12 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
             s.params.clip = 16;
             s.params.maxDistance = 128;
             w.applySession(s);
-            (void)QTest::qWaitFor([&] { return w.shownParams() && *w.shownParams() == s.params; },
-                                  120000);
+            (void)runUntil([&] { return w.shownParams() && *w.shownParams() == s.params; }, 120000);
             waitQuiet(150);
             // One untimed pass through the cycle: buffers and views reach their steady state.
             for (const auto& [name, act] : cycle) {
                 act();
-                (void)QTest::qWaitFor(
+                (void)runUntil(
                     [&] { return w.shownParams() && *w.shownParams() == panel->params(); }, 120000);
                 waitQuiet(60);
             }
@@ -192,7 +217,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 const double all0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
                 act();
                 const Params want = panel->params();
-                if (!QTest::qWaitFor(
+                if (!runUntil(
                         [&] {
                             return w.frames() > framesBefore && w.shownParams() &&
                                    *w.shownParams() == want;
