@@ -34,3 +34,20 @@ run urpe 3 urpe-attention.png
 run sinusoidal 4 compare-sinusoidal-rope.png
 # a short sentence with [CLS]/[SEP] and a causal mask: token labels on the axes
 shoot shaw-tokens-attention.png --open "$here/sessions/shaw-tokens.json" --tab 3
+# the stepper: a sentence with [CLS], padding and a causal mask, at the logits stage
+shoot stepper.png --open "$here/sessions/stepper-shaw.json" --tab 5 --stage 6
+
+# Single figures need no window: pe-explorer-cli render draws them headlessly (next to the app).
+cli="$(dirname "$exe")/../cli/pe-explorer-cli"
+if [[ -x "$cli" ]]; then
+  figure() { # file, then render options
+    local file="$1"; shift
+    "$cli" render "$@" --dpi 96 -o "$out/$file"
+    echo "wrote $out/$file"
+  }
+  figure render-shaw-attention-head.png --session "$here/sessions/shaw-tokens.json" \
+    --view attention-head:1
+  figure render-sinusoidal-columns.png --scheme sinusoidal --n 60 --d 32 --view position-lines # d2l
+else
+  echo "pe-explorer-cli not found next to $exe: figures skipped" >&2
+fi

@@ -2,11 +2,16 @@
 #include "comparison_view.h"
 
 #include <QComboBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QSpinBox>
-#include <QSplitter>
+#include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <array>
 
 #include "trace_views.h"
 
@@ -16,11 +21,21 @@ namespace {
 QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
+
 } // namespace
+
+Params paramsUnder(const Params& a, Scheme s) {
+    Params p = a;
+    p.scheme = s;
+    // Keep A's masking behaviour; the paper's ALiBi form is defined under a causal mask.
+    if (p.scheme == Scheme::ALiBi && p.alibiMode == AlibiMode::Causal)
+        p.mask = MaskKind::Causal;
+    return p;
+}
 
 ComparisonView::ComparisonView(QWidget* parent)
     : QWidget(parent)
-    , m_controller(new ComputeController(BackendKind::CpuReference, this)) {
+    , m_controller(new ComputeController(BackendKind::CpuFast, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QHBoxLayout;
@@ -32,6 +47,33 @@ ComparisonView::ComparisonView(QWidget* parent)
     m_scheme->setToolTip(tr("Scheme B: the same inputs, sizes, seed and options under this "
                             "scheme; the right map is A − B"));
     bar->addWidget(m_scheme);
+    m_galleryButton = new QToolButton;
+    m_galleryButton->setText(tr("more schemes"));
+    m_galleryButton->setToolTip(tr("Show further schemes below, each on the same inputs, tensor "
+                                   "and head"));
+    m_galleryButton->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(m_galleryButton);
+    QAction* all = menu->addAction(tr("all schemes"));
+    QAction* none = menu->addAction(tr("none"));
+    menu->addSeparator();
+    for (Scheme s : allSchemes()) {
+        QAction* a = menu->addAction(qs(toString(s)));
+        a->setCheckable(true);
+        a->setData(static_cast<int>(s));
+        connect(a, &QAction::toggled, this, &ComparisonView::rebuildGallery);
+    }
+    auto checkAll = [menu, this](bool on) {
+        for (QAction* a : menu->actions()) {
+            const QSignalBlocker b(a);
+            if (a->isCheckable())
+                a->setChecked(on);
+        }
+        rebuildGallery();
+    };
+    connect(all, &QAction::triggered, this, [checkAll] { checkAll(true); });
+    connect(none, &QAction::triggered, this, [checkAll] { checkAll(false); });
+    m_galleryButton->setMenu(menu);
+    bar->addWidget(m_galleryButton);
     bar->addWidget(new QLabel(tr("tensor")));
     m_tensor = new QComboBox;
     m_tensor->addItem(tr("attention weights"), QStringLiteral("weights"));
@@ -43,11 +85,21 @@ ComparisonView::ComparisonView(QWidget* parent)
     bar->addWidget(m_head);
     bar->addStretch(1);
     layout->addLayout(bar);
-    auto* split = new QSplitter(Qt::Horizontal);
-    m_left = new HeatmapView(split);
-    m_right = new HeatmapView(split);
-    m_diff = new HeatmapView(split);
-    layout->addWidget(split, 1);
+    // One grid of equal cells: A, B and A − B on the first row, the gallery's schemes below,
+    // three to a row.
+    m_gallery = new QWidget;
+    m_galleryGrid = new QGridLayout(m_gallery);
+    m_galleryGrid->setContentsMargins(0, 0, 0, 0);
+    m_left = new HeatmapView;
+    m_right = new HeatmapView;
+    m_diff = new HeatmapView;
+    for (int c = 0; c < 3; ++c) {
+        m_galleryGrid->addWidget(std::array{m_left, m_right, m_diff}[static_cast<std::size_t>(c)],
+                                 0, c);
+        m_galleryGrid->setColumnStretch(c, 1);
+    }
+    m_galleryGrid->setRowStretch(0, 1);
+    layout->addWidget(m_gallery, 1);
     m_left->linkTo(m_right);
     m_left->linkTo(m_diff);
     m_right->linkTo(m_diff);
@@ -55,87 +107,188 @@ ComparisonView::ComparisonView(QWidget* parent)
         connect(h, &HeatmapView::hovered, this, &ComparisonView::hovered);
 
     connect(m_scheme, &QComboBox::currentIndexChanged, this, [this] {
-        m_stale = true;
         request();
+        redraw();
     });
     connect(m_tensor, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
     connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
     connect(m_controller, &ComputeController::resultReady, this, [this](const ComputeResult& r) {
-        m_b = r.trace;
-        redraw();
+        m_requestInFlight = false;
+        addTrace(r.trace);
+        request(); // the next missing scheme, if any
     });
 }
 
 void ComparisonView::setColorMap(ColorMapKind k) {
     for (HeatmapView* h : {m_left, m_right})
         h->setColorMap(k);
+    for (const auto& [s, v] : m_galleryViews)
+        v->setColorMap(k);
 }
 
 void ComparisonView::setPoolMode(PoolMode m) {
     for (HeatmapView* h : {m_left, m_right, m_diff})
         h->setPoolMode(m);
+    for (const auto& [s, v] : m_galleryViews)
+        v->setPoolMode(m);
 }
 
 void ComparisonView::setOtherScheme(Scheme s) {
     m_scheme->setCurrentIndex(m_scheme->findData(static_cast<int>(s)));
 }
 
+bool ComparisonView::setTensor(const QString& name) {
+    const int k = m_tensor->findData(name);
+    if (k >= 0)
+        m_tensor->setCurrentIndex(k);
+    return k >= 0;
+}
+
+void ComparisonView::setHead(int h) {
+    m_head->setValue(h);
+}
+
+void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
+    // A result computed for an earlier reference is not kept.
+    if (t && m_a && t->params == paramsUnder(m_a->params, t->params.scheme))
+        m_traces[t->params.scheme] = std::move(t);
+    redraw();
+}
+
+Scheme ComparisonView::schemeB() const {
+    return static_cast<Scheme>(m_scheme->currentData().toInt());
+}
+
+void ComparisonView::setGallerySchemes(const std::vector<Scheme>& schemes) {
+    for (QAction* a : m_galleryButton->menu()->actions()) {
+        if (!a->isCheckable())
+            continue;
+        const QSignalBlocker b(a);
+        a->setChecked(std::find(schemes.begin(), schemes.end(),
+                                static_cast<Scheme>(a->data().toInt())) != schemes.end());
+    }
+    rebuildGallery();
+}
+
+std::vector<Scheme> ComparisonView::gallerySchemes() const {
+    std::vector<Scheme> out;
+    for (const auto& [s, v] : m_galleryViews)
+        out.push_back(s);
+    return out;
+}
+
+const Trace* ComparisonView::traceOf(Scheme s) const {
+    if (m_a && s == m_a->params.scheme)
+        return m_a.get();
+    const auto it = m_traces.find(s);
+    return it == m_traces.end() ? nullptr : it->second.get();
+}
+
+HeatmapView* ComparisonView::galleryView(Scheme s) const {
+    for (const auto& [scheme, v] : m_galleryViews)
+        if (scheme == s)
+            return v;
+    return nullptr;
+}
+
+void ComparisonView::rebuildGallery() {
+    for (const auto& [s, v] : m_galleryViews)
+        delete v;
+    m_galleryViews.clear();
+    for (QAction* a : m_galleryButton->menu()->actions()) {
+        if (!a->isCheckable() || !a->isChecked())
+            continue;
+        auto* v = new HeatmapView(m_gallery);
+        v->setMinimumSize(160, 140);
+        connect(v, &HeatmapView::hovered, this, &ComparisonView::hovered);
+        for (HeatmapView* other : {m_left, m_right, m_diff})
+            other->linkTo(v);
+        for (const auto& [s, w] : m_galleryViews)
+            w->linkTo(v);
+        m_galleryViews.emplace_back(static_cast<Scheme>(a->data().toInt()), v);
+    }
+    const int count = static_cast<int>(m_galleryViews.size());
+    for (int r = 1; r < m_galleryGrid->rowCount(); ++r)
+        m_galleryGrid->setRowStretch(r, 0); // rows left over from a larger gallery
+    for (int k = 0; k < count; ++k) {
+        m_galleryGrid->addWidget(m_galleryViews[static_cast<std::size_t>(k)].second, 1 + k / 3,
+                                 k % 3);
+        m_galleryGrid->setRowStretch(1 + k / 3, 1);
+    }
+    m_galleryButton->setText(count ? tr("more schemes (%1)").arg(count) : tr("more schemes"));
+    request();
+    redraw();
+}
+
 void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputChoice& in) {
     m_a = std::move(a);
     m_input = in;
-    m_stale = true;
+    m_traces.clear();
+    m_requestInFlight = false; // whatever runs now was for the old reference
     if (m_a) {
         const QSignalBlocker b(m_head);
         m_head->setRange(0, std::max(0, m_a->params.heads - 1));
     }
-    if (isVisible())
-        request();
+    request();
 }
 
 void ComparisonView::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
-    if (m_stale)
-        request();
+    request();
 }
 
 void ComparisonView::request() {
-    if (!m_a || !isVisible())
+    if (!m_a || !isVisible() || m_requestInFlight)
         return;
-    m_stale = false;
-    Params p = m_a->params;
-    p.scheme = static_cast<Scheme>(m_scheme->currentData().toInt());
-    // Keep A's masking behaviour; the paper's ALiBi form is defined under a causal mask.
-    if (p.scheme == Scheme::ALiBi && p.alibiMode == AlibiMode::Causal)
-        p.mask = MaskKind::Causal;
-    m_controller->submit(p, m_input);
+    std::vector<Scheme> wanted{schemeB()};
+    for (const auto& [s, v] : m_galleryViews)
+        wanted.push_back(s);
+    for (Scheme s : wanted) {
+        if (traceOf(s))
+            continue;
+        m_requestInFlight = true;
+        m_controller->submit(paramsUnder(m_a->params, s), m_input);
+        return;
+    }
+}
+
+Grid ComparisonView::sliceOf(const Trace* t, int* binRows, int* binCols) const {
+    const std::string name = m_tensor->currentData().toString().toStdString();
+    const Tensor* x = t ? t->find(name) : nullptr;
+    return x ? sliceHeadBinned(*x, m_head->value(), TraceViews::kMaxCells, TraceViews::kMaxCells,
+                               binRows, binCols)
+             : Grid{};
 }
 
 void ComparisonView::redraw() {
     if (!m_a)
         return;
-    const std::string name = m_tensor->currentData().toString().toStdString();
     const int h = m_head->value();
     int br = 1, bc = 1;
-    auto grab = [&](const Trace* t) -> Grid {
-        const Tensor* x = t ? t->find(name) : nullptr;
-        return x ? sliceHeadBinned(*x, h, TraceViews::kMaxCells, TraceViews::kMaxCells, &br, &bc)
-                 : Grid{};
-    };
-    const Grid a = grab(m_a.get());
-    const Grid b = grab(m_b.get());
-    const QString valueTitle = QString::fromStdString(name);
+    const Grid a = sliceOf(m_a.get(), &br, &bc);
+    const QString valueTitle = m_tensor->currentData().toString();
     auto info = [&](const Trace& t, const QString& title) {
         return traceHeatmapInfo(t, title, valueTitle, br, bc);
     };
     const QString sa = qs(toString(m_a->params.scheme));
     m_left->setData(a, info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
-    if (!m_b || b.rows != a.rows || b.cols != a.cols) {
+    for (const auto& [s, v] : m_galleryViews) {
+        const Trace* t = traceOf(s);
+        const Grid g = sliceOf(t, &br, &bc);
+        if (t && g.rows == a.rows && g.cols == a.cols)
+            v->setData(g, info(*t, tr("%1, head %2").arg(qs(toString(s))).arg(h)));
+        else
+            v->clear(tr("computing %1…").arg(qs(toString(s))));
+    }
+    const Trace* tb = other();
+    const Grid b = sliceOf(tb, &br, &bc);
+    if (!tb || b.rows != a.rows || b.cols != a.cols) {
         m_right->clear(tr("computing B…"));
         m_diff->clear(QString());
         return;
     }
-    const QString sb = qs(toString(m_b->params.scheme));
-    m_right->setData(b, info(*m_b, tr("B: %1, head %2").arg(sb).arg(h)));
+    const QString sb = qs(toString(schemeB()));
+    m_right->setData(b, info(*tb, tr("B: %1, head %2").arg(sb).arg(h)));
     Grid d = a;
     for (std::size_t k = 0; k < d.values.size(); ++k)
         d.values[k] -= b.values[k];

@@ -3,20 +3,26 @@
 
 #include <QWidget>
 
+#include <map>
 #include <memory>
+#include <vector>
 
 #include "compute_worker.h"
 #include "heatmap_view.h"
 
 class QComboBox;
+class QGridLayout;
 class QSpinBox;
+class QToolButton;
 
 namespace pe {
 
 /**
- * The same inputs under a second scheme, side by side with the current one, and their
- * difference (A − B). The second trace comes from its own worker, and only while this view is
- * shown, so the main views never wait on it.
+ * The same inputs under other schemes, side by side with the current one: scheme B and the
+ * difference A − B on the top row, and below them any number of further schemes (a gallery of
+ * the same tensor and head). The other traces come one after another from this view's own
+ * worker, and only while the view is shown, so the main views never wait on them. Every map's
+ * zoom is linked.
  */
 class ComparisonView : public QWidget {
     Q_OBJECT
@@ -28,7 +34,23 @@ public:
     void setColorMap(ColorMapKind k);
     void setPoolMode(PoolMode m);
     void setOtherScheme(Scheme s);
-    const Trace* other() const { return m_b.get(); }
+    /** Further schemes shown below A, B and A − B (the gallery), in this order. */
+    void setGallerySchemes(const std::vector<Scheme>& schemes);
+    std::vector<Scheme> gallerySchemes() const;
+    /** The compared tensor: "weights", "logits" or "out"; false if the name is not offered. */
+    bool setTensor(const QString& name);
+    void setHead(int h);
+    /**
+     * Takes the trace of a compared scheme, as if this view's worker had computed it (headless
+     * figures compute synchronously); kept only if it is for the current reference.
+     */
+    void addTrace(std::shared_ptr<const Trace> t);
+    /** Scheme B's trace, once computed for the current reference. */
+    const Trace* other() const { return traceOf(schemeB()); }
+    /** The trace of any compared scheme, once computed for the current reference; else null. */
+    const Trace* traceOf(Scheme s) const;
+    /** The gallery map of scheme `s`, or null if it is not in the gallery. */
+    HeatmapView* galleryView(Scheme s) const;
     HeatmapView* difference() const { return m_diff; }
     HeatmapView* left() const { return m_left; }
     HeatmapView* right() const { return m_right; }
@@ -41,20 +63,32 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
+    Scheme schemeB() const;
+    /** Submits the first scheme whose trace is missing (B first, then the gallery's). */
     void request();
     void redraw();
+    void rebuildGallery();
+    Grid sliceOf(const Trace* t, int* binRows, int* binCols) const;
 
     ComputeController* m_controller;
     QComboBox* m_scheme;
+    QToolButton* m_galleryButton;
+    QGridLayout* m_galleryGrid;
+    QWidget* m_gallery; ///< the grid of every map: A, B, A − B, then the gallery
+    std::vector<std::pair<Scheme, HeatmapView*>> m_galleryViews;
+    std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
+    bool m_requestInFlight = false;
     QComboBox* m_tensor;
     QSpinBox* m_head;
     HeatmapView* m_left;
     HeatmapView* m_right;
     HeatmapView* m_diff;
     std::shared_ptr<const Trace> m_a;
-    std::shared_ptr<const Trace> m_b;
     InputChoice m_input;
     bool m_stale = true;
 };
+
+/** A's parameters under scheme `s`, as the comparison computes them. */
+Params paramsUnder(const Params& a, Scheme s);
 
 } // namespace pe

@@ -37,6 +37,28 @@ template <typename Fill> Status atomicWrite(const QString& path, Fill fill) {
     return {};
 }
 
+/**
+ * Paints `top` and its visible descendants: every QCustomPlot through toPainter (vector in SVG
+ * and PDF, sharp at any DPI, where QWidget::render would paste its screen-resolution buffer),
+ * every other widget through QWidget::render without its children.
+ */
+void paintWidgetTree(QCPPainter& painter, QWidget* top, QWidget* w) {
+    if (w != top && !w->isVisibleTo(top))
+        return;
+    const QPoint at = w->mapTo(top, QPoint(0, 0));
+    if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+        painter.save();
+        painter.translate(at);
+        plot->toPainter(&painter, plot->width(), plot->height());
+        painter.restore();
+        return;
+    }
+    w->render(&painter, at, QRegion(), QWidget::RenderFlags());
+    for (QObject* child : w->children())
+        if (auto* cw = qobject_cast<QWidget*>(child); cw && !cw->isWindow())
+            paintWidgetTree(painter, top, cw);
+}
+
 } // namespace
 
 FigureFormat figureFormatFor(const QString& path, bool* ok) {
@@ -113,7 +135,9 @@ Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int 
             QImage img(size * scale, QImage::Format_ARGB32);
             img.setDevicePixelRatio(scale);
             img.fill(Qt::white);
-            widget->render(&img);
+            QCPPainter painter(&img);
+            paintWidgetTree(painter, widget, widget);
+            painter.end();
             img.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
             img.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
             if (!img.save(&f, "PNG")) {
@@ -127,8 +151,14 @@ Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int 
             gen.setOutputDevice(&f);
             gen.setSize(size);
             gen.setViewBox(QRect(QPoint(0, 0), size));
-            QPainter painter(&gen);
-            widget->render(&painter);
+            gen.setTitle(QStringLiteral("pe-explorer figure"));
+            QCPPainter painter;
+            if (!painter.begin(&gen)) {
+                why = QStringLiteral("SVG painter failed");
+                return false;
+            }
+            paintWidgetTree(painter, widget, widget);
+            painter.end();
             return true;
         }
         case FigureFormat::Pdf: {
@@ -137,8 +167,14 @@ Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int 
             pdf.setResolution(96);
             pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
             pdf.setPageSize(QPageSize(QSizeF(size) * 72.0 / 96.0, QPageSize::Point));
-            QPainter painter(&pdf);
-            widget->render(&painter);
+            QCPPainter painter;
+            if (!painter.begin(&pdf)) {
+                why = QStringLiteral("PDF painter failed");
+                return false;
+            }
+            painter.setMode(QCPPainter::pmVectorized);
+            paintWidgetTree(painter, widget, widget);
+            painter.end();
             return true;
         }
         }

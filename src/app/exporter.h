@@ -27,7 +27,10 @@ FigureFormat figureFormatFor(const QString& path, bool* ok);
  */
 Status exportPlot(QCustomPlot* plot, const QString& path, FigureFormat fmt, int dpi = 300);
 
-/** A whole widget (a panel of several plots); PNG at `dpi`, SVG and PDF by QWidget::render. */
+/**
+ * A whole widget (a panel of several plots) at its on-screen size; PNG at `dpi`. Its plots are
+ * drawn as plots (vector in SVG and PDF), everything else by QWidget::render.
+ */
 Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int dpi = 300);
 
 /** The matrix as float64 .npy (C order) or as CSV (one row per line, %.17g). */

@@ -9,11 +9,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "pooling.h"
 #include "tensor.h"
 
 namespace pe {
-
-enum class PoolMode { Mean, Max };
 
 struct Grid {
     int rows = 0;

@@ -49,6 +49,34 @@ QCPColorGradient gradientFor(ColorMapKind k) {
     return QCPColorGradient(QCPColorGradient::gpGrayscale);
 }
 
+/**
+ * Ticks of a pooled view's axis, labelled in source positions: axis coordinate a (grid cells)
+ * shows position (a + 0.5)·scale − 0.5, and ticks fall on round positions.
+ */
+class PositionTicker : public QCPAxisTicker {
+public:
+    explicit PositionTicker(double scale)
+        : m_scale(scale) {
+        setTickCount(6);
+        setTickOrigin(0.5 / scale - 0.5);
+    }
+
+protected:
+    double getTickStep(const QCPRange& range) override {
+        return QCPAxisTicker::getTickStep(QCPRange(range.lower * m_scale, range.upper * m_scale)) /
+               m_scale;
+    }
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar,
+                         int precision) override {
+        Q_UNUSED(formatChar)
+        Q_UNUSED(precision)
+        return locale.toString(std::llround((tick + 0.5) * m_scale - 0.5));
+    }
+
+private:
+    double m_scale;
+};
+
 bool isDiverging(ColorMapKind k) {
     return k == ColorMapKind::RdBu || k == ColorMapKind::PuOr;
 }
@@ -95,7 +123,16 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
 
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
-    m_map->setTightBoundary(true);
+    m_map->setTightBoundary(false); // whole cells: the outer ones are not cut in half
+    // A full-resolution tile of a pooled matrix, drawn over the pooled map.
+    m_tileMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_tileMap->setInterpolate(false);
+    m_tileMap->setTightBoundary(false);
+    m_tileMap->setVisible(false);
+    m_tileTimer = new QTimer(this);
+    m_tileTimer->setSingleShot(true);
+    m_tileTimer->setInterval(150);
+    connect(m_tileTimer, &QTimer::timeout, this, [this] { Q_EMIT tileWanted(m_wanted); });
     m_plot->yAxis->setRangeReversed(true);
     m_plot->axisRect()->setupFullAxesBox(true);
     m_plot->xAxis2->setTickLabels(false);
@@ -115,6 +152,7 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_scale->setType(QCPAxis::atRight);
         m_scale->setBarWidth(12);
         m_map->setColorScale(m_scale);
+        m_tileMap->setColorScale(m_scale);
         auto* group = new QCPMarginGroup(m_plot);
         m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
         m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
@@ -180,6 +218,7 @@ void HeatmapView::applyGradient() {
     if (k == ColorMapKind::Auto)
         k = m_signed ? ColorMapKind::RdBu : ColorMapKind::Viridis;
     m_map->setGradient(gradientFor(k));
+    m_tileMap->setGradient(gradientFor(k));
     double lo = m_lo;
     double hi = m_hi;
     if (isDiverging(k)) { // centre the diverging map on 0
@@ -190,17 +229,33 @@ void HeatmapView::applyGradient() {
     if (!(hi > lo))
         hi = lo + 1.0;
     m_map->setDataRange(QCPRange(lo, hi));
+    m_tileMap->setDataRange(QCPRange(lo, hi));
 }
 
 void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_grid = std::move(g);
     m_info = info;
+    m_sourceRows = m_sourceCols = 0;
+    m_tile = {};
+    m_tileRegion = {};
+    m_tileNote.clear();
+    m_tileTimer->stop();
+    m_tileMap->data()->clear();
+    m_tileMap->setVisible(false);
     m_lo = 0;
     m_hi = 1;
-    if (!m_grid.empty()) {
-        const auto [lo, hi] = std::minmax_element(m_grid.values.begin(), m_grid.values.end());
-        m_lo = *lo;
-        m_hi = *hi;
+    // The colour range of the finite values: masked logits (−inf) take the lowest colour.
+    bool any = false;
+    for (const double v : m_grid.values) {
+        if (!std::isfinite(v))
+            continue;
+        m_lo = any ? std::min(m_lo, v) : v;
+        m_hi = any ? std::max(m_hi, v) : v;
+        any = true;
+    }
+    if (!any) {
+        m_lo = 0;
+        m_hi = 1;
     }
     m_signed = m_lo < 0 && m_hi > 0;
     m_title->setText(info.title);
@@ -232,12 +287,21 @@ void HeatmapView::applyTicks() {
         return;
     auto setLabels = [](QCPAxis* axis, const QStringList& labels, int count) {
         if (count > 0 && count <= kLabelLimit && labels.size() == count) {
+            const QFont font(axis->tickLabelFont().family(), count > 24 ? 6 : 8);
+            // Where the map is too small for a label per cell, label every step-th cell
+            // rather than letting the labels overlap.
+            const bool horizontal = axis->orientation() == Qt::Horizontal;
+            const int length = horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
+            const double cells = std::min<double>(count, axis->range().size());
+            const double perCell = length > 0 && cells > 0 ? length / cells : 1e9;
+            const double needed = QFontMetricsF(font).height() * (horizontal ? 1.15 : 1.0);
+            const int step = std::max(1, static_cast<int>(std::ceil(needed / perCell)));
             QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
-            for (int k = 0; k < count; ++k)
+            for (int k = 0; k < count; k += step)
                 t->addTick(k, labels.at(k));
             axis->setTicker(t);
-            axis->setTickLabelRotation(axis->orientation() == Qt::Horizontal ? 60 : 0);
-            axis->setTickLabelFont(QFont(axis->tickLabelFont().family(), count > 24 ? 6 : 8));
+            axis->setTickLabelRotation(horizontal ? 60 : 0);
+            axis->setTickLabelFont(font);
         } else {
             QSharedPointer<QCPAxisTicker> t(new QCPAxisTicker);
             t->setTickCount(6);
@@ -248,6 +312,12 @@ void HeatmapView::applyTicks() {
     };
     setLabels(m_plot->xAxis, m_info.colLabels, m_grid.cols);
     setLabels(m_plot->yAxis, m_info.rowLabels, m_grid.rows);
+    if (m_sourceRows > 0 && !m_grid.empty()) { // pooled: label positions, not cells
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(
+            new PositionTicker(static_cast<double>(m_sourceCols) / m_grid.cols)));
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(
+            new PositionTicker(static_cast<double>(m_sourceRows) / m_grid.rows)));
+    }
 }
 
 void HeatmapView::resizeEvent(QResizeEvent* e) {
@@ -273,6 +343,7 @@ void HeatmapView::rebuild() {
         return;
     }
     m_dirty = false;
+    applyTicks(); // the label step depends on the map's size and zoom
     if (m_grid.empty()) {
         m_map->data()->clear();
         m_displayed = {};
@@ -292,6 +363,7 @@ void HeatmapView::rebuild() {
     const int outCols = std::max(16, static_cast<int>(px.width() * dpr));
     const int outRows = std::max(16, static_cast<int>(px.height() * dpr));
     const Grid p = pool(m_grid, r0, r1, c0, c1, outRows, outCols, m_pool);
+    checkTile(r1 - r0 < outRows || c1 - c0 < outCols);
 
     // Bin k covers [c0 + k·w/out, c0 + (k+1)·w/out) in cells; place the bin centres accordingly.
     const double cw = static_cast<double>(c1 - c0) / p.cols;
@@ -307,13 +379,93 @@ void HeatmapView::rebuild() {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void HeatmapView::setSource(int sourceRows, int sourceCols) {
+    m_sourceRows = sourceRows;
+    m_sourceCols = sourceCols;
+    applyTicks();
+    scheduleRebuild();
+}
+
+PoolRegion HeatmapView::visibleSource() const {
+    if (m_sourceRows <= 0 || m_grid.empty())
+        return {};
+    // Axis coordinate a of grid cells ↔ source position (a + 0.5) · source / cells.
+    auto range = [](const QCPRange& r, int cells, int source, int* lo, int* hi) {
+        const double scale = static_cast<double>(source) / cells;
+        *lo = std::clamp(static_cast<int>(std::floor((r.lower + 0.5) * scale)), 0, source - 1);
+        *hi = std::clamp(static_cast<int>(std::ceil((r.upper + 0.5) * scale)), *lo + 1, source);
+    };
+    PoolRegion v;
+    range(m_plot->yAxis->range(), m_grid.rows, m_sourceRows, &v.r0, &v.r1);
+    range(m_plot->xAxis->range(), m_grid.cols, m_sourceCols, &v.c0, &v.c1);
+    return v;
+}
+
+void HeatmapView::checkTile(bool zoomedPast) {
+    if (m_sourceRows <= 0 || !zoomedPast) {
+        m_tileTimer->stop();
+        return;
+    }
+    const PoolRegion v = visibleSource();
+    if (2 * v.rows() > m_sourceRows && 2 * v.cols() > m_sourceCols) {
+        m_tileTimer->stop(); // most of the matrix: a tile would be pooled about as coarsely
+        return;
+    }
+    const PoolRegion& t = m_tileRegion;
+    const bool covered = hasTile() && t.r0 <= v.r0 && t.r1 >= v.r1 && t.c0 <= v.c0 &&
+                         t.c1 >= v.c1 &&
+                         ((m_tile.rows == t.rows() && m_tile.cols == t.cols()) ||
+                          (2 * v.rows() > t.rows() && 2 * v.cols() > t.cols()));
+    if (covered) {
+        m_tileTimer->stop();
+        return;
+    }
+    m_wanted = v;
+    m_tileTimer->start(); // restarted by every zoom or pan step: debounced
+}
+
+void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
+    if (m_sourceRows <= 0 || tile.empty() || m_grid.empty())
+        return;
+    m_tile = std::move(tile);
+    m_tileRegion = region;
+    // Source position s sits at axis coordinate s · cells / source − 0.5 (a cell's left edge).
+    const double sx = static_cast<double>(m_grid.cols) / m_sourceCols;
+    const double sy = static_cast<double>(m_grid.rows) / m_sourceRows;
+    const double x0 = region.c0 * sx - 0.5, x1 = region.c1 * sx - 0.5;
+    const double y0 = region.r0 * sy - 0.5, y1 = region.r1 * sy - 0.5;
+    const double cw = (x1 - x0) / m_tile.cols, rh = (y1 - y0) / m_tile.rows;
+    auto* data = new QCPColorMapData(m_tile.cols, m_tile.rows, QCPRange(x0 + cw / 2, x1 - cw / 2),
+                                     QCPRange(y0 + rh / 2, y1 - rh / 2));
+    for (int r = 0; r < m_tile.rows; ++r)
+        for (int c = 0; c < m_tile.cols; ++c)
+            data->setCell(c, r, m_tile.at(r, c));
+    m_tileMap->setData(data, false);
+    m_tileMap->setVisible(true);
+    m_tileNote = note;
+    if (m_subtitle) // under the title: "tile i a–b × j c–d, full resolution"
+        m_subtitle->setText(QStringLiteral("%1\n%2").arg(m_info.subtitle, note));
+    else
+        m_title->setText(QStringLiteral("%1 [%2]").arg(m_info.title, note));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString HeatmapView::titleText() const {
+    return m_title->text();
+}
+
 QString HeatmapView::describeCell(int i, int j) const {
     if (i < 0 || j < 0 || i >= m_grid.rows || j >= m_grid.cols)
         return {};
     auto label = [](const QStringList& l, int k) {
         return k < l.size() ? QStringLiteral(" \u201c%1\u201d").arg(l.at(k)) : QString();
     };
-    auto index = [](int k, int bin) {
+    auto index = [this](int k, int bin) {
+        if (m_sourceRows > 0 && !m_grid.empty()) { // pooled cells: the positions they cover
+            const int a = binStart(k, m_sourceRows, m_grid.rows);
+            const int b = binStart(k + 1, m_sourceRows, m_grid.rows) - 1;
+            return a == b ? QString::number(a) : QStringLiteral("%1\u2013%2").arg(a).arg(b);
+        }
         return bin <= 1 ? QString::number(k)
                         : QStringLiteral("%1\u2013%2").arg(k * bin).arg((k + 1) * bin - 1);
     };
@@ -328,7 +480,23 @@ void HeatmapView::onMouseMove(QMouseEvent* e) {
     const double y = m_plot->yAxis->pixelToCoord(e->position().y());
     const int j = static_cast<int>(std::lround(x));
     const int i = static_cast<int>(std::lround(y));
-    const QString text = describeCell(i, j);
+    QString text = describeCell(i, j);
+    if (hasTile() && !m_grid.empty()) { // inside the tile: its position and value
+        const int si = static_cast<int>(std::floor((y + 0.5) * m_sourceRows / m_grid.rows));
+        const int sj = static_cast<int>(std::floor((x + 0.5) * m_sourceCols / m_grid.cols));
+        const PoolRegion& t = m_tileRegion;
+        if (si >= t.r0 && si < t.r1 && sj >= t.c0 && sj < t.c1) {
+            const int r =
+                static_cast<int>(static_cast<std::int64_t>(si - t.r0) * m_tile.rows / t.rows());
+            const int c =
+                static_cast<int>(static_cast<std::int64_t>(sj - t.c0) * m_tile.cols / t.cols());
+            text = QStringLiteral("%1 (tile)   i = %2   j = %3   value = %4")
+                       .arg(m_info.title)
+                       .arg(si)
+                       .arg(sj)
+                       .arg(m_tile.at(r, c), 0, 'g', 6);
+        }
+    }
     if (text.isEmpty() || text == m_hover)
         return;
     m_hover = text;

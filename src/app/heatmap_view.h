@@ -63,7 +63,26 @@ public:
     /** Value read-out for a cell, as shown on hover. */
     QString describeCell(int i, int j) const;
 
+    /**
+     * Declares the grid a pooled view of a sourceRows × sourceCols matrix (0, 0: the grid is the
+     * matrix; setData resets it). Zoomed in until a grid cell spans more than a pixel, the view
+     * asks for the visible positions at full resolution (tileWanted), 150 ms after the last zoom
+     * or pan step, unless the tile it shows already covers them.
+     */
+    void setSource(int sourceRows, int sourceCols);
+    /** Draws `tile`, the cells of source positions `region`, over the pooled grid. */
+    void setTile(Grid tile, PoolRegion region, const QString& note);
+    bool hasTile() const { return !m_tile.empty(); }
+    PoolRegion tileRegion() const { return m_tileRegion; }
+    /** The source positions on screen (for pooled views). */
+    PoolRegion visibleSource() const;
+    QString titleText() const;
+    /** What the tile on screen is, e.g. "tile i 100–399 × j 0–511, full resolution". */
+    QString tileNote() const { return m_tileNote; }
+
 Q_SIGNALS:
+    /** The visible source positions, wanted at full resolution (see setSource). */
+    void tileWanted(pe::PoolRegion region);
     void hovered(const QString& text);
     void clicked();
     void rowClicked(int row);
@@ -79,6 +98,7 @@ private:
     void applyTicks();
     void onMouseMove(QMouseEvent* e);
     void onMousePress(QMouseEvent* e);
+    void checkTile(bool zoomedPast);
 
     QCustomPlot* m_plot;
     QCPColorMap* m_map;
@@ -87,6 +107,14 @@ private:
     QCPTextElement* m_subtitle = nullptr;
     QLabel* m_readout = nullptr;
     QTimer* m_rebuildTimer;
+    QCPColorMap* m_tileMap;
+    QTimer* m_tileTimer;
+    Grid m_tile;
+    PoolRegion m_tileRegion;
+    PoolRegion m_wanted;
+    QString m_tileNote;
+    int m_sourceRows = 0;
+    int m_sourceCols = 0;
     Grid m_grid;
     HeatmapInfo m_info;
     ColorMapKind m_colorMap = ColorMapKind::Auto;

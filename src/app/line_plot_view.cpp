@@ -28,8 +28,13 @@ int LinePlotView::seriesCount() const {
     return m_plot->graphCount();
 }
 
+void LinePlotView::setContent(const LinePlotContent& c) {
+    setSeries(c.title, c.xTitle, c.yTitle, c.series, c.xLabels);
+}
+
 void LinePlotView::setSeries(const QString& title, const QString& xTitle, const QString& yTitle,
                              const std::vector<LineSeries>& series, const QStringList& xLabels) {
+    m_content = LinePlotContent{title, xTitle, yTitle, series, xLabels};
     static const QColor kColours[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
                                       QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
                                       QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b)};

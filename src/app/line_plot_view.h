@@ -16,6 +16,15 @@ struct LineSeries {
     std::vector<double> values; ///< y at x = 0, 1, …
 };
 
+/** What a line plot shows, as handed to setSeries. */
+struct LinePlotContent {
+    QString title;
+    QString xTitle;
+    QString yTitle;
+    std::vector<LineSeries> series;
+    QStringList xLabels;
+};
+
 /** A few curves against position, with a legend (the d2l "columns of P" figure, a query row). */
 class LinePlotView : public QWidget {
     Q_OBJECT
@@ -23,11 +32,14 @@ public:
     explicit LinePlotView(QWidget* parent = nullptr);
     void setSeries(const QString& title, const QString& xTitle, const QString& yTitle,
                    const std::vector<LineSeries>& series, const QStringList& xLabels = {});
+    void setContent(const LinePlotContent& c);
+    const LinePlotContent& content() const { return m_content; }
     QCustomPlot* plot() const { return m_plot; }
     int seriesCount() const;
 
 private:
     QCustomPlot* m_plot;
+    LinePlotContent m_content;
 };
 
 } // namespace pe

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QTimer>
 
 #include <cstdio>
@@ -12,7 +13,9 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("pe-explorer"));
     QApplication::setApplicationName(QStringLiteral("pe-explorer"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("pe-explorer"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/pe-explorer.svg")));
 
     QCommandLineParser cli;
     cli.setApplicationDescription(QStringLiteral("Explore positional encodings and attention"));
@@ -27,16 +30,21 @@ int main(int argc, char** argv) {
                                      QStringLiteral("FILE"));
     const QCommandLineOption tab(QStringLiteral("tab"),
                                  QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
-                                                "terms, 3 attention)."),
+                                                "terms, 3 attention, 4 compare, 5 stepper)."),
                                  QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption scheme(QStringLiteral("scheme"),
                                     QStringLiteral("Start with this scheme."),
                                     QStringLiteral("NAME"));
-    cli.addOptions({shot, session, tab, scheme});
+    const QCommandLineOption stage(QStringLiteral("stage"),
+                                   QStringLiteral("Stage of the stepper tab (0 tokens … 14 "
+                                                  "output)."),
+                                   QStringLiteral("K"), QStringLiteral("0"));
+    cli.addOptions({shot, session, tab, scheme, stage});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
     opts.tab = cli.value(tab).toInt();
+    opts.stage = cli.value(stage).toInt();
     opts.scheme = cli.value(scheme);
     opts.session = cli.value(session);
     opts.output = cli.value(shot);

@@ -25,6 +25,7 @@
 #include "exporter.h"
 #include "params_command.h"
 #include "params_panel.h"
+#include "stepper_panel.h"
 #include "trace_views.h"
 
 namespace pe {
@@ -35,6 +36,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     , m_panel(new ParamsPanel)
     , m_views(new TraceViews)
     , m_compare(new ComparisonView)
+    , m_stepper(new StepperPanel)
     , m_controller(
           new ComputeController(persist ? m_settings.backend() : BackendKind::CpuFast, this))
     , m_undo(new QUndoStack(this))
@@ -43,6 +45,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     setWindowTitle(tr("pe-explorer"));
     setCentralWidget(m_views);
     m_views->addTab(m_compare, tr("Com&pare"));
+    m_views->addTab(m_stepper, tr("&Stepper"));
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
@@ -86,9 +89,20 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     connect(m_controller, &ComputeController::busyChanged, this, &MainWindow::onBusy);
     connect(m_views, &TraceViews::hovered, m_hover, &QLabel::setText);
     connect(m_compare, &ComparisonView::hovered, m_hover, &QLabel::setText);
+    connect(m_stepper, &StepperPanel::hovered, m_hover, &QLabel::setText);
 
     m_views->setColorMap(persist ? m_settings.colorMap() : ColorMapKind::Auto);
     m_views->setPoolMode(persist ? m_settings.poolMode() : PoolMode::Mean);
+    m_controller->setPooling(ComputeWorker::kDefaultPoolThreshold,
+                             ComputeWorker::kDefaultPoolResolution,
+                             persist ? m_settings.poolMode() : PoolMode::Mean);
+    // Zooming a pooled map past its cells: the visible part at full resolution (newest wins).
+    connect(m_views, &TraceViews::tileRequested, this, [this](PoolRegion region) {
+        const Params* shown = shownParams();
+        const bool free = !m_controller->busy() || m_controller->busyWithTile();
+        if (free && shown && *shown == m_current.params)
+            m_controller->submitTile(m_current.params, m_current.input, region);
+    });
     buildMenus();
     if (persist) {
         restoreGeometry(m_settings.geometry());
@@ -124,8 +138,8 @@ void MainWindow::buildMenus() {
     edit->addAction(redo);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList tabs = {tr("&Encoding"), tr("&Relative"), tr("&Logit terms"),
-                              tr("&Attention"), tr("Com&pare")};
+    const QStringList tabs = {tr("&Encoding"),  tr("&Relative"), tr("&Logit terms"),
+                              tr("&Attention"), tr("Com&pare"),  tr("&Stepper")};
     for (int k = 0; k < tabs.size(); ++k)
         view->addAction(tabs.at(k), QKeySequence(QStringLiteral("Ctrl+%1").arg(k + 1)), this,
                         [this, k] { m_views->setCurrentIndex(k); });
@@ -142,6 +156,7 @@ void MainWindow::buildMenus() {
         connect(a, &QAction::triggered, this, [this, k] {
             m_views->setColorMap(k);
             m_compare->setColorMap(k);
+            m_stepper->setColorMap(k);
             if (m_persist)
                 m_settings.setColorMap(k);
         });
@@ -150,7 +165,8 @@ void MainWindow::buildMenus() {
     auto* engineGroup = new QActionGroup(this);
     const BackendKind current = m_persist ? m_settings.backend() : BackendKind::CpuFast;
     for (auto [kind, name] : {std::pair{BackendKind::CpuFast, tr("fast CPU")},
-                              std::pair{BackendKind::CpuReference, tr("reference CPU (exact)")}}) {
+                              std::pair{BackendKind::CpuReference, tr("reference CPU (exact)")},
+                              std::pair{BackendKind::OpenGL, tr("OpenGL compute (GPU)")}}) {
         QAction* a = engines->addAction(name);
         a->setCheckable(true);
         a->setChecked(kind == current);
@@ -172,8 +188,14 @@ void MainWindow::buildMenus() {
         connect(a, &QAction::triggered, this, [this, m] {
             m_views->setPoolMode(m);
             m_compare->setPoolMode(m);
+            m_stepper->setPoolMode(m);
             if (m_persist)
                 m_settings.setPoolMode(m);
+            // Pooled mode pools in the engine: recompute with the new mode.
+            m_controller->setPooling(ComputeWorker::kDefaultPoolThreshold,
+                                     ComputeWorker::kDefaultPoolResolution, m);
+            if (m_views->poolInfo().pooled)
+                submit(m_current);
         });
     }
 }
@@ -220,21 +242,45 @@ void MainWindow::showPending() {
         if (r.error != QLatin1String("cancelled"))
             statusBar()->showMessage(tr("Error: %1").arg(r.error), 8000);
         m_timing->setText(tr("%1 | %2").arg(r.error, r.backend));
+        announceBackend(r);
         return;
     }
     if (!r.trace)
         return;
     QElapsedTimer render;
     render.start();
-    m_views->setTrace(r.trace);
+    if (r.pool.tile) { // a full-resolution tile of the pooled trace on screen
+        m_views->setTile(r.trace, r.pool);
+        statusBar()->showMessage(
+            tr("%1 (%2 ms)").arg(r.pool.describe()).arg(r.computeMs, 0, 'f', 1), 8000);
+        return;
+    }
+    m_views->setTrace(r.trace, r.pool);
     m_compare->setReference(r.trace, m_current.input);
+    m_stepper->setTrace(r.trace);
     ++m_frames;
-    m_timing->setText(tr("compute %1 ms | render %2 ms | %3")
-                          .arg(r.computeMs, 0, 'f', 1)
-                          .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
-                          .arg(r.backend));
-    m_timing->setToolTip(r.backendNote);
+    m_timing->setText(
+        tr("compute %1 ms | render %2 ms | %3")
+            .arg(r.computeMs, 0, 'f', 1)
+            .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
+            .arg(r.backend == QLatin1String("gl")
+                     ? tr("gl: %1").arg(r.device.section(QLatin1Char('('), 0, 0).trimmed())
+                     : r.backend) +
+        (r.pool.pooled ? QStringLiteral(" | %1").arg(r.pool.describe()) : QString()));
+    announceBackend(r);
     Q_EMIT frameShown();
+}
+
+QString MainWindow::backendToolTip() const {
+    return m_timing->toolTip();
+}
+
+void MainWindow::announceBackend(const ComputeResult& r) {
+    m_timing->setToolTip(r.backendNote.isEmpty() ? r.device : r.device + u'\n' + r.backendNote);
+    // A fallback (no GL 4.3 context, float64 on the GPU, …) is said once, when it first happens.
+    if (r.backendNote != m_lastBackendNote && !r.backendNote.isEmpty())
+        statusBar()->showMessage(r.backendNote, 10000);
+    m_lastBackendNote = r.backendNote;
 }
 
 const Params* MainWindow::shownParams() const {
@@ -265,6 +311,8 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 }
 
 HeatmapView* MainWindow::currentHeatmap() const {
+    if (m_views->currentWidget() == m_stepper)
+        return m_stepper->currentHeatmap();
     return m_views->currentWidget() == m_compare ? m_compare->difference()
                                                  : m_views->currentHeatmap();
 }

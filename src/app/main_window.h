@@ -19,6 +19,7 @@ namespace pe {
 class ComparisonView;
 class HeatmapView;
 class ParamsPanel;
+class StepperPanel;
 class TraceViews;
 
 /** Wires the parameter panel, the worker and the views; owns menus and the status bar. */
@@ -32,6 +33,7 @@ public:
     ParamsPanel* panel() const { return m_panel; }
     TraceViews* views() const { return m_views; }
     ComparisonView* comparison() const { return m_compare; }
+    StepperPanel* stepper() const { return m_stepper; }
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
     Session session() const;
@@ -40,6 +42,8 @@ public:
     /** Parameters of the trace now on screen; frames() counts traces shown. */
     const Params* shownParams() const;
     int frames() const { return m_frames; }
+    /** The engine's device and any fallback reason (the status bar's tooltip). */
+    QString backendToolTip() const;
     QString statusText() const;
 
     /** The heat map that export and copy act on: the current tab's main one. */
@@ -59,6 +63,8 @@ private:
     void submit(const Session& s);
     void onResult(const ComputeResult& r);
     void showPending();
+    /** Names the engine and device in the status bar; says a new fallback reason once. */
+    void announceBackend(const ComputeResult& r);
     void onBusy(bool busy);
     void openSession();
     void saveSession();
@@ -70,6 +76,7 @@ private:
     ParamsPanel* m_panel;
     TraceViews* m_views;
     ComparisonView* m_compare;
+    StepperPanel* m_stepper;
     ComputeController* m_controller;
     QUndoStack* m_undo;
     Session m_current;
@@ -83,6 +90,7 @@ private:
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     int m_frames = 0;
+    QString m_lastBackendNote;
 };
 
 } // namespace pe

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "params_panel.h"
 
+#include "seed_spin_box.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -211,9 +213,10 @@ void ParamsPanel::build() {
     spRow->addWidget(m_cls);
     spRow->addWidget(m_sep);
     f3->addRow(tr("Special tokens"), spRow);
-    m_seed = spin(0, std::numeric_limits<int>::max(),
-                  tr("Seed of every generated weight and embedding (xoshiro256**, one stream per "
-                     "tensor name): the same seed gives the same numbers everywhere"));
+    m_seed = new SeedSpinBox;
+    m_seed->setToolTip(tr("Seed of every generated weight and embedding (xoshiro256**, one stream "
+                          "per tensor name), 0 … 2⁶⁴−1: the same seed gives the same numbers "
+                          "everywhere"));
     f3->addRow(tr("S&eed"), m_seed);
     m_precision = enumCombo(allValues<Precision>());
     m_precision->setToolTip(tr("Arithmetic of the forward pass: float32 or float64"));
@@ -227,8 +230,11 @@ void ParamsPanel::build() {
     m_inputKind->addItem(tr("sample sentence"), static_cast<int>(InputKind::Sentence));
     m_inputKind->addItem(tr("typed text"), static_cast<int>(InputKind::Text));
     m_inputKind->addItem(tr("n identical tokens"), static_cast<int>(InputKind::Identical));
+    m_inputKind->addItem(tr("all zeros"), static_cast<int>(InputKind::Zeros));
     m_inputKind->setToolTip(tr("Input tokens; the token list is repeated or cut to exactly n "
-                               "tokens. Embeddings E come from a seeded per-token table."));
+                               "tokens. Embeddings E come from a seeded per-token table. n "
+                               "identical tokens is the probe of SPEC §12; all zeros sets E = 0, "
+                               "so only P and the position terms are left."));
     f4->addRow(tr("&Input"), m_inputKind);
     m_sentence = new QComboBox;
     for (const QString& s : sampleSentenceList())
@@ -259,8 +265,9 @@ void ParamsPanel::build() {
         onEdited();
     });
     for (QSpinBox* s : {m_d, m_heads, m_clip, m_ropeDims, m_buckets, m_maxDistance, m_debBuckets,
-                        m_debMaxPos, m_clampLen, m_learnedRows, m_validLen, m_seed})
+                        m_debMaxPos, m_clampLen, m_learnedRows, m_validLen})
         connect(s, &QSpinBox::valueChanged, this, &ParamsPanel::onEdited);
+    connect(m_seed, &SeedSpinBox::valueChanged, this, &ParamsPanel::onEdited);
     connect(m_base, &QDoubleSpinBox::valueChanged, this, &ParamsPanel::onEdited);
     for (QComboBox* c : {m_scheme, m_layout, m_ropeConv, m_alibiMode, m_p2cConv, m_urpeBias, m_norm,
                          m_mask, m_precision, m_inputKind, m_sentence})
@@ -327,7 +334,7 @@ Params ParamsPanel::params() const {
     p.learnedRows = m_learnedRows->value();
     p.cls = m_cls->isChecked();
     p.sep = m_sep->isChecked();
-    p.seed = static_cast<std::uint64_t>(m_seed->value());
+    p.seed = m_seed->value();
     p.precision = enumOf<Precision>(m_precision);
     return p;
 }
@@ -374,8 +381,7 @@ void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
     m_learnedRows->setValue(p.learnedRows);
     m_cls->setChecked(p.cls);
     m_sep->setChecked(p.sep);
-    m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(
-        p.seed, static_cast<std::uint64_t>(std::numeric_limits<int>::max()))));
+    m_seed->setValue(p.seed);
     setEnum(m_precision, p.precision);
     m_inputKind->setCurrentIndex(std::max(0, m_inputKind->findData(static_cast<int>(in.kind))));
     m_sentence->setCurrentIndex(std::clamp(in.sentence, 0, m_sentence->count() - 1));

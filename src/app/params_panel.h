@@ -15,6 +15,10 @@ class QSpinBox;
 class QTimer;
 
 namespace pe {
+class SeedSpinBox;
+}
+
+namespace pe {
 
 /**
  * Every parameter of one computation as controls. Options that do not apply to the chosen
@@ -38,6 +42,7 @@ public:
     // For tests and the main window's shortcuts.
     QComboBox* schemeBox() const { return m_scheme; }
     QSpinBox* lengthBox() const { return m_n; }
+    SeedSpinBox* seedBox() const { return m_seed; }
     QSlider* lengthSlider() const { return m_nSlider; }
     QSpinBox* widthBox() const { return m_d; }
     QSpinBox* headsBox() const { return m_heads; }
@@ -79,7 +84,7 @@ private:
     QSpinBox* m_validLen;
     QCheckBox* m_cls;
     QCheckBox* m_sep;
-    QSpinBox* m_seed;
+    SeedSpinBox* m_seed;
     QComboBox* m_precision;
     QComboBox* m_inputKind;
     QComboBox* m_sentence;

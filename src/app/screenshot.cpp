@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "main_window.h"
+#include "stepper_panel.h"
 #include "trace_views.h"
 
 namespace pe {
@@ -37,6 +38,7 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
     if (shot)
         w.resize(1500, 900);
     w.views()->setCurrentIndex(opts.tab);
+    w.stepper()->setStage(opts.stage);
     w.show();
     if (!shot)
         return app.exec();

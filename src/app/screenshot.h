@@ -12,6 +12,7 @@ struct ScreenshotOptions {
     QString session; ///< session file to start from
     QString scheme;  ///< scheme to start with (overrides the session's)
     int tab = 0;
+    int stage = 0; ///< stage of the stepper tab
 };
 
 /** Opens the explorer (or renders one screenshot); returns the process exit status. */

@@ -78,6 +78,8 @@ BackendKind Settings::backend() const {
     const QString s = QSettings().value(kBackend).toString();
     if (s == QLatin1String("reference"))
         return BackendKind::CpuReference;
+    if (s == QLatin1String("gl"))
+        return BackendKind::OpenGL;
     return BackendKind::CpuFast;
 }
 

@@ -64,6 +64,13 @@ std::vector<Grid> sliceConcurrently(std::vector<std::function<Grid()>> jobs) {
 
 } // namespace
 
+std::vector<std::string> logitTermNames() {
+    std::vector<std::string> names;
+    for (const TermName& t : kTerms)
+        names.emplace_back(t.name);
+    return names;
+}
+
 QString describeParams(const Params& p) {
     QString s = QStringLiteral("%1, n=%2, d=%3, heads=%4, %5")
                     .arg(qs(toString(p.scheme)))
@@ -169,6 +176,7 @@ TraceViews::TraceViews(QWidget* parent)
     att->setSizes({400, 600});
     attRight->setSizes({600, 300});
     connect(m_enlarged, &HeatmapView::rowClicked, this, &TraceViews::selectQuery);
+    connect(m_enlarged, &HeatmapView::tileWanted, this, &TraceViews::tileRequested);
     addTab(att, tr("&Attention"));
     setCurrentIndex(0);
     connect(this, &QTabWidget::currentChanged, this, &TraceViews::refreshCurrent);
@@ -232,8 +240,10 @@ void TraceViews::selectQuery(int i) {
     m_query->setValue(i);
 }
 
-void TraceViews::setTrace(std::shared_ptr<const Trace> trace) {
+void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool) {
     m_trace = std::move(trace);
+    m_poolInfo = pool;
+    m_tile.reset();
     ++m_updates;
     if (m_trace) {
         const QSignalBlocker b1(m_head);
@@ -282,7 +292,36 @@ Grid TraceViews::slice(const char* name, int head, int* binR, int* binC) const {
     *binC = 1;
     if (!t || t->empty())
         return {};
-    return sliceHeadBinned(*t, head, kMaxCells, kMaxCells, binR, binC);
+    Grid g = sliceHeadBinned(*t, head, kMaxCells, kMaxCells, binR, binC);
+    const std::string n(name);
+    if (m_poolInfo.pooled && (n == "logits" || n == "weights") && g.rows > 0) {
+        // Pooled cells: about seqLen / cells positions each (for the hover read-out).
+        *binR = (m_poolInfo.seqLen + g.rows - 1) / g.rows;
+        *binC = (m_poolInfo.seqLen + g.cols - 1) / g.cols;
+    }
+    return g;
+}
+
+void TraceViews::preparePooled(HeatmapView* v, const char* name, int head) {
+    if (!m_poolInfo.pooled)
+        return;
+    v->setSource(m_poolInfo.seqLen, m_poolInfo.seqLen);
+    if (!m_tile)
+        return;
+    const Tensor* t = m_tile->find(name);
+    if (t && head < headCount(*t))
+        v->setTile(sliceHead(*t, head), m_tileInfo.region, m_tileInfo.describe());
+}
+
+void TraceViews::setTile(std::shared_ptr<const Trace> tile, const PoolInfo& info) {
+    if (!m_trace || !tile || !m_poolInfo.pooled || !(tile->params == m_trace->params))
+        return; // a tile of another trace
+    m_tile = std::move(tile);
+    m_tileInfo = info;
+    const int h = m_head->value();
+    preparePooled(m_enlarged, "weights", h);
+    if (!m_terms.empty() && m_terms.front()->isVisible())
+        preparePooled(m_terms.front(), "logits", h);
 }
 
 HeatmapInfo traceHeatmapInfo(const Trace& trace, const QString& title, const QString& valueTitle,
@@ -308,13 +347,26 @@ HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle,
     return traceHeatmapInfo(*m_trace, title, valueTitle, binR, binC);
 }
 
+namespace {
+/** The note of a view that needs n×n tensors pooled mode does not compute. */
+QString pooledNote(const PoolInfo& pool) {
+    return QObject::tr("pooled mode (n = %1): n\u00d7n tensors other than the logits and weights "
+                       "are not computed")
+        .arg(pool.seqLen);
+}
+} // namespace
+
 void TraceViews::refreshEncoding() {
     int br = 1, bc = 1;
     Grid p = slice("P", 0, &br, &bc);
     if (p.empty()) {
-        const QString why = tr("%1 adds no absolute encoding P to the input: see the Relative and "
-                               "Logit terms tabs.")
-                                .arg(qs(toString(m_trace->params.scheme)));
+        QString why = tr("%1 adds no absolute encoding P to the input: see the Relative and "
+                         "Logit terms tabs.")
+                          .arg(qs(toString(m_trace->params.scheme)));
+        if (m_poolInfo.pooled && !m_trace->find("X")) // GL's pooled path reads back `out` only
+            why = tr("This engine's pooled mode (n = %1) returns the attention only; the CPU "
+                     "engine also keeps E, P and X.")
+                      .arg(m_poolInfo.seqLen);
         m_p->clear(tr("no position matrix P"));
         m_gram->clear(tr("no P·Pᵀ"));
         m_encodingNote->setText(why);
@@ -364,6 +416,11 @@ void TraceViews::refreshRelative() {
     int br = 1, bc = 1;
     Grid idx = slice("rel_index", 0, &br, &bc);
     const QString scheme = qs(toString(m_trace->params.scheme));
+    if (m_poolInfo.pooled) {
+        m_relIndex->clear(pooledNote(m_poolInfo));
+        m_bias->clear(tr("zoom the attention or logits maps for full-resolution tiles"));
+        return;
+    }
     if (idx.empty() && m_trace->find("urpe_C")) {
         // URPE has no index matrix; its per-head table C[h, (j − i) + N − 1] takes the place.
         Grid c = slice("urpe_C", 0, &br, &bc);
@@ -394,6 +451,8 @@ void TraceViews::refreshTerms() {
             present.push_back(&t);
     while (m_terms.size() < present.size()) {
         HeatmapView* v = addHeatmap(m_termsHost);
+        if (m_terms.empty()) // the logits: pooled views ask for tiles
+            connect(v, &HeatmapView::tileWanted, this, &TraceViews::tileRequested);
         for (HeatmapView* other : m_terms)
             v->linkTo(other); // the terms share their axes: zoom one, zoom all
         m_terms.push_back(v);
@@ -416,9 +475,16 @@ void TraceViews::refreshTerms() {
         m_termsGrid->addWidget(v, static_cast<int>(k) / columns, static_cast<int>(k) % columns);
         v->show();
         const int br = bins[2 * k], bc = bins[2 * k + 1];
-        v->setData(std::move(grids[k]),
-                   infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
-                           QString::fromLatin1(present[k]->name), br, bc));
+        HeatmapInfo info =
+            infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
+                    QString::fromLatin1(present[k]->name), br, bc);
+        if (m_poolInfo.pooled) {
+            info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
+            info.subtitle = pooledNote(m_poolInfo);
+        }
+        v->setData(std::move(grids[k]), info);
+        if (k == 0)
+            preparePooled(v, present[k]->name, h);
     }
 }
 
@@ -466,9 +532,16 @@ void TraceViews::refreshAttention() {
     const int br = bins[0], bc = bins[1];
     Grid g = std::move(grids[0]);
     HeatmapInfo info = infoFor(tr("attention weights, head %1").arg(h), tr("a_ij"), br, bc);
-    const int q = std::min(m_query->value() / br, g.rows - 1);
+    int q = std::min(m_query->value() / br, g.rows - 1);
+    if (m_poolInfo.pooled) {
+        info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
+        q = std::clamp(static_cast<int>(static_cast<std::int64_t>(m_query->value()) * g.rows /
+                                        std::max(m_poolInfo.seqLen, 1)),
+                       0, g.rows - 1);
+    }
     std::vector<double> r = row(g, q);
     m_enlarged->setData(std::move(g), info);
+    preparePooled(m_enlarged, "weights", h);
 
     QString qLabel;
     const int qi = m_query->value();

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "compute_worker.h"
 #include "grid.h"
 #include "heatmap_view.h"
 #include "trace.h"
@@ -35,8 +36,17 @@ public:
     explicit TraceViews(QWidget* parent = nullptr);
     ~TraceViews() override;
 
-    void setTrace(std::shared_ptr<const Trace> trace);
+    /**
+     * Shows a trace. In pooled mode (pool.pooled) its logits and weights are pooled cells: the
+     * views say so in their titles, views of n×n tensors that pooled mode does not compute show
+     * a note, and zooming the enlarged attention map or the logits past the cells asks for the
+     * visible part at full resolution (tileRequested).
+     */
+    void setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool = {});
     const Trace* trace() const { return m_trace.get(); }
+    const PoolInfo& poolInfo() const { return m_poolInfo; }
+    /** A tile result (logits and weights of a region) for the pooled trace on screen. */
+    void setTile(std::shared_ptr<const Trace> tile, const PoolInfo& info);
 
     void setColorMap(ColorMapKind k);
     void setPoolMode(PoolMode m);
@@ -52,12 +62,25 @@ public:
     int updates() const { return m_updates; }
     LinePlotView* columnsPlot() const { return m_pColumns; }
     QLineEdit* columnsEdit() const { return m_columns; }
+    // Each view on its own, for figures drawn without the window (pe-explorer-cli render).
+    HeatmapView* positionMap() const { return m_p; }
+    HeatmapView* similarityMap() const { return m_gram; }
+    HeatmapView* relIndexMap() const { return m_relIndex; }
+    HeatmapView* biasMap() const { return m_bias; }
+    HeatmapView* attentionMap() const { return m_enlarged; }
+    LinePlotView* queryRowPlot() const { return m_queryRow; }
+    /** One map per logit term present (the first ones; the rest are hidden). */
+    const std::vector<HeatmapView*>& termMaps() const { return m_terms; }
+    /** The small multiples, one per head (up to 16; the rest are hidden). */
+    const std::vector<HeatmapView*>& headMaps() const { return m_heads; }
 
     /** Largest grid a view keeps; bigger slices are mean-binned on arrival. */
     static constexpr int kMaxCells = 2048;
 
 Q_SIGNALS:
     void hovered(const QString& text);
+    /** A pooled view was zoomed past its cells: these positions are wanted at full resolution. */
+    void tileRequested(pe::PoolRegion region);
 
 private:
     void refresh();
@@ -69,8 +92,13 @@ private:
     HeatmapView* addHeatmap(QWidget* parent, bool compact = false);
     HeatmapInfo infoFor(const QString& title, const QString& valueTitle, int binR, int binC) const;
     Grid slice(const char* name, int head, int* binR, int* binC) const;
+    /** Pooled mode: marks `v` as a view of the n×n `name` and lays the current tile over it. */
+    void preparePooled(HeatmapView* v, const char* name, int head);
 
     std::shared_ptr<const Trace> m_trace;
+    PoolInfo m_poolInfo;
+    std::shared_ptr<const Trace> m_tile;
+    PoolInfo m_tileInfo;
     QSpinBox* m_head;
     QSpinBox* m_query;
     QLabel* m_caption;
@@ -99,5 +127,8 @@ private:
 
 /** The parameters as one line, for figure subtitles. */
 QString describeParams(const Params& p);
+
+/** Trace tensors the Logit terms tab shows, in its order (each map's value title is the name). */
+std::vector<std::string> logitTermNames();
 
 } // namespace pe

@@ -3,16 +3,20 @@
 
 #include <iostream>
 
+#include "render_command.h"
 #include "trace_command.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"pe-explorer: positional encodings and self-attention, headless.\n"
-                 "The trace command writes every stage of one attention layer as .npy files.",
+                 "The trace command writes every stage of one attention layer as .npy files;\n"
+                 "render draws the window's figures as PNG, SVG or PDF.",
                  "pe-explorer-cli"};
     app.set_version_flag("--version", std::string("pe-explorer-cli ") + PE_VERSION);
     app.require_subcommand(1);
     pe::TraceOptions options;
     CLI::App* trace = pe::addTraceCommand(app, options);
+    pe::RenderOptions renderOptions;
+    CLI::App* render = pe::addRenderCommand(app, renderOptions);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -23,5 +27,7 @@ int main(int argc, char** argv) {
     }
     if (trace->parsed())
         return pe::runTrace(options, argc, argv);
+    if (render->parsed())
+        return pe::runRender(renderOptions);
     return pe::kExitUsage;
 }

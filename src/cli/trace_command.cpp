@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -41,11 +42,7 @@ double msSince(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-/** An error that ends the command with the given exit status. */
-struct Failure {
-    std::string message;
-    int code = kExitUsage;
-};
+using Failure = CommandFailure;
 
 template <typename E> std::string joinNames(const std::vector<E>& values) {
     std::string s;
@@ -72,19 +69,6 @@ E parseEnum(const std::string& option, const std::string& value, F fromString,
         return *v;
     throw Failure{option + ": unknown value '" + value + "' (expected one of: " + joinNames(all) +
                   ")"};
-}
-
-std::vector<std::string> splitComma(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        item.erase(0, item.find_first_not_of(" \t"));
-        item.erase(item.find_last_not_of(" \t") + 1);
-        if (!item.empty())
-            out.push_back(item);
-    }
-    return out;
 }
 
 std::string shapeString(const std::vector<std::int64_t>& s) {
@@ -308,23 +292,13 @@ Json optionsJson(const TraceOptions& o, const Params& p, const std::vector<std::
     };
 }
 
-int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
-    const auto t0 = Clock::now();
-    Params p = toParams(o);
+void checkBackend(const TraceOptions& o) {
     if (o.backend != "cpu" && o.backend != "gl")
         throw Failure{"--backend: unknown value '" + o.backend + "' (expected one of: cpu, gl)"};
+}
 
-    auto staged = StagedOutput::prepare(o.out);
-    if (!staged)
-        throw Failure{staged.error().message};
-    if (!o.dumpWeights.empty()) {
-        const auto parent = std::filesystem::absolute(o.dumpWeights).parent_path();
-        if (!std::filesystem::is_directory(parent))
-            throw Failure{"--dump-weights: folder " + parent.string() + " does not exist"};
-        if (std::filesystem::is_directory(o.dumpWeights))
-            throw Failure{"--dump-weights: " + o.dumpWeights + " is a folder"};
-    }
-
+/** --weights, --input / --text: the given weights, E and the token labels; validates p. */
+void loadInputs(const TraceOptions& o, Params& p, Weights& w, std::vector<std::string>& tokens) {
     NamedTensors weightFile;
     if (!o.weights.empty()) {
         auto wf = readSafetensors(o.weights);
@@ -332,24 +306,20 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
             throw Failure{"--weights: " + wf.error().message};
         weightFile = std::move(*wf);
     }
-    Weights w;
-    std::vector<std::string> tokens; // the text's tokens, when --text is given
     loadEmbeddings(o, weightFile, p, w, tokens);
     if (Status st = validate(p); !st)
         throw Failure{st.error().message};
     loadWeights(o.weights, weightFile, p, w);
+}
 
-    const std::vector<std::string> all = traceTensorNames(p);
-    std::vector<std::string> wanted = o.tensors.empty() ? all : splitComma(o.tensors);
-    for (const auto& name : wanted)
-        if (std::find(all.begin(), all.end(), name) == all.end())
-            throw Failure{"--tensors: unknown tensor '" + name + "' for --scheme " +
-                          std::string(toString(p.scheme)) + " (valid: " + join(all) + ")"};
-    if (wanted.empty())
-        throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
-
-    // The trace itself plus the weights completeWeights is about to generate (in double).
-    std::uint64_t need = estimateTraceBytes(p);
+/** Checks the memory the trace needs, generates every weight not given and checks them all. */
+void completeInputs(const std::string& weightsFile, const Params& p, Weights& w,
+                    const PoolRequest* pool = nullptr) {
+    // The trace itself (pooled: no n×n) plus the weights completeWeights is about to generate.
+    std::uint64_t need =
+        pool ? estimatePooledBytes(p, pool->resolution,
+                                   static_cast<int>(std::thread::hardware_concurrency()))
+             : estimateTraceBytes(p);
     for (const WeightSpec& spec : weightSpecs(p)) {
         if (!spec.used || (w.*(spec.member)).size() > 0)
             continue;
@@ -365,32 +335,73 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
 
     completeWeights(p, w);
     if (Status st = checkWeights(p, w); !st)
-        throw Failure{(o.weights.empty() ? "" : "--weights " + o.weights + ": ") +
+        throw Failure{(weightsFile.empty() ? "" : "--weights " + weightsFile + ": ") +
                       st.error().message};
+}
 
-    // The GL backend makes its own raw EGL context: no display and no QGuiApplication needed.
-    // Its warnings reach the user once, as the note below; QT_LOGGING_RULES can turn them on.
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(QStringLiteral("pe.gl.warning=false"));
-    QString fallback;
-    auto backend =
-        createBackend(o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
-    if (!fallback.isEmpty())
-        std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
-
-    const auto tCompute = Clock::now();
-    auto trace = backend->compute(p, w, nullptr);
-    const double computeMs = msSince(tCompute);
-    if (!trace)
-        throw Failure{trace.error().message};
-    // A backend that handed this run to the CPU (GL with float64, a shader error, …) says so.
-    QString ranOn = backend->name(), device = backend->device();
-    if (const QString why = backend->lastFallbackReason(); !why.isEmpty()) {
-        std::cerr << "pe-explorer-cli: note: " << why.toStdString() << "\n";
-        fallback = fallback.isEmpty() ? why : fallback + QStringLiteral("; ") + why;
-        ranOn = QStringLiteral("cpu");
-        device = QStringLiteral("CPU reference (fallback from %1)").arg(backend->device());
+int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
+    const auto t0 = Clock::now();
+    Params p = toParams(o);
+    checkBackend(o);
+    // --pool R: logits and weights pooled to at most R×R per head, streamed (no n×n in memory).
+    const bool pooled = o.poolGiven;
+    PoolRequest poolRequest;
+    if (pooled) {
+        if (o.pool < 1 || o.pool > kMaxPoolResolution)
+            throw Failure{"--pool must be between 1 and " + std::to_string(kMaxPoolResolution) +
+                          ", got " + std::to_string(o.pool)};
+        if (o.poolMode != "mean" && o.poolMode != "max")
+            throw Failure{"--pool-mode: unknown value '" + o.poolMode +
+                          "' (expected one of: mean, max)"};
+        poolRequest.resolution = o.pool;
+        poolRequest.mode = o.poolMode == "max" ? PoolMode::Max : PoolMode::Mean;
+    } else if (o.poolMode != "mean") {
+        throw Failure{"--pool-mode needs --pool R"};
     }
+
+    auto staged = StagedOutput::prepare(o.out);
+    if (!staged)
+        throw Failure{staged.error().message};
+    if (!o.dumpWeights.empty()) {
+        const auto parent = std::filesystem::absolute(o.dumpWeights).parent_path();
+        if (!std::filesystem::is_directory(parent))
+            throw Failure{"--dump-weights: folder " + parent.string() + " does not exist"};
+        if (std::filesystem::is_directory(o.dumpWeights))
+            throw Failure{"--dump-weights: " + o.dumpWeights + " is a folder"};
+    }
+
+    Weights w;
+    std::vector<std::string> tokens; // the text's tokens, when --text is given
+    loadInputs(o, p, w, tokens);
+
+    std::vector<std::string> all = traceTensorNames(p);
+    if (pooled) { // the n×n component tensors are not produced; logits and weights come pooled
+        const std::vector<std::string> linear = pooledTraceTensorNames(p);
+        all.erase(std::remove_if(all.begin(), all.end(),
+                                 [&](const std::string& name) {
+                                     return name != "logits" && name != "weights" &&
+                                            std::find(linear.begin(), linear.end(), name) ==
+                                                linear.end();
+                                 }),
+                  all.end());
+    }
+    std::vector<std::string> wanted = o.tensors.empty() ? all : splitComma(o.tensors);
+    for (const auto& name : wanted)
+        if (std::find(all.begin(), all.end(), name) == all.end())
+            throw Failure{"--tensors: unknown tensor '" + name + "' for --scheme " +
+                          std::string(toString(p.scheme)) + (pooled ? " with --pool" : "") +
+                          " (valid: " + join(all) + ")"};
+    if (wanted.empty())
+        throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
+
+    completeInputs(o.weights, p, w, pooled ? &poolRequest : nullptr);
+
+    BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr);
+    if (!ran.trace)
+        throw Failure{ran.trace.error().message};
+    const auto& trace = ran.trace;
+    const double computeMs = ran.computeMs;
+    const QString &ranOn = ran.ranOn, &device = ran.device, &fallback = ran.fallback;
 
     const auto tWrite = Clock::now();
     StagedOutput& out = **staged;
@@ -440,6 +451,14 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     };
     if (!fallback.isEmpty())
         manifest["backend_fallback"] = fallback.toStdString();
+    if (pooled) { // (extension) logits and weights are [heads, R', R'] cells, not [heads, n, n]
+        manifest["options"]["pool"] = o.pool;
+        manifest["options"]["pool-mode"] = o.poolMode;
+        manifest["pooled"] = {{"tensors", {"logits", "weights"}},
+                              {"resolution", ran.poolCells},
+                              {"mode", o.poolMode},
+                              {"seq_len", p.seqLen()}};
+    }
     manifest["timings_ms"] = {{"compute", computeMs}, {"write", writeMs}, {"total", msSince(t0)}};
     if (Status st = writeJsonFile(out.filePath("manifest.json"), manifest); !st) {
         if (!dumpTemp.empty())
@@ -460,13 +479,10 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
 
 } // namespace
 
-CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
-    CLI::App* t = app.add_subcommand(
-        "trace", "Compute one multi-head attention layer and write every stage as .npy files "
-                 "plus manifest.json (the contract of SPEC-trace.md).");
+std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
+    const std::size_t before = t->get_options().size();
     t->add_option("--scheme", o.scheme,
-                  "none, sinusoidal, learned, shaw, txl, t5, deberta, rope, alibi, urpe")
-        ->required();
+                  "none, sinusoidal, learned, shaw, txl, t5, deberta, rope, alibi, urpe");
     t->add_option("--n", o.n, "input tokens (special tokens come on top)")->capture_default_str();
     t->add_option("--d", o.d, "model width")->capture_default_str();
     t->add_option("--heads", o.heads, "heads; d must divide evenly")->capture_default_str();
@@ -530,28 +546,117 @@ CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
         ->excludes(input);
     t->add_option("--backend", o.backend, "cpu or gl")->capture_default_str();
     t->add_option("--dtype", o.dtype, "float32 or float64")->capture_default_str();
+    std::vector<CLI::Option*> added;
+    for (CLI::Option* opt : t->get_options())
+        added.push_back(opt);
+    added.erase(added.begin(), added.begin() + static_cast<std::ptrdiff_t>(before));
+    return added;
+}
+
+CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
+    CLI::App* t = app.add_subcommand(
+        "trace", "Compute one multi-head attention layer and write every stage as .npy files "
+                 "plus manifest.json (the contract of SPEC-trace.md).");
+    addParameterOptions(t, o);
+    t->get_option("--scheme")->required();
     t->add_option("--tensors", o.tensors,
                   "comma-separated names to write (all are still computed); default: all");
     t->add_option("--out", o.out, "output folder (written all or nothing)")->required();
+    t->add_option("--pool", o.pool,
+                  "(extension) write logits and weights pooled to at most R x R per head, "
+                  "computed in row blocks without holding n x n; other n x n tensors are left out")
+        ->each([&o](const std::string&) { o.poolGiven = true; });
+    t->add_option("--pool-mode", o.poolMode, "(extension) pooling of --pool cells: mean or max")
+        ->capture_default_str();
     t->add_option("--dump-weights", o.dumpWeights,
                   "(extension) also write every weight used, generated or given, as a float32 "
                   ".safetensors file that --weights accepts");
     return t;
 }
 
-int runTrace(const TraceOptions& o, int argc, char** argv) {
-    try {
-        return run(o, argc, argv);
-    } catch (const Failure& f) {
-        std::cerr << "pe-explorer-cli: error: " << f.message << "\n";
-        return f.code;
-    } catch (const std::bad_alloc&) {
-        std::cerr << "pe-explorer-cli: error: out of memory\n";
-        return kExitFailure;
-    } catch (const std::exception& e) {
-        std::cerr << "pe-explorer-cli: error: " << e.what() << "\n";
-        return kExitFailure;
+namespace {
+
+/** A pooled computation as a trace: the O(n·d) tensors and the pooled logits and weights. */
+Expected<Trace> pooledAsTrace(Backend& backend, const Params& p, const Weights& w,
+                              const PoolRequest& request, int* cells) {
+    Expected<PooledTrace> pt = backend.computePooled(p, w, request, nullptr);
+    if (!pt)
+        return pt.error();
+    *cells = pt->resolution;
+    Trace t = std::move(pt->trace);
+    t.params = p;
+    if (t.tokens.empty())
+        t.tokens = defaultTokens(p);
+    if (!t.find("out") && !pt->out.empty()) // the GL path returns out alone
+        t.tensors.emplace_back("out", std::move(pt->out));
+    t.tensors.emplace_back("logits", std::move(pt->logits));
+    t.tensors.emplace_back("weights", std::move(pt->weights));
+    const std::vector<std::string> order = traceTensorNames(p);
+    auto rank = [&order](const std::string& name) {
+        return std::find(order.begin(), order.end(), name) - order.begin();
+    };
+    std::stable_sort(t.tensors.begin(), t.tensors.end(),
+                     [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+    return t;
+}
+
+} // namespace
+
+BackendRun computeOnBackend(const std::string& backendName, const Params& p, const Weights& w,
+                            const PoolRequest* pool) {
+    // The GL backend makes its own raw EGL context: no display and no QGuiApplication needed.
+    // Its warnings reach the user once, as the note below; QT_LOGGING_RULES can turn them on.
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(QStringLiteral("pe.gl.warning=false"));
+    QString fallback;
+    auto backend =
+        createBackend(backendName == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
+    if (!fallback.isEmpty())
+        std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
+
+    const auto tCompute = Clock::now();
+    BackendRun ran{Error{"not computed"}, 0, {}, {}, {}};
+    ran.trace = pool ? pooledAsTrace(*backend, p, w, *pool, &ran.poolCells)
+                     : backend->compute(p, w, nullptr);
+    ran.computeMs = msSince(tCompute);
+    // A backend that handed this run to the CPU (GL with float64, a shader error, …) says so.
+    ran.ranOn = backend->name();
+    ran.device = backend->device();
+    if (const QString why = backend->lastFallbackReason(); !why.isEmpty()) {
+        std::cerr << "pe-explorer-cli: note: " << why.toStdString() << "\n";
+        fallback = fallback.isEmpty() ? why : fallback + QStringLiteral("; ") + why;
+        ran.ranOn = QStringLiteral("cpu");
+        ran.device = QStringLiteral("CPU reference (fallback from %1)").arg(backend->device());
     }
+    ran.fallback = fallback;
+    return ran;
+}
+
+Expected<TraceInput> traceInputFromOptions(const TraceOptions& o) {
+    try {
+        TraceInput in;
+        in.params = toParams(o);
+        checkBackend(o);
+        loadInputs(o, in.params, in.weights, in.tokens);
+        in.weightsFile = o.weights;
+        return in;
+    } catch (const Failure& f) {
+        return Error{f.message};
+    }
+}
+
+Status completeTraceWeights(const TraceInput& in, const Params& p, Weights& w) {
+    try {
+        w = in.weights;
+        completeInputs(in.weightsFile, p, w);
+        return {};
+    } catch (const Failure& f) {
+        return Error{f.message};
+    }
+}
+
+int runTrace(const TraceOptions& o, int argc, char** argv) {
+    return runReportingErrors([&] { return run(o, argc, argv); });
 }
 
 } // namespace pe

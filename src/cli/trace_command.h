@@ -9,10 +9,21 @@
 
 #include <CLI/CLI.hpp>
 
+#include <QString>
+
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "command_support.h"
+#include "expected.h"
+#include "params.h"
+#include "trace.h"
+#include "weights.h"
 
 namespace pe {
+
+struct PoolRequest; // backend.h
 
 /** Every option as typed on the command line (strings are checked when the command runs). */
 struct TraceOptions {
@@ -52,13 +63,50 @@ struct TraceOptions {
     std::string tensors;
     std::string out;
     std::string dumpWeights;
+    int pool = 0; ///< (extension) --pool R: logits/weights pooled to at most R×R per head
+    bool poolGiven = false;
+    std::string poolMode = "mean";
 };
-
-/** Exit statuses of the command. */
-enum ExitCode { kExitOk = 0, kExitFailure = 1, kExitUsage = 2 };
 
 /** Declares the `trace` subcommand and its options on `app`, bound to `o`. */
 CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o);
+
+/**
+ * Declares the options that describe one computation (--scheme … --dtype: parameters, weights,
+ * input, backend) on `cmd`, bound to `o`, none required; returns them. `trace` and `render`
+ * share them.
+ */
+std::vector<CLI::Option*> addParameterOptions(CLI::App* cmd, TraceOptions& o);
+
+/** One computation as the parameter options describe it, before the missing weights are made. */
+struct TraceInput {
+    Params params;
+    Weights weights;                 ///< from --weights, and E from --input / --text
+    std::vector<std::string> tokens; ///< labels of every position when --text is given
+    std::string weightsFile;         ///< --weights, for error messages
+};
+
+/** Parses and checks the parameter options, reads --weights / --input / --text. */
+Expected<TraceInput> traceInputFromOptions(const TraceOptions& o);
+
+/**
+ * `in`'s given weights completed for `p` (in.params, or a variant of it): checks the memory
+ * the trace needs, generates the missing weights from the seed and checks every shape.
+ */
+Status completeTraceWeights(const TraceInput& in, const Params& p, Weights& w);
+
+/** A computation on the --backend engine (cpu or gl); fallbacks are noted on stderr. */
+struct BackendRun {
+    Expected<Trace> trace;
+    double computeMs = 0;
+    QString ranOn;     ///< the engine that computed the trace
+    QString device;    ///< its device description
+    QString fallback;  ///< why the requested engine was not used, if so
+    int poolCells = 0; ///< pooled runs: the cells per side of logits and weights
+};
+/** With `pool`, logits and weights come pooled (PoolRequest) next to the O(n·d) tensors. */
+BackendRun computeOnBackend(const std::string& backend, const Params& p, const Weights& w,
+                            const PoolRequest* pool = nullptr);
 
 /**
  * Runs the trace. Prints one line on stderr for any error and returns the exit status

@@ -10,12 +10,67 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "pooling.h"
 #include "trace.h"
+
+class QSurface;
+class QSurfaceFormat;
 
 namespace pe {
 
 enum class BackendKind { CpuReference, CpuFast, OpenGL };
+
+/**
+ * What a pooled computation returns: the logits and weights of the region (the whole matrix, or
+ * a tile) pooled to at most `resolution` cells per side; a tile no larger than that comes at full
+ * resolution. The largest accepted resolution is kMaxPoolResolution.
+ */
+struct PoolRequest {
+    int resolution = 1024;
+    PoolMode mode = PoolMode::Mean;
+    bool hasTile = false; ///< false: the whole [0, n) × [0, n)
+    PoolRegion tile;      ///< positions, when hasTile
+    bool operator==(const PoolRequest&) const = default;
+};
+inline constexpr int kMaxPoolResolution = 8192;
+
+/**
+ * Logits and weights of one forward pass pooled to [heads, R_r, R_c] (see pooling.h for bins,
+ * masked entries and −inf cells), plus, for a whole-matrix request, `out` and, where the engine
+ * provides them, the other O(n·d) tensors in `trace` (E, P, X, Q, K, V, head_out, out). A tile
+ * carries only logits and weights; its trace has params and tokens but no tensors.
+ */
+struct PooledTrace {
+    int resolution = 0; ///< the cap in force: min(n, requested) for a whole-matrix request
+    PoolMode mode = PoolMode::Mean;
+    PoolRegion region; ///< the pooled rectangle, in positions
+    Tensor logits; ///< masked entries are skipped in a cell's mean; an all-masked cell is −inf
+    Tensor weights;
+    Tensor out;  ///< [n, d] (whole-matrix requests)
+    Trace trace; ///< params, tokens and the O(n·d) tensors (no n×n ones)
+};
+
+/** Checks a request against the sequence length; the error names the option. */
+Status validatePoolRequest(const PoolRequest& r, int seqLen);
+/** The O(n·d) trace tensors a whole-matrix pooled trace carries, in the contract's order. */
+std::vector<std::string> pooledTraceTensorNames(const Params& p);
+/** A PooledTrace with the region, mode and resolution of a request, tensors still empty. */
+PooledTrace startPooledTrace(const PoolRequest& r, int seqLen);
+/**
+ * Moves params, tokens and (whole-matrix requests) the O(n·d) tensors of a computed trace into
+ * a PooledTrace, `out` included.
+ */
+void adoptPooledTensors(const PoolRequest& r, Trace&& from, PooledTrace& to);
+/** The region a request covers for a sequence of seqLen positions. */
+PoolRegion poolRegion(const PoolRequest& r, int seqLen);
+/**
+ * Bytes a pooled computation holds at its peak on the fast CPU engine: the O(n·d) tensors and
+ * position tables, per-thread row blocks and the pooled cells; nothing n×n.
+ */
+std::uint64_t estimatePooledBytes(const Params& p, int resolution, int threads = 16);
 
 class Backend {
 public:
@@ -31,6 +86,14 @@ public:
      */
     virtual Expected<Trace> compute(const Params& p, const Weights& w,
                                     const std::atomic<bool>* cancel = nullptr) = 0;
+    /**
+     * Computes the logits and weights pooled (or a tile of them) without the caller holding
+     * every head's n×n. This default computes the whole trace and pools it (fine for small n);
+     * the fast CPU engine streams row blocks instead, and the GL backend pools on the GPU.
+     */
+    virtual Expected<PooledTrace> computePooled(const Params& p, const Weights& w,
+                                                const PoolRequest& request,
+                                                const std::atomic<bool>* cancel = nullptr);
     /** Why the last compute() ran on the CPU instead (float64, shader error, …); empty if not. */
     virtual QString lastFallbackReason() const { return {}; }
 };
@@ -46,9 +109,14 @@ public:
 };
 
 /**
- * Makes a backend of the given kind. Where it cannot be made (no GL 4.3 context, say), returns
- * the best CPU backend and puts the reason in *fallbackReason.
+ * Makes a backend of the given kind; an OpenGL one uses `qtSurface` (GlBackend::create) if given.
+ * Where it cannot be made (no GL 4.3 context, say), returns the best CPU backend and puts the
+ * reason in *fallbackReason.
  */
-std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason = nullptr);
+std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason = nullptr,
+                                       QSurface* qtSurface = nullptr);
+
+/** What the OpenGL backend asks of a Qt surface and context: desktop OpenGL 4.3, core profile. */
+QSurfaceFormat openGlComputeFormat();
 
 } // namespace pe

@@ -8,7 +8,17 @@
 #include "gl_backend.h"
 #endif
 
+#include <QSurfaceFormat>
+
 namespace pe {
+
+QSurfaceFormat openGlComputeFormat() {
+    QSurfaceFormat fmt;
+    fmt.setRenderableType(QSurfaceFormat::OpenGL);
+    fmt.setVersion(4, 3);
+    fmt.setProfile(QSurfaceFormat::CoreProfile);
+    return fmt;
+}
 
 namespace {
 
@@ -23,7 +33,8 @@ std::unique_ptr<Backend> bestCpuBackend() {
 
 } // namespace
 
-std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason) {
+std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason,
+                                       QSurface* qtSurface) {
     if (fallbackReason)
         fallbackReason->clear();
     switch (kind) {
@@ -34,11 +45,12 @@ std::unique_ptr<Backend> createBackend(BackendKind kind, QString* fallbackReason
     case BackendKind::OpenGL: {
 #ifdef PE_HAVE_GL_BACKEND
         QString why;
-        if (auto gl = GlBackend::create(&why))
+        if (auto gl = GlBackend::create(&why, qtSurface))
             return gl;
         if (fallbackReason)
             *fallbackReason = why + QStringLiteral("; using the CPU");
 #else
+        Q_UNUSED(qtSurface);
         if (fallbackReason)
             *fallbackReason = QStringLiteral("the OpenGL backend is not built; using the CPU");
 #endif

@@ -16,7 +16,25 @@ private Q_SLOTS:
     void invalidParamsGiveOneMessage();
     void overBudgetIsRefusedWithAMessage();
     void switchingBackendsGivesTheSameWeights();
+    void pooledAboveTheThreshold_data();
+    void pooledAboveTheThreshold();
+    void tileIsTheFullResolutionSlice();
+    void overBudgetButPoolableIsPooled();
 };
+
+namespace {
+ComputeResult runOne(ComputeController& c, const Params& p, bool tile = false,
+                     PoolRegion region = {}) {
+    QSignalSpy spy(&c, &ComputeController::resultReady);
+    if (tile)
+        c.submitTile(p, InputChoice{}, region);
+    else
+        c.submit(p, InputChoice{});
+    if (!spy.wait(10000))
+        return {};
+    return spy.at(0).at(0).value<ComputeResult>();
+}
+} // namespace
 
 static Params small(Scheme s) {
     Params p;
@@ -128,7 +146,7 @@ void TestComputeWorker::switchingBackendsGivesTheSameWeights() {
     Params p = small(Scheme::T5);
     p.n = 40;
     std::vector<ComputeResult> results;
-    for (BackendKind k : {BackendKind::CpuReference, BackendKind::CpuFast}) {
+    for (BackendKind k : {BackendKind::CpuReference, BackendKind::CpuFast, BackendKind::OpenGL}) {
         c.setBackendKind(k);
         c.submit(p, InputChoice{});
         QVERIFY(spy.wait(10000));
@@ -136,6 +154,8 @@ void TestComputeWorker::switchingBackendsGivesTheSameWeights() {
         QVERIFY2(results.back().trace, qPrintable(results.back().error));
     }
     QCOMPARE(results[0].backend, QStringLiteral("cpu"));
+    // Mesa's llvmpipe gives every CI machine a GL 4.5 context through EGL.
+    QVERIFY2(results[2].backend == QStringLiteral("gl"), qPrintable(results[2].backendNote));
     const Tensor* ref = results[0].trace->find("weights");
     for (std::size_t k = 1; k < results.size(); ++k) {
         const Tensor* w = results[k].trace->find("weights");
@@ -146,6 +166,86 @@ void TestComputeWorker::switchingBackendsGivesTheSameWeights() {
         QVERIFY2(maxDiff < 1e-4,
                  qPrintable(QStringLiteral("%1: %2").arg(results[k].backend).arg(maxDiff)));
     }
+}
+
+void TestComputeWorker::pooledAboveTheThreshold_data() {
+    QTest::addColumn<int>("backend");
+    QTest::addColumn<int>("mode");
+    QTest::newRow("reference/mean") << static_cast<int>(BackendKind::CpuReference) << 0;
+    QTest::newRow("fast/max") << static_cast<int>(BackendKind::CpuFast) << 1;
+}
+
+void TestComputeWorker::pooledAboveTheThreshold() {
+    QFETCH(int, backend);
+    QFETCH(int, mode);
+    const auto poolMode = static_cast<PoolMode>(mode);
+    ComputeController c(static_cast<BackendKind>(backend));
+    Params p = small(Scheme::T5);
+    p.n = 30;
+    p.mask = MaskKind::Causal;
+    const ComputeResult full = runOne(c, p); // under the default threshold: full n×n
+    QVERIFY2(full.trace, qPrintable(full.error));
+    QVERIFY(!full.pool.pooled && full.trace->find("rel_index"));
+    c.setPooling(20, 8, poolMode); // tests lower the threshold
+    const ComputeResult r = runOne(c, p);
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QVERIFY(r.pool.pooled && !r.pool.tile);
+    QCOMPARE(r.pool.mode, poolMode);
+    QCOMPARE(r.pool.rows, 8);
+    QCOMPARE(r.pool.seqLen, 30);
+    QCOMPARE(r.pool.describe(), QStringLiteral("pooled 30\u21928, %1")
+                                    .arg(mode ? QLatin1String("max") : QLatin1String("mean")));
+    QVERIFY(!r.trace->find("rel_index") && !r.trace->find("bias"));
+    QCOMPARE(r.trace->find("out")->shape(), full.trace->find("out")->shape());
+    QCOMPARE(static_cast<int>(r.trace->tokens.size()), 30);
+    for (const char* name : {"logits", "weights"}) {
+        const Tensor want =
+            poolHeads(*full.trace->find(name), PoolRegion{0, 30, 0, 30}, 8, poolMode);
+        const Tensor* got = r.trace->find(name);
+        QVERIFY(got && got->shape() == want.shape());
+        for (std::int64_t k = 0; k < want.size(); ++k)
+            QVERIFY(want.at(k) == got->at(k) || std::abs(want.at(k) - got->at(k)) < 1e-4);
+    }
+}
+
+void TestComputeWorker::tileIsTheFullResolutionSlice() {
+    ComputeController c(BackendKind::CpuFast);
+    Params p = small(Scheme::ALiBi);
+    p.n = 40;
+    const ComputeResult full = runOne(c, p);
+    QVERIFY(full.trace);
+    c.setPooling(20, 16, PoolMode::Mean);
+    const PoolRegion region{5, 17, 20, 35};                   // 12 × 15 ≤ 16: full resolution
+    c.submitTile(p, InputChoice{}, PoolRegion{0, 10, 0, 10}); // superseded by the next tile
+    QVERIFY(c.busyWithTile());
+    const ComputeResult r = runOne(c, p, true, region);
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QVERIFY(r.pool.pooled && r.pool.tile && r.pool.fullResolution());
+    QCOMPARE(r.pool.region, region);
+    QVERIFY(r.pool.describe().contains(QLatin1String("full resolution")));
+    QVERIFY(!r.trace->find("out"));
+    const Tensor* w = r.trace->find("weights");
+    QCOMPARE(w->shape(), (std::vector<std::int64_t>{2, 12, 15}));
+    const Tensor* ref = full.trace->find("weights");
+    for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 12; ++i)
+            for (int j = 0; j < 15; ++j)
+                QVERIFY(std::abs(w->at((h * 12 + i) * 15 + j) -
+                                 ref->at((h * 40 + i + 5) * 40 + j + 20)) < 1e-5);
+}
+
+void TestComputeWorker::overBudgetButPoolableIsPooled() {
+    ComputeController c(BackendKind::CpuFast);
+    Params p = small(Scheme::None);
+    p.n = 2000;
+    const std::uint64_t pooledBytes = estimatePooledBytes(p, 256, ComputeWorker::hardwareThreads());
+    QVERIFY(pooledBytes * 2 < estimateTraceBytes(p));
+    c.setMemoryBudget(pooledBytes + (1 << 20));
+    c.setPooling(1 << 20, 256, PoolMode::Mean); // no threshold on n: the budget decides
+    const ComputeResult r = runOne(c, p);
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QVERIFY(r.pool.pooled);
+    QCOMPARE(r.trace->find("weights")->shape(), (std::vector<std::int64_t>{2, 256, 256}));
 }
 
 QTEST_GUILESS_MAIN(TestComputeWorker)

@@ -36,6 +36,8 @@ private Q_SLOTS:
     void comparisonShowsTheDifference();
     void longWorkShowsProgressAndCancels();
     void chosenColumnsOfP();
+    void pooledModeAndZoomedTile();
+    void openGlBackendMatchesTheCpu();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -245,6 +247,88 @@ void TestMainWindow::chosenColumnsOfP() {
     Q_EMIT v->columnsEdit()->editingFinished();
     QCOMPARE(plot->graphCount(), 2); // out-of-range and non-numbers are skipped
     QCOMPARE(plot->graph(1)->data()->at(9)->value, P->at(9 * 128 + 127));
+}
+
+void TestMainWindow::pooledModeAndZoomedTile() {
+    // Tests lower the threshold: above 100 positions the worker pools to 64 cells per side.
+    m_w->controller()->setPooling(100, 64, PoolMode::Mean);
+    Session s = m_w->session();
+    s.params.scheme = Scheme::T5;
+    s.params.n = 300;
+    s.params.d = 32;
+    s.params.heads = 2;
+    m_w->applySession(s);
+    QVERIFY(waitForShown([](const Params& p) { return p.n == 300 && p.scheme == Scheme::T5; }));
+    TraceViews* v = m_w->views();
+    const int N = s.params.seqLen();
+    QVERIFY(v->poolInfo().pooled);
+    const QString pooled = QStringLiteral("pooled %1\u219264, mean").arg(N);
+    QVERIFY2(m_w->statusText().contains(pooled), qPrintable(m_w->statusText()));
+    // The relative tab needs n×n tensors pooled mode does not compute: a note, no failure.
+    v->setCurrentIndex(1);
+    QTRY_VERIFY(v->currentHeatmap()->titleText().contains(QLatin1String("pooled mode")));
+
+    v->setCurrentIndex(3);
+    HeatmapView* e = v->currentHeatmap();
+    QTRY_COMPARE(e->data().rows, 64);
+    QVERIFY(e->titleText().contains(pooled));
+    QSignalSpy wanted(e, &HeatmapView::tileWanted);
+    e->plot()->yAxis->setRange(9.5, 19.5);
+    e->plot()->xAxis->setRange(9.5, 19.5); // 10 cells on a few hundred pixels: past the cells
+    QVERIFY(wanted.wait(3000));
+    QTRY_VERIFY_WITH_TIMEOUT(e->hasTile(), 8000);
+    const PoolRegion t = e->tileRegion();
+    QCOMPARE(t.r0, 10 * N / 64);
+    QVERIFY(t.r1 >= 20 * N / 64 && t.r1 <= 20 * N / 64 + 1);
+    QVERIFY(t.rows() <= 64); // within the resolution: at full resolution
+    QVERIFY2(e->tileNote().contains(QLatin1String("full resolution")), qPrintable(e->tileNote()));
+    const PoolRegion tile = t;
+    QTRY_VERIFY(!m_w->controller()->busy());
+    // The same parameters without pooling: the tile is the slice of the full weights.
+    const int frames = m_w->frames();
+    m_w->controller()->setPooling(1 << 20, 64, PoolMode::Mean);
+    Grid shownTile = sliceHead(*v->trace()->find("weights"), 0); // pooled cells, for the shape
+    QCOMPARE(shownTile.rows, 64);
+    m_w->controller()->submit(s.params, s.input);
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->frames() > frames, 8000);
+    QVERIFY(!v->poolInfo().pooled);
+    const Grid full = sliceHead(*v->trace()->find("weights"), v->selectedHead());
+    QCOMPARE(full.rows, N);
+    // Ask for the same tile again through the controller and compare cell by cell.
+    QSignalSpy tiles(m_w->controller(), &ComputeController::resultReady);
+    m_w->controller()->setPooling(100, 64, PoolMode::Mean);
+    m_w->controller()->submitTile(s.params, s.input, tile);
+    QVERIFY(tiles.wait(8000));
+    const auto r = tiles.at(0).at(0).value<ComputeResult>();
+    QVERIFY(r.pool.tile && r.pool.fullResolution());
+    const Grid got = sliceHead(*r.trace->find("weights"), v->selectedHead());
+    QCOMPARE(got.rows, tile.rows());
+    for (int i = 0; i < got.rows; ++i)
+        for (int j = 0; j < got.cols; ++j)
+            QVERIFY(std::abs(got.at(i, j) - full.at(tile.r0 + i, tile.c0 + j)) < 1e-5);
+}
+
+void TestMainWindow::openGlBackendMatchesTheCpu() {
+    QVERIFY(m_w->statusText().contains(QLatin1String("cpu")));
+    const Tensor a = *m_w->views()->trace()->find("weights");
+    const int frames = m_w->frames();
+    QAction* gl = nullptr;
+    for (QAction* a : m_w->findChildren<QAction*>())
+        if (a->text().contains(QLatin1String("OpenGL")))
+            gl = a;
+    QVERIFY(gl);
+    gl->trigger(); // recomputes the same parameters on the GPU engine
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->frames() > frames, 10000);
+    // Under a display, the window's context is a QOpenGLContext (Xvfb + Mesa give GL 4.5).
+    QVERIFY2(m_w->statusText().contains(QLatin1String("gl: ")), qPrintable(m_w->statusText()));
+    QVERIFY2(m_w->backendToolTip().contains(QLatin1String("through Qt")),
+             qPrintable(m_w->backendToolTip()));
+    const Tensor* b = m_w->views()->trace()->find("weights");
+    QVERIFY(b && a.shape() == b->shape());
+    double maxDiff = 0;
+    for (std::int64_t e = 0; e < a.size(); ++e)
+        maxDiff = std::max(maxDiff, std::abs(a.at(e) - b->at(e)));
+    QVERIFY2(maxDiff < 1e-4, qPrintable(QString::number(maxDiff))); // fp32 on both engines
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -59,6 +59,10 @@ void TestSettings::valuesRoundTrip() {
     QVERIFY(t.colorMap() == ColorMapKind::Magma);
     QVERIFY(t.poolMode() == PoolMode::Max);
     QCOMPARE(t.exportDpi(), 1200);
+    for (BackendKind k : {BackendKind::OpenGL, BackendKind::CpuReference, BackendKind::CpuFast}) {
+        s.setBackend(k);
+        QVERIFY(Settings().backend() == k);
+    }
 }
 
 void TestSettings::windowRestoresLastParameters() {

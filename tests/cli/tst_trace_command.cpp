@@ -10,34 +10,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "cli_run.h"
 #include "npy.h"
+#include "pooling.h"
 #include "safetensors.h"
 
 using namespace pe;
 
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    QString err;
-    QString out;
-};
-
-Run runCli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(PE_CLI_PATH), args);
-    Run r;
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = QStringLiteral("timed out");
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    return r;
-}
 
 /** A float32 [rows, cols] tensor with a simple, non-symmetric pattern. */
 Tensor pattern(std::int64_t rows, std::int64_t cols, double scale, DType dtype = DType::F32) {
@@ -536,6 +516,90 @@ private Q_SLOTS:
         QCOMPARE(m.value(QLatin1String("tokens")).toArray().toVariantList(),
                  (QVariantList{QStringLiteral("the"), QStringLiteral("cat"), QStringLiteral("sat"),
                                QStringLiteral(".")}));
+    }
+
+    // (extension) --pool R: logits/weights [heads, R', R'] equal to pooling the full trace, the
+    // O(n·d) tensors whole, no other n×n tensor, and the manifest says so.
+    void pooledTrace() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QStringList common{
+            QStringLiteral("trace"),  QStringLiteral("--scheme"), QStringLiteral("t5"),
+            QStringLiteral("--n"),    QStringLiteral("29"),       QStringLiteral("--d"),
+            QStringLiteral("16"),     QStringLiteral("--heads"),  QStringLiteral("2"),
+            QStringLiteral("--mask"), QStringLiteral("causal"),   QStringLiteral("--cls")};
+        const QString full = tmp.filePath(QStringLiteral("full"));
+        const QString pooled = tmp.filePath(QStringLiteral("pooled"));
+        Run r = runCli(common + QStringList{QStringLiteral("--out"), full});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runCli(common + QStringList{QStringLiteral("--pool"), QStringLiteral("8"),
+                                        QStringLiteral("--pool-mode"), QStringLiteral("max"),
+                                        QStringLiteral("--out"), pooled});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(filesIn(pooled),
+                 (QStringList{QStringLiteral("E.npy"), QStringLiteral("K.npy"),
+                              QStringLiteral("Q.npy"), QStringLiteral("V.npy"),
+                              QStringLiteral("X.npy"), QStringLiteral("head_out.npy"),
+                              QStringLiteral("logits.npy"), QStringLiteral("manifest.json"),
+                              QStringLiteral("out.npy"), QStringLiteral("weights.npy")}));
+        for (const char* name : {"logits", "weights"}) {
+            const QString file = QStringLiteral("/%1.npy").arg(QLatin1String(name));
+            const Tensor got = readTensor(pooled + file);
+            QCOMPARE(got.shape(), (std::vector<std::int64_t>{2, 8, 8}));
+            const Tensor want =
+                poolHeads(readTensor(full + file), PoolRegion{0, 30, 0, 30}, 8, PoolMode::Max);
+            for (std::int64_t k = 0; k < want.size(); ++k)
+                QVERIFY2(want.at(k) == got.at(k) ||
+                             std::abs(want.at(k) - got.at(k)) < 1e-5 * (1 + std::abs(want.at(k))),
+                         name);
+        }
+        QCOMPARE(readTensor(pooled + QStringLiteral("/out.npy")).shape(),
+                 (std::vector<std::int64_t>{30, 16}));
+        QFile mf(pooled + QStringLiteral("/manifest.json"));
+        QVERIFY(mf.open(QIODevice::ReadOnly));
+        const QJsonObject m = QJsonDocument::fromJson(mf.readAll()).object();
+        const QJsonObject info = m.value(QLatin1String("pooled")).toObject();
+        QCOMPARE(info.value(QLatin1String("resolution")).toInt(), 8);
+        QCOMPARE(info.value(QLatin1String("mode")).toString(), QStringLiteral("max"));
+        QCOMPARE(info.value(QLatin1String("seq_len")).toInt(), 30);
+        QCOMPARE(m.value(QLatin1String("options")).toObject().value(QLatin1String("pool")).toInt(),
+                 8);
+        // Without --pool the manifest has no such key (the contract is unchanged).
+        QFile ff(full + QStringLiteral("/manifest.json"));
+        QVERIFY(ff.open(QIODevice::ReadOnly));
+        const QJsonObject fm = QJsonDocument::fromJson(ff.readAll()).object();
+        QVERIFY(!fm.contains(QLatin1String("pooled")));
+        QVERIFY(!fm.value(QLatin1String("options")).toObject().contains(QLatin1String("pool")));
+    }
+
+    void pooledErrors_data() {
+        QTest::addColumn<QString>("extra");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("zero") << QStringLiteral("--pool 0") << QStringLiteral("--pool");
+        QTest::newRow("too large") << QStringLiteral("--pool 9000") << QStringLiteral("--pool");
+        QTest::newRow("mode") << QStringLiteral("--pool 4 --pool-mode median")
+                              << QStringLiteral("--pool-mode");
+        QTest::newRow("mode without pool")
+            << QStringLiteral("--pool-mode max") << QStringLiteral("--pool-mode");
+        QTest::newRow("n×n tensor")
+            << QStringLiteral("--pool 4 --tensors rel_index") << QStringLiteral("--tensors");
+    }
+
+    void pooledErrors() {
+        QFETCH(QString, extra);
+        QFETCH(QString, message);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = tmp.filePath(QStringLiteral("o"));
+        const Run r =
+            runCli(QStringList{QStringLiteral("trace"), QStringLiteral("--scheme"),
+                               QStringLiteral("t5"), QStringLiteral("--n"), QStringLiteral("6"),
+                               QStringLiteral("--d"), QStringLiteral("8")} +
+                   extra.split(QLatin1Char(' ')) + QStringList{QStringLiteral("--out"), out});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        QVERIFY(!QDir(out).exists());
     }
 };
 

@@ -9,12 +9,14 @@
 
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
+#include "pooling.h"
 #include "trace.h"
 #include "weights.h"
 
 using namespace pe;
 
 Q_DECLARE_METATYPE(pe::Params)
+Q_DECLARE_METATYPE(pe::PoolRequest)
 
 namespace {
 
@@ -111,6 +113,11 @@ private Q_SLOTS:
     void float64DelegatesToReference();
     void invalidParamsAreAnError();
     void cancelStops();
+    // The pooled path: row blocks streamed into pooled cells, no n×n stored.
+    void pooledEqualsPoolingTheReference_data();
+    void pooledEqualsPoolingTheReference();
+    void pooledSmallTileIsTheExactSlice();
+    void pooledBadRequestsAndCancel();
 };
 
 void TestCpuEngine::matchesReference_data() {
@@ -249,6 +256,120 @@ void TestCpuEngine::cancelStops() {
     const Expected<Trace> got = fast.compute(p, w, &cancel);
     QVERIFY(!got.ok());
     QCOMPARE(QString::fromStdString(got.error().message), QStringLiteral("cancelled"));
+}
+
+void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
+    QTest::addColumn<Params>("params");
+    QTest::addColumn<PoolRequest>("request");
+    const char* masks[] = {"none", "causal", "validlen"};
+    for (Scheme s : allSchemes())
+        for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
+            for (int m = 0; m < 3; ++m) {
+                Params p = base(s, Normaliser::Softmax, m, true, true);
+                p.n = 37; // 39 positions into 8 or 6 uneven cells, blocks of 5 rows straddle them
+                const std::string tag = std::string(toString(s)) + "/" +
+                                        (mode == PoolMode::Mean ? "mean" : "max") + "/" + masks[m];
+                QTest::newRow((tag + "/whole").c_str()) << p << PoolRequest{8, mode, false, {}};
+                // A tile larger than the resolution: pooled over the tile only.
+                QTest::newRow((tag + "/tile").c_str())
+                    << p << PoolRequest{6, mode, true, PoolRegion{5, 30, 2, 39}};
+            }
+    Params p = base(Scheme::DeBERTa, Normaliser::L2, 0, false, false);
+    p.debertaC2P = false;
+    QTest::newRow("deberta/p2c-only/l2") << p << PoolRequest{7, PoolMode::Mean, false, {}};
+    p = base(Scheme::URPE, Normaliser::Relu2Visible, 1, false, true);
+    p.urpeBias = UrpeBias::T5;
+    QTest::newRow("urpe/t5-bias/relu2") << p << PoolRequest{7, PoolMode::Max, false, {}};
+    p = base(Scheme::T5, Normaliser::Softmax, 0, false, false);
+    QTest::newRow("t5/resolution-above-n") << p << PoolRequest{100, PoolMode::Mean, false, {}};
+}
+
+void TestCpuEngine::pooledEqualsPoolingTheReference() {
+    QFETCH(Params, params);
+    QFETCH(PoolRequest, request);
+    Weights w;
+    completeWeights(params, w);
+    const Expected<Trace> ref = computeTrace(params, w);
+    QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().message.c_str());
+    CpuFastBackend fast(3);
+    fast.setRowBlock(5);
+    fast.setMinParallelWork(0);
+    const Expected<PooledTrace> got = fast.computePooled(params, w, request);
+    QVERIFY2(got.ok(), got.ok() ? "" : got.error().message.c_str());
+    const PoolRegion region = poolRegion(request, params.seqLen());
+    QCOMPARE(got->region, region);
+    QCOMPARE(got->mode, request.mode);
+    // Expected: the reference's logits and weights pooled, and (whole matrix) its O(n·d) tensors.
+    Trace want{params, {}, ref->tokens};
+    Trace have{params, {}, got->trace.tokens};
+    for (const char* name : {"logits", "weights"})
+        want.tensors.emplace_back(
+            name, poolHeads(*ref->find(name), region, request.resolution, request.mode));
+    have.tensors.emplace_back("logits", got->logits);
+    have.tensors.emplace_back("weights", got->weights);
+    if (!request.hasTile) {
+        QVERIFY(!got->trace.find("logits") && !got->trace.find("rel_index"));
+        for (const std::string& name : pooledTraceTensorNames(params)) {
+            QVERIFY2(got->trace.find(name), name.c_str());
+            want.tensors.emplace_back(name, *ref->find(name));
+            have.tensors.emplace_back(name, *got->trace.find(name));
+        }
+        want.tensors.emplace_back("out", *ref->find("out"));
+        have.tensors.emplace_back("out", got->out);
+    } else {
+        QVERIFY(got->trace.tensors.empty());
+        have.tokens = want.tokens;
+    }
+    const QString diff = compareTraces(want, have);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+void TestCpuEngine::pooledSmallTileIsTheExactSlice() {
+    for (Scheme s : {Scheme::Shaw, Scheme::TransformerXL, Scheme::ALiBi}) {
+        Params p = base(s, Normaliser::Softmax, 1, true, true);
+        p.n = 37;
+        Weights w;
+        completeWeights(p, w);
+        const Expected<Trace> ref = computeTrace(p, w);
+        QVERIFY(ref.ok());
+        const PoolRegion t{7, 19, 3, 25}; // 12 × 22, within the resolution
+        CpuFastBackend fast(2);
+        fast.setRowBlock(4);
+        const Expected<PooledTrace> got =
+            fast.computePooled(p, w, PoolRequest{32, PoolMode::Max, true, t});
+        QVERIFY(got.ok());
+        QCOMPARE(got->weights.shape(), (std::vector<std::int64_t>{2, 12, 22}));
+        const Tensor& full = *ref->find("weights");
+        const int N = p.seqLen();
+        double worst = 0;
+        for (int h = 0; h < 2; ++h)
+            for (int i = t.r0; i < t.r1; ++i)
+                for (int j = t.c0; j < t.c1; ++j) {
+                    const double a = full.at((static_cast<std::int64_t>(h) * N + i) * N + j);
+                    const double b = got->weights.at(
+                        (static_cast<std::int64_t>(h) * 12 + (i - t.r0)) * 22 + (j - t.c0));
+                    worst = std::max(worst, std::abs(a - b));
+                }
+        QVERIFY2(worst < 1e-5, qPrintable(QString::number(worst)));
+    }
+}
+
+void TestCpuEngine::pooledBadRequestsAndCancel() {
+    const Params p = base(Scheme::T5, Normaliser::Softmax, 0, false, false);
+    Weights w;
+    completeWeights(p, w);
+    CpuFastBackend fast(2);
+    const auto zero = fast.computePooled(p, w, PoolRequest{0, PoolMode::Mean, false, {}});
+    QVERIFY(!zero.ok());
+    QVERIFY(zero.error().message.find("--pool") != std::string::npos);
+    const auto outside =
+        fast.computePooled(p, w, PoolRequest{8, PoolMode::Mean, true, PoolRegion{0, 50, 0, 4}});
+    QVERIFY(!outside.ok());
+    QVERIFY(outside.error().message.find("tile") != std::string::npos);
+    const std::atomic<bool> cancel{true};
+    const auto cancelled = fast.computePooled(p, w, PoolRequest{}, &cancel);
+    QVERIFY(!cancelled.ok());
+    QCOMPARE(QString::fromStdString(cancelled.error().message), QStringLiteral("cancelled"));
 }
 
 QTEST_GUILESS_MAIN(TestCpuEngine)

@@ -92,6 +92,8 @@ private Q_SLOTS:
     void shaderErrorFallsBackToCpu();
     void outOfMemoryFallsBackToCpu();
     void pooledReadBack();
+    void pooledMatchesCpuPooled_data();
+    void pooledMatchesCpuPooled();
     void factoryReturnsGl();
     void cancelledRunReturnsCancelled();
     void runsOnAnotherThread();
@@ -374,6 +376,70 @@ void TstGlBackend::pooledReadBack() {
                 }
     }
     QVERIFY(compareTraces(*ref, *ref).isEmpty());
+}
+
+void TstGlBackend::pooledMatchesCpuPooled_data() {
+    QTest::addColumn<Params>("params");
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<bool>("tile");
+    Params p = base(Scheme::ALiBi, 40, 32, 4);
+    p.mask = MaskKind::Causal;
+    p.alibiMode = AlibiMode::Causal;
+    QTest::newRow("alibi/causal/mean") << p << 0 << false;
+    QTest::newRow("alibi/causal/max (CPU path)") << p << 1 << false;
+    QTest::newRow("alibi/causal/tile (CPU path)") << p << 0 << true;
+    p = base(Scheme::RoPE, 37, 32, 2);
+    p.cls = true;
+    QTest::newRow("rope/cls/mean") << p << 0 << false;
+    p = base(Scheme::DeBERTa, 33, 32, 4);
+    p.clip = 5;
+    p.validLen = 28;
+    QTest::newRow("deberta/valid-len/mean") << p << 0 << false;
+    p = base(Scheme::Shaw, 35, 32, 4);
+    p.clip = 4;
+    QTest::newRow("shaw/mean") << p << 0 << false;
+}
+
+// The GL pooled path (through the Backend interface) against the fast CPU engine's streamed
+// pooling: same cells, same −inf, values within 1e-4 · (1 + max |cpu|).
+void TstGlBackend::pooledMatchesCpuPooled() {
+    QFETCH(Params, params);
+    QFETCH(int, mode);
+    QFETCH(bool, tile);
+    Weights w;
+    completeWeights(params, w);
+    const int n = params.seqLen();
+    const PoolRequest req{7, static_cast<PoolMode>(mode), tile, PoolRegion{3, n - 2, 1, n - 9}};
+    const auto cpu = createBackend(BackendKind::CpuFast);
+    const Expected<PooledTrace> want = cpu->computePooled(params, w, req);
+    Backend& gl = *m_gl;
+    const Expected<PooledTrace> got = gl.computePooled(params, w, req);
+    QVERIFY2(want.ok() && got.ok(), got.ok() ? "cpu failed" : got.error().message.c_str());
+    QCOMPARE(got->region, want->region);
+    for (const char* name : {"logits", "weights"}) {
+        const Tensor& a = std::string(name) == "logits" ? want->logits : want->weights;
+        const Tensor& b = std::string(name) == "logits" ? got->logits : got->weights;
+        QCOMPARE(b.shape(), a.shape());
+        double maxA = 0;
+        for (std::int64_t k = 0; k < a.size(); ++k)
+            if (std::isfinite(a.at(k)))
+                maxA = std::max(maxA, std::abs(a.at(k)));
+        for (std::int64_t k = 0; k < a.size(); ++k) {
+            const double x = a.at(k), y = b.at(k);
+            QVERIFY2((std::isinf(x) || std::isinf(y)) ? x == y
+                                                      : std::abs(x - y) <= 1e-4 * (1 + maxA),
+                     qPrintable(QStringLiteral("%1[%2]: cpu %3, gl %4")
+                                    .arg(QLatin1String(name))
+                                    .arg(k)
+                                    .arg(x)
+                                    .arg(y)));
+        }
+    }
+    if (!tile) {
+        QCOMPARE(got->out.shape(), want->out.shape());
+        for (std::int64_t k = 0; k < want->out.size(); ++k)
+            QVERIFY(std::abs(got->out.at(k) - want->out.at(k)) <= 1e-3);
+    }
 }
 
 void TstGlBackend::factoryReturnsGl() {

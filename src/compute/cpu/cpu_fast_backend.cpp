@@ -142,6 +142,14 @@ Tensor CpuFastBackend::acquire(DType type, Shape shape) {
 
 Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                                         const std::atomic<bool>* cancel) {
+    return run(p, w, cancel, nullptr);
+}
+
+Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
+                                    const std::atomic<bool>* cancel, const cpu::RowSink* sink) {
+    // With a sink (pooled mode) no n×n tensor is stored: the n² pass hands each row block's
+    // logits and weights to the sink and the trace keeps its O(n·d) tensors.
+    const bool streaming = sink != nullptr;
     if (p.precision != Precision::Float32)
         return computeTrace(p, w, cancel);
     if (Status s = validate(p); !s)
@@ -265,12 +273,10 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     float* Q = tQ.data<float>();
     float* K = tK.data<float>();
     float* V = tV.data<float>();
-    Tensor& tLogits = make("logits", {H, N, N});
-    Tensor& tWeights = make("weights", {H, N, N});
+    float* logits = streaming ? nullptr : make("logits", {H, N, N}).data<float>();
+    float* weightsT = streaming ? nullptr : make("weights", {H, N, N}).data<float>();
     Tensor& tHeadOut = make("head_out", {H, N, dh});
     Tensor& tOut = make("out", {N, D});
-    float* logits = tLogits.data<float>();
-    float* weightsT = tWeights.data<float>();
     float* headOut = tHeadOut.data<float>();
 
     // ---- Per-offset tables, indexed by (j − i) + N − 1 unless stated ----
@@ -412,19 +418,23 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     phase("projections", &Profile::projectionsMs);
     // ---- Component tensors ----
     std::int32_t* relIndex = nullptr;
-    if (!idxOff.empty())
+    if (!idxOff.empty() && !streaming)
         relIndex = make("rel_index", {N, N}, DType::I32).data<std::int32_t>();
     // The bias is always added; it is written out only where the contract lists it (t5, alibi).
     const bool addBias = useT5Bias || isAlibi;
-    float* biasT = addBias && hasBias(p) ? make("bias", {H, N, N}).data<float>() : nullptr;
-    float* shawK = isShaw ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
+    float* biasT =
+        addBias && hasBias(p) && !streaming ? make("bias", {H, N, N}).data<float>() : nullptr;
+    float* shawK = isShaw && !streaming ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
     float* shawV = isShaw ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
-    float* txlAc = isTxl ? make("txl_ac", {H, N, N}).data<float>() : nullptr;
-    float* txlBd = isTxl ? make("txl_bd", {H, N, N}).data<float>() : nullptr;
-    float* c2c = isDeberta ? make("c2c", {H, N, N}).data<float>() : nullptr;
-    float* c2p = isDeberta && p.debertaC2P ? make("c2p", {H, N, N}).data<float>() : nullptr;
-    float* p2c = isDeberta && p.debertaP2C ? make("p2c", {H, N, N}).data<float>() : nullptr;
-    float* urpeC = isUrpe ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
+    const bool storeNN = !streaming;
+    const bool wantC2P = isDeberta && p.debertaC2P;
+    const bool wantP2C = isDeberta && p.debertaP2C;
+    float* txlAc = isTxl && storeNN ? make("txl_ac", {H, N, N}).data<float>() : nullptr;
+    float* txlBd = isTxl && storeNN ? make("txl_bd", {H, N, N}).data<float>() : nullptr;
+    float* c2c = isDeberta && storeNN ? make("c2c", {H, N, N}).data<float>() : nullptr;
+    float* c2p = wantC2P && storeNN ? make("c2p", {H, N, N}).data<float>() : nullptr;
+    float* p2c = wantP2C && storeNN ? make("p2c", {H, N, N}).data<float>() : nullptr;
+    float* urpeC = isUrpe && storeNN ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
 
     if (relIndex) {
         parallelFor(N, [&](int i) {
@@ -442,9 +452,9 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     if (isShaw)
         shawSK.resize(static_cast<std::size_t>(H) * N * shawRows);
     if (isDeberta) {
-        if (c2p)
+        if (wantC2P)
             debC2P.resize(static_cast<std::size_t>(H) * N * 2 * span);
-        if (p2c)
+        if (wantP2C)
             debP2C.resize(static_cast<std::size_t>(H) * N * 2 * span);
     }
     if (isShaw || isDeberta) {
@@ -452,11 +462,11 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             if (isShaw)
                 cpu::gemmABt(N, shawRows, dh, scale, Q + h * Ndh, dh, shawWk.data(), dh, 0.0f,
                              shawSK.data() + static_cast<std::size_t>(h) * N * shawRows, shawRows);
-            if (c2p)
+            if (wantC2P)
                 cpu::gemmABt(N, 2 * span, dh, debScale, Q + h * Ndh, dh, debKr.data() + h * dh, D,
                              0.0f, debC2P.data() + static_cast<std::size_t>(h) * N * 2 * span,
                              2 * span);
-            if (p2c)
+            if (wantP2C)
                 cpu::gemmABt(N, 2 * span, dh, debScale, K + h * Ndh, dh, debQr.data() + h * dh, D,
                              0.0f, debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span,
                              2 * span);
@@ -480,7 +490,9 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     phase("tables", &Profile::tablesMs);
     // ---- The n² work: heads × row blocks ----
     const int bs = m_rowBlock > 0 ? m_rowBlock : rowBlockSize(N);
-    const int blocks = (N + bs - 1) / bs;
+    const int rowBegin = streaming ? sink->rowBegin : 0;
+    const int rowEnd = streaming ? sink->rowEnd : N;
+    const int blocks = (rowEnd - rowBegin + bs - 1) / bs;
     const int tasks = H * blocks;
     const int validLen = p.validLen < 0 ? N : std::min(p.validLen, N);
     const bool causal = p.mask == MaskKind::Causal;
@@ -532,8 +544,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             std::vector<float>& scratch = scratches[wk];
             std::vector<float>& wsum = wsums[wk];
             const int h = task / blocks;
-            const int i0 = (task % blocks) * bs;
-            const int i1 = std::min(N, i0 + bs);
+            const int i0 = rowBegin + (task % blocks) * bs;
+            const int i1 = std::min(rowEnd, i0 + bs);
             const int rows = i1 - i0;
             const std::size_t elems = static_cast<std::size_t>(rows) * N;
             const std::int64_t headOff = h * NN;
@@ -550,7 +562,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 cpu::gemmABt(rows, N, dh, scale,
                              txlQu.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh, dh, Kh,
                              dh, 0.0f, S, N);
-                cpu::streamCopy(txlAc + blockOff, S, elems);
+                if (txlAc)
+                    cpu::streamCopy(txlAc + blockOff, S, elems);
                 const int rlo = N - i1;
                 bandWidth = N + rows - 1;
                 cpu::gemmABt(rows, bandWidth, dh, scale,
@@ -560,7 +573,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
             } else if (isDeberta) {
                 cpu::gemmABt(rows, N, dh, debScale, Qh + static_cast<std::int64_t>(i0) * dh, dh, Kh,
                              dh, 0.0f, S, N);
-                cpu::streamCopy(c2c + blockOff, S, elems);
+                if (c2c)
+                    cpu::streamCopy(c2c + blockOff, S, elems);
             } else {
                 cpu::gemmABt(rows, N, dh, 1.0f, Qh + static_cast<std::int64_t>(i0) * dh, dh, Kh, dh,
                              0.0f, S, N);
@@ -586,9 +600,10 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                         cpu::streamCopy(biasT + rowOff, src, static_cast<std::size_t>(N));
                     rp.add = src;
                 }
-                if (urpeC) {
+                if (isUrpe) {
                     const float* src = postOff.data() + static_cast<std::size_t>(h) * offs + offRow;
-                    cpu::streamCopy(urpeC + rowOff, src, static_cast<std::size_t>(N));
+                    if (urpeC)
+                        cpu::streamCopy(urpeC + rowOff, src, static_cast<std::size_t>(N));
                     rp.post = src;
                 }
                 if (isShaw) {
@@ -602,35 +617,40 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                     for (int j = lo; j < hi; ++j)
                         dst[j] = sk[j - i + kShaw];
                     std::fill(dst + hi, dst + N, sk[2 * kShaw]);
-                    cpu::streamCopy(shawK + rowOff, dst, static_cast<std::size_t>(N));
+                    if (shawK)
+                        cpu::streamCopy(shawK + rowOff, dst, static_cast<std::size_t>(N));
                     rp.add = dst;
                 }
                 if (isTxl) {
                     const float* bd = scratch.data() +
                                       static_cast<std::size_t>(i - i0) * bandWidth + (i1 - 1 - i);
-                    cpu::streamCopy(txlBd + rowOff, bd, static_cast<std::size_t>(N));
+                    if (txlBd)
+                        cpu::streamCopy(txlBd + rowOff, bd, static_cast<std::size_t>(N));
                     rp.add = bd;
                 }
                 if (isDeberta) {
                     float* sum = scratch.data();
                     std::fill(sum, sum + N, 0.0f);
                     const float* tc2p =
-                        c2p ? debC2P.data() + (static_cast<std::size_t>(h) * N + i) * 2 * span
-                            : nullptr;
+                        wantC2P ? debC2P.data() + (static_cast<std::size_t>(h) * N + i) * 2 * span
+                                : nullptr;
                     const float* tp2c =
-                        p2c ? debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span : nullptr;
+                        wantP2C ? debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span
+                                : nullptr;
                     const bool paper = p.p2cConvention == P2CConvention::Paper;
                     for (int j = 0; j < N; ++j) {
                         const int dij = idxOff[i - j + N - 1];
                         if (tc2p) {
                             const float v = tc2p[dij];
-                            c2p[rowOff + j] = v;
+                            if (c2p)
+                                c2p[rowOff + j] = v;
                             sum[j] += v;
                         }
                         if (tp2c) {
                             const int dd = paper ? idxOff[j - i + N - 1] : dij;
                             const float v = tp2c[static_cast<std::size_t>(j) * 2 * span + dd];
-                            p2c[rowOff + j] = v;
+                            if (p2c)
+                                p2c[rowOff + j] = v;
                             sum[j] += v;
                         }
                     }
@@ -638,7 +658,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 }
                 cpu::fusedRow(rp, sRow, sRow, Wb + static_cast<std::size_t>(i - i0) * N);
             }
-            cpu::streamCopy(logits + blockOff, S, elems);
+            if (logits)
+                cpu::streamCopy(logits + blockOff, S, elems);
 
             // A · V for the block (weights still in cache).
             float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
@@ -668,7 +689,10 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                 for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
                     ho[e] += sv[e];
             }
-            cpu::streamCopy(weightsT + blockOff, Wb, elems);
+            if (weightsT)
+                cpu::streamCopy(weightsT + blockOff, Wb, elems);
+            if (sink)
+                sink->rows(h, i0, rows, S, Wb);
             if (profiling)
                 npassNs.fetch_add(sinceNs(tDots, tAv0) + sinceNs(tAv1, ProfileClock::now()),
                                   std::memory_order_relaxed);
@@ -678,7 +702,7 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     if (cancelled.load())
         return Error{"cancelled"};
     if (profiling) {
-        int written = 2; // logits, weights
+        int written = streaming ? 0 : 2; // logits, weights
         for (const float* t : {biasT, shawK, txlAc, txlBd, c2c, c2p, p2c, urpeC})
             written += t != nullptr;
         m_profile.npassThreadSeconds = static_cast<double>(npassNs.load()) * 1e-9;
@@ -712,6 +736,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
     trace.tokens = defaultTokens(p);
     for (const std::string& name : traceTensorNames(p)) {
         auto it = out.find(name);
+        if (it == out.end() && streaming)
+            continue; // pooled mode keeps the O(n·d) tensors only
         if (it == out.end())
             return Error{"fast CPU engine: tensor " + name + " is not implemented"};
         trace.tensors.emplace_back(name, std::move(it->second));

@@ -17,6 +17,7 @@
 
 #include "backend.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,7 +25,18 @@ namespace pe {
 
 namespace cpu {
 class TaskPool;
-}
+
+/**
+ * Streaming mode of the n² pass (cpu_pooled.cpp): only query rows [rowBegin, rowEnd) are
+ * computed and each row block's logits and weights ([rows, n], row-major) go to `rows`, from any
+ * worker thread, instead of into the trace.
+ */
+struct RowSink {
+    int rowBegin = 0;
+    int rowEnd = 0;
+    std::function<void(int h, int i0, int rows, const float* logits, const float* weights)> rows;
+};
+} // namespace cpu
 
 class CpuFastBackend final : public Backend {
 public:
@@ -38,6 +50,14 @@ public:
     QString device() const override;
     Expected<Trace> compute(const Params& p, const Weights& w,
                             const std::atomic<bool>* cancel = nullptr) override;
+
+    /**
+     * Pooled logits and weights streamed from row blocks of every head (never h × n × n):
+     * memory O(h·R² + n·d + threads·block·n). Float64 requests pool a full reference trace.
+     */
+    Expected<PooledTrace> computePooled(const Params& p, const Weights& w,
+                                        const PoolRequest& request,
+                                        const std::atomic<bool>* cancel = nullptr) override;
 
     void setThreads(int threads);
     int threads() const { return m_threads; }
@@ -72,6 +92,8 @@ public:
     const Profile& lastProfile() const { return m_profile; }
 
 private:
+    Expected<Trace> run(const Params& p, const Weights& w, const std::atomic<bool>* cancel,
+                        const cpu::RowSink* sink);
     Tensor acquire(DType type, std::vector<std::int64_t> shape);
 
     int m_threads = 0;

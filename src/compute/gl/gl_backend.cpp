@@ -770,8 +770,8 @@ static Tensor headTensor(const std::vector<float>& concat, int L, int H, int dh)
     return Tensor::fromVector<float>({H, L, dh}, std::move(out));
 }
 
-std::unique_ptr<GlBackend> GlBackend::create(QString* why) {
-    auto ctx = gl::Context::create();
+std::unique_ptr<GlBackend> GlBackend::create(QString* why, QSurface* qtSurface) {
+    auto ctx = gl::Context::create(qtSurface);
     if (!ctx) {
         if (why)
             *why = QString::fromStdString(ctx.error().message);
@@ -780,9 +780,9 @@ std::unique_ptr<GlBackend> GlBackend::create(QString* why) {
     }
     std::unique_ptr<GlBackend> be(new GlBackend);
     be->m_ctx = std::move(ctx.value());
-    qCDebug(lcGl).noquote() << "OpenGL context on the EGL"
-                            << QString::fromStdString(be->m_ctx->platform())
-                            << "platform:" << QString::fromStdString(be->m_ctx->renderer()) << "/"
+    qCDebug(lcGl).noquote() << "OpenGL context through"
+                            << QString::fromStdString(be->m_ctx->platform()) << ":"
+                            << QString::fromStdString(be->m_ctx->renderer()) << "/"
                             << QString::fromStdString(be->m_ctx->version());
     return be;
 }
@@ -796,7 +796,12 @@ GlBackend::~GlBackend() {
 }
 
 QString GlBackend::device() const {
-    return QString::fromStdString(m_ctx->renderer());
+    return QStringLiteral("%1 (OpenGL %2 through %3)")
+        .arg(QString::fromStdString(m_ctx->renderer()),
+             QString::fromStdString(m_ctx->version()).section(QLatin1Char(' '), 0, 0),
+             m_ctx->platform() == "Qt"
+                 ? QStringLiteral("Qt")
+                 : QStringLiteral("EGL %1").arg(QString::fromStdString(m_ctx->platform())));
 }
 
 void GlBackend::overrideShaderForTesting(const std::string& name, const std::string& source) {
@@ -909,6 +914,7 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
         const int L = p.seqLen(), H = p.heads, R = std::min(resolution, L);
         PooledTrace pt;
         pt.resolution = R;
+        pt.region = PoolRegion{0, L, 0, L};
         const std::size_t perHead = static_cast<std::size_t>(R) * R;
         const std::vector<float> zeros(perHead * static_cast<std::size_t>(H), 0.0f);
         const std::map<std::string, std::pair<GLuint, GLuint>> acc{
@@ -956,6 +962,18 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
     if (!result && result.error().message != "cancelled")
         qCWarning(lcGl).noquote() << QString::fromStdString(result.error().message);
     return result;
+}
+
+Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w,
+                                               const PoolRequest& request,
+                                               const std::atomic<bool>* cancel) {
+    if (Status s = validatePoolRequest(request, p.seqLen()); !s)
+        return s.error();
+    if (!request.hasTile && request.mode == PoolMode::Mean && p.precision == Precision::Float32)
+        return computePooled(p, w, request.resolution, cancel);
+    if (!m_cpu)
+        m_cpu = createBackend(BackendKind::CpuFast);
+    return m_cpu->computePooled(p, w, request, cancel);
 }
 
 } // namespace pe

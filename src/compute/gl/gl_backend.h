@@ -34,23 +34,22 @@ namespace gl {
 class Context;
 }
 
-/** Mean-pooled heatmaps of one forward pass: [heads, R', R'] with R' = min(n, R). */
-struct PooledTrace {
-    int resolution = 0;
-    Tensor logits; ///< masked entries are skipped in a cell's mean; an all-masked cell is −inf
-    Tensor weights;
-    Tensor out; ///< [n, d], read back in full
-};
-
 class GlBackend final : public Backend {
 public:
-    /** Makes the backend, or nullptr with the one-line reason in *why. */
-    static std::unique_ptr<GlBackend> create(QString* why = nullptr);
+    /**
+     * Makes the backend, or nullptr with the one-line reason in *why. With a `qtSurface` (a
+     * QOffscreenSurface made by the GUI thread) the context is a QOpenGLContext on it, made on
+     * the calling thread, which must then be the only one to call compute(); without, raw EGL.
+     */
+    static std::unique_ptr<GlBackend> create(QString* why = nullptr, QSurface* qtSurface = nullptr);
     ~GlBackend() override;
 
     BackendKind kind() const override { return BackendKind::OpenGL; }
     QString name() const override { return QStringLiteral("gl"); }
-    /** The GL renderer string, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)". */
+    /**
+     * The GL renderer, version and context path, e.g.
+     * "llvmpipe (LLVM 15.0.6, 256 bits) (OpenGL 4.5 through EGL surfaceless)".
+     */
     QString device() const override;
     Expected<Trace> compute(const Params& p, const Weights& w,
                             const std::atomic<bool>* cancel = nullptr) override;
@@ -62,6 +61,13 @@ public:
      */
     Expected<PooledTrace> computePooled(const Params& p, const Weights& w, int resolution,
                                         const std::atomic<bool>* cancel = nullptr);
+    /**
+     * The Backend interface: whole-matrix mean pooling runs on the GPU (above); max pooling,
+     * tiles and float64 run on the fast CPU engine's streamed path.
+     */
+    Expected<PooledTrace> computePooled(const Params& p, const Weights& w,
+                                        const PoolRequest& request,
+                                        const std::atomic<bool>* cancel = nullptr) override;
 
     /** Why the last compute() used the CPU reference; empty when it ran on the GPU. */
     QString lastFallbackReason() const override { return m_lastFallback; }
@@ -89,6 +95,7 @@ public:
 private:
     GlBackend() = default;
     std::unique_ptr<gl::Context> m_ctx;
+    std::unique_ptr<Backend> m_cpu; ///< for the pooled requests the GPU path does not cover
     std::map<std::string, unsigned> m_programs;
     std::map<std::string, std::string> m_overrides;
     QString m_lastFallback;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gl_context.h"
 
+#include "gl_qt_context.h"
+
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
@@ -10,9 +12,9 @@
 
 namespace pe::gl {
 
-bool Functions::load(std::string* missing) {
+bool Functions::load(Loader loader, const void* context, std::string* missing) {
 #define PE_GL_LOAD(type, name)                                                                     \
-    name = reinterpret_cast<type>(eglGetProcAddress("gl" #name));                                  \
+    name = reinterpret_cast<type>(loader("gl" #name, context));                                    \
     if (!name) {                                                                                   \
         if (missing)                                                                               \
             *missing = "gl" #name;                                                                 \
@@ -77,9 +79,57 @@ std::vector<Candidate> candidateDisplays() {
     return out;
 }
 
+void* eglLoader(const char* name, const void*) {
+    return reinterpret_cast<void*>(eglGetProcAddress(name));
+}
+
+void* qtLoader(const char* name, const void* handle) {
+    return static_cast<const QtContextHandle*>(handle)->procAddress(name);
+}
+
 } // namespace
 
-Expected<std::unique_ptr<Context>> Context::create() {
+Context::Context() = default;
+
+Expected<std::unique_ptr<Context>> Context::create(QSurface* qtSurface) {
+    std::string qtWhy;
+    if (qtSurface) {
+        if (auto qt = QtContextHandle::create(qtSurface, &qtWhy); qt && qt->makeCurrent()) {
+            std::unique_ptr<Context> out(new Context);
+            out->m_qt = std::move(qt);
+            out->m_platform = "Qt";
+            Status st = out->init(qtLoader, out->m_qt.get());
+            out->doneCurrent();
+            if (st)
+                return out;
+            qtWhy = st.error().message;
+        }
+    }
+    auto egl = createEgl();
+    if (!egl && !qtWhy.empty())
+        return Error{"Qt: " + qtWhy + "; EGL: " + egl.error().message};
+    return egl;
+}
+
+Status Context::init(Functions::Loader loader, const void* handle) {
+    std::string missing;
+    if (!m_f.load(loader, handle, &missing))
+        return Error{"OpenGL entry point " + missing + " is missing"};
+    auto str = [&](GLenum e) {
+        const GLubyte* s = m_f.GetString(e);
+        return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
+    };
+    m_renderer = str(GL_RENDERER);
+    m_version = str(GL_VERSION);
+    GLint glMajor = 0, glMinor = 0;
+    m_f.GetIntegerv(GL_MAJOR_VERSION, &glMajor);
+    m_f.GetIntegerv(GL_MINOR_VERSION, &glMinor);
+    if (glMajor * 10 + glMinor < 43)
+        return Error{"OpenGL " + m_version + " is older than 4.3 (no compute shaders)"};
+    return {};
+}
+
+Expected<std::unique_ptr<Context>> Context::createEgl() {
     std::string why = "no EGL display";
     for (const Candidate& c : candidateDisplays()) {
         EGLint major = 0, minor = 0;
@@ -125,30 +175,19 @@ Expected<std::unique_ptr<Context>> Context::create() {
         out->m_display = c.display;
         out->m_context = ctx;
         out->m_platform = c.platform;
-        std::string missing;
-        if (!out->m_f.load(&missing)) {
-            out->doneCurrent();
-            return Error{"OpenGL entry point " + missing + " is missing"};
-        }
-        auto str = [&](GLenum e) {
-            const GLubyte* s = out->m_f.GetString(e);
-            return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
-        };
-        out->m_renderer = str(GL_RENDERER);
-        out->m_version = str(GL_VERSION);
-        GLint glMajor = 0, glMinor = 0;
-        out->m_f.GetIntegerv(GL_MAJOR_VERSION, &glMajor);
-        out->m_f.GetIntegerv(GL_MINOR_VERSION, &glMinor);
+        Status st = out->init(eglLoader, nullptr);
         out->doneCurrent();
-        if (glMajor * 10 + glMinor < 43)
-            return Error{"OpenGL " + out->m_version + " is older than 4.3 (no compute shaders)"};
+        if (!st)
+            return st.error();
         return out;
     }
     return Error{"no OpenGL 4.3 context could be made: " + why};
 }
 
 Context::~Context() {
-    if (m_display) {
+    if (m_qt) {
+        m_qt.reset();
+    } else if (m_display) {
         eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (m_context)
             eglDestroyContext(m_display, m_context);
@@ -158,12 +197,16 @@ Context::~Context() {
 }
 
 bool Context::makeCurrent() {
+    if (m_qt)
+        return m_qt->makeCurrent();
     // The bound API is per thread: a worker thread starts with OpenGL ES bound.
     eglBindAPI(EGL_OPENGL_API);
     return eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, m_context) == EGL_TRUE;
 }
 
 void Context::doneCurrent() {
+    if (m_qt)
+        return m_qt->doneCurrent();
     eglMakeCurrent(m_display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 }
 

@@ -2,12 +2,15 @@
 #pragma once
 
 /**
- * A headless OpenGL 4.3+ core context on raw EGL, with no window system and no surface.
- * Platforms tried in order: EGL_PLATFORM_DEVICE_EXT (first device), EGL_PLATFORM_SURFACELESS_MESA,
- * then eglGetDisplay(EGL_DEFAULT_DISPLAY). The context is made current with no surface
- * (EGL_KHR_surfaceless_context), so it works in the CLI, tests, servers and inside the window
- * alike. A context is current on one thread at a time: call makeCurrent() on the thread that
- * dispatches, and doneCurrent() when finished.
+ * An OpenGL 4.3+ core context for compute, made one of two ways:
+ *  - in the window, given a QOffscreenSurface that the GUI thread created: a QOpenGLContext on it
+ *    (gl_qt_context.h), made on the calling thread;
+ *  - headless (CLI, tests, servers), or where the Qt way fails: raw EGL with no window system and
+ *    no surface. Platforms tried in order: EGL_PLATFORM_DEVICE_EXT (first device),
+ *    EGL_PLATFORM_SURFACELESS_MESA, then eglGetDisplay(EGL_DEFAULT_DISPLAY); the context is made
+ *    current with no surface (EGL_KHR_surfaceless_context).
+ * A context is current on one thread at a time: call makeCurrent() on the thread that
+ * dispatches, and doneCurrent() when finished. A Qt context stays on the thread that made it.
  */
 
 #include <memory>
@@ -16,12 +19,19 @@
 #include "expected.h"
 #include "gl_functions.h"
 
+class QSurface;
+
 namespace pe::gl {
+
+class QtContextHandle;
 
 class Context {
 public:
-    /** Creates the context, or an Error with one line saying why none could be made. */
-    static Expected<std::unique_ptr<Context>> create();
+    /**
+     * Creates the context, or an Error with one line saying why none could be made. With a
+     * `qtSurface`, Qt's way is tried first and EGL after it.
+     */
+    static Expected<std::unique_ptr<Context>> create(QSurface* qtSurface = nullptr);
     ~Context();
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
@@ -33,11 +43,16 @@ public:
     const std::string& renderer() const { return m_renderer; }
     /** GL_VERSION. */
     const std::string& version() const { return m_version; }
-    /** Which EGL platform worked: "device", "surfaceless" or "default". */
+    /** Which way worked: "Qt", or the EGL platform "device", "surfaceless" or "default". */
     const std::string& platform() const { return m_platform; }
 
 private:
-    Context() = default;
+    Context();
+    static Expected<std::unique_ptr<Context>> createEgl();
+    /** With the new context current: loads the entry points, reads the strings, checks 4.3. */
+    Status init(Functions::Loader loader, const void* handle);
+
+    std::unique_ptr<QtContextHandle> m_qt;
     void* m_display = nullptr;
     void* m_context = nullptr;
     Functions m_f;

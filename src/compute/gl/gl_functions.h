@@ -2,8 +2,9 @@
 #pragma once
 
 /**
- * The OpenGL 4.3 core entry points the compute backend uses, loaded once per context through
- * eglGetProcAddress (EGL_KHR_client_get_all_proc_addresses), so no GL loader library is needed.
+ * The OpenGL 4.3 core entry points the compute backend uses, loaded once per context through the
+ * context's own lookup (eglGetProcAddress with EGL_KHR_client_get_all_proc_addresses, or
+ * QOpenGLContext::getProcAddress), so no GL loader library is needed.
  */
 
 #include <GL/glcorearb.h>
@@ -52,8 +53,11 @@ struct Functions {
     PE_GL_FUNCTIONS(PE_GL_MEMBER)
 #undef PE_GL_MEMBER
 
+    /** Looks up one entry point ("glGetError") in the current context; nullptr if absent. */
+    using Loader = void* (*)(const char* name, const void* context);
+
     /** Loads every entry point; on failure returns false and names the first missing one. */
-    bool load(std::string* missing);
+    bool load(Loader loader, const void* context, std::string* missing);
 };
 
 } // namespace pe::gl

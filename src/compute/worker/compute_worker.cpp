@@ -2,10 +2,16 @@
 #include "compute_worker.h"
 
 #include <QElapsedTimer>
+#include <QGuiApplication>
 #include <QLoggingCategory>
 #include <QMetaObject>
+#include <QOffscreenSurface>
+#include <QSurfaceFormat>
 
 #include <unistd.h>
+
+#include <algorithm>
+#include <thread>
 
 #include "trace_recycler.h"
 #include "weight_cache.h"
@@ -30,12 +36,38 @@ ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
 
 ComputeWorker::~ComputeWorker() = default;
 
+int ComputeWorker::hardwareThreads() {
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 std::uint64_t ComputeWorker::defaultMemoryBudget() {
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long size = sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || size <= 0)
         return std::uint64_t{4} << 30;
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) / 3;
+}
+
+QString PoolInfo::describe() const {
+    if (!pooled)
+        return {};
+    const QString how =
+        fullResolution() ? QStringLiteral("full resolution")
+                         : (mode == PoolMode::Max ? QStringLiteral("max") : QStringLiteral("mean"));
+    if (tile)
+        return QStringLiteral("tile i %1\u2013%2 \u00d7 j %3\u2013%4, %5")
+            .arg(region.r0)
+            .arg(region.r1 - 1)
+            .arg(region.c0)
+            .arg(region.c1 - 1)
+            .arg(fullResolution() ? how : QStringLiteral("pooled to %1, %2").arg(rows).arg(how));
+    return QStringLiteral("pooled %1\u2192%2, %3").arg(seqLen).arg(rows).arg(how);
+}
+
+void ComputeWorker::setPooling(int positions, int resolution, PoolMode mode) {
+    m_poolThreshold.store(positions);
+    m_poolResolution.store(std::clamp(resolution, 1, kMaxPoolResolution));
+    m_poolMode.store(static_cast<int>(mode));
 }
 
 void ComputeWorker::supersede(quint64 generation) {
@@ -50,7 +82,7 @@ void ComputeWorker::ensureBackend() {
     if (m_backend && m_createdFor == want)
         return;
     m_backend.reset(); // a GL backend releases its context before the next one is made
-    m_backend = createBackend(want, &m_note);
+    m_backend = createBackend(want, &m_note, m_glSurface.load());
     m_createdFor = want;
     if (!m_note.isEmpty())
         qCInfo(lcWorker) << "backend fallback:" << m_note;
@@ -76,7 +108,18 @@ void ComputeWorker::process(const ComputeRequest& request) {
         Q_EMIT finished(result);
         return;
     }
-    if (const std::uint64_t need = estimateTraceBytes(p); need > m_budget.load()) {
+    // Pooled mode: long sequences, traces beyond the budget, and tiles.
+    PoolRequest pool;
+    pool.resolution = m_poolResolution.load();
+    pool.mode = static_cast<PoolMode>(m_poolMode.load());
+    pool.hasTile = request.tile;
+    pool.tile = request.region;
+    const std::uint64_t fullBytes = estimateTraceBytes(p);
+    const bool pooled =
+        request.tile || p.seqLen() > m_poolThreshold.load() || fullBytes > m_budget.load();
+    if (const std::uint64_t need =
+            pooled ? estimatePooledBytes(p, pool.resolution, hardwareThreads()) : fullBytes;
+        need > m_budget.load()) {
         result.error = QStringLiteral("n = %1 with %2 heads needs about %3 GB for the trace, more "
                                       "than the %4 GB allowed: lower n or the number of heads")
                            .arg(p.seqLen())
@@ -88,6 +131,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     }
     ensureBackend();
     result.backend = m_backend ? m_backend->name() : QString();
+    result.device = m_backend ? m_backend->device() : QString();
     result.backendNote = m_note;
     if (!m_backend) {
         result.error = QStringLiteral("no compute backend available");
@@ -107,7 +151,43 @@ void ComputeWorker::process(const ComputeRequest& request) {
     Weights w;
     w.E = inputEmbeddings(p, tokens);
     m_weights->complete(p, w);
-    Expected<Trace> t = m_backend->compute(p, w, &m_cancel);
+    Expected<Trace> t = Error{"not computed"};
+    if (pooled) {
+        // The reference engine would build the full trace first: stream on the fast one.
+        Backend* engine = m_backend.get();
+        if (engine->kind() == BackendKind::CpuReference) {
+            if (!m_streaming)
+                m_streaming = createBackend(BackendKind::CpuFast);
+            engine = m_streaming.get();
+            result.device = engine->device();
+        }
+        Expected<PooledTrace> pt = engine->computePooled(p, w, pool, &m_cancel);
+        if (pt) {
+            Trace trace = std::move(pt->trace);
+            trace.params = p;
+            if (!request.tile && !trace.find("out") && !pt->out.empty())
+                trace.tensors.emplace_back("out", std::move(pt->out));
+            result.pool.pooled = true;
+            result.pool.tile = request.tile;
+            result.pool.mode = pt->mode;
+            result.pool.region = pt->region;
+            result.pool.seqLen = p.seqLen();
+            result.pool.rows = static_cast<int>(pt->logits.dim(1));
+            result.pool.cols = static_cast<int>(pt->logits.dim(2));
+            trace.tensors.emplace_back("logits", std::move(pt->logits));
+            trace.tensors.emplace_back("weights", std::move(pt->weights));
+            t = std::move(trace);
+        } else {
+            t = pt.error();
+        }
+    } else {
+        t = m_backend->compute(p, w, &m_cancel);
+        if (QString why = m_backend->lastFallbackReason(); !why.isEmpty()) {
+            result.backend = QStringLiteral("cpu"); // what actually ran (float64 on GL, say)
+            result.device.clear();
+            result.backendNote = why;
+        }
+    }
     result.computeMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     if (!t) {
         result.error = QString::fromStdString(t.error().message);
@@ -123,6 +203,8 @@ ComputeController::ComputeController(BackendKind kind, QObject* parent)
     : QObject(parent)
     , m_worker(new ComputeWorker(kind)) {
     m_thread.setObjectName(QStringLiteral("pe-compute"));
+    if (kind == BackendKind::OpenGL)
+        prepareGlSurface();
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &ComputeWorker::finished, this, &ComputeController::onFinished,
@@ -137,13 +219,47 @@ ComputeController::~ComputeController() {
     m_thread.wait();
 }
 
+quint64 ComputeController::submitTile(const Params& p, const InputChoice& in, PoolRegion region) {
+    return post(ComputeRequest{++m_generation, p, in, true, region});
+}
+
 quint64 ComputeController::submit(const Params& p, const InputChoice& in) {
-    ComputeRequest req{++m_generation, p, in};
+    return post(ComputeRequest{++m_generation, p, in, false, {}});
+}
+
+quint64 ComputeController::post(const ComputeRequest& req) {
+    m_tile = req.tile;
     m_worker->supersede(req.generation);
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, req] { w->process(req); }, Qt::QueuedConnection);
     setBusy(true);
     return req.generation;
+}
+
+void ComputeController::setBackendKind(BackendKind kind) {
+    if (kind == BackendKind::OpenGL)
+        prepareGlSurface();
+    m_worker->setBackendKind(kind);
+}
+
+void ComputeController::prepareGlSurface() {
+    if (m_glSurface)
+        return;
+    // Only a GUI thread with a real window system can make the surface; headless processes (and
+    // the offscreen platform, which has no GL) use the backend's raw EGL context instead.
+    auto* app = qobject_cast<QGuiApplication*>(QCoreApplication::instance());
+    if (!app || QThread::currentThread() != app->thread())
+        return;
+    const QString platform = QGuiApplication::platformName();
+    if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal"))
+        return;
+    auto surface = std::make_unique<QOffscreenSurface>();
+    surface->setFormat(openGlComputeFormat());
+    surface->create();
+    if (!surface->isValid())
+        return;
+    m_glSurface = std::move(surface);
+    m_worker->setGlSurface(m_glSurface.get());
 }
 
 void ComputeController::cancel() {

@@ -21,6 +21,9 @@
 #include "sample_input.h"
 #include "trace.h"
 
+class QOffscreenSurface;
+class QSurface;
+
 namespace pe {
 
 class TraceRecycler;
@@ -30,6 +33,28 @@ struct ComputeRequest {
     quint64 generation = 0;
     Params params;
     InputChoice input;
+    bool tile = false; ///< only the logits and weights of `region`, at full resolution if it fits
+    PoolRegion region; ///< positions, when `tile`
+};
+
+/**
+ * What the logits and weights of a result hold: the full [heads, n, n] (pooled = false), or
+ * [heads, rows, cols] cells pooled from `region` of the n×n matrices. A tile result carries only
+ * logits and weights; a pooled whole-matrix result also the O(n·d) tensors (E, P, X, Q, K, V,
+ * head_out, out) and no other n×n tensor.
+ */
+struct PoolInfo {
+    bool pooled = false;
+    bool tile = false;
+    PoolMode mode = PoolMode::Mean;
+    PoolRegion region;
+    int seqLen = 0;
+    int rows = 0; ///< cells
+    int cols = 0;
+    /** At full resolution (each cell one position). */
+    bool fullResolution() const { return rows == region.rows() && cols == region.cols(); }
+    /** "pooled 16384→1024, mean", "tile i 100–399 × j 0–511, full resolution"; empty if full. */
+    QString describe() const;
 };
 
 struct ComputeResult {
@@ -38,7 +63,9 @@ struct ComputeResult {
     QString error;                      ///< empty on success
     double computeMs = 0;               ///< weights + embeddings + forward pass
     QString backend;                    ///< Backend::name()
+    QString device;                     ///< Backend::device(), e.g. the GPU's name
     QString backendNote;                ///< why the requested backend was not used, if so
+    PoolInfo pool;                      ///< pooled mode or a tile: what logits/weights hold
 };
 
 class ComputeWorker : public QObject {
@@ -52,10 +79,22 @@ public:
     quint64 latestGeneration() const { return m_latest.load(); }
     /** Thread-safe: the next computation uses a backend of this kind (made in the worker). */
     void setBackendKind(BackendKind kind) { m_requested.store(static_cast<int>(kind)); }
+    /** Thread-safe: an OpenGL backend made from now on uses this surface (GlBackend::create). */
+    void setGlSurface(QSurface* surface) { m_glSurface.store(surface); }
     /** Requests whose trace would exceed this many bytes are refused with a message. */
     void setMemoryBudget(std::uint64_t bytes) { m_budget.store(bytes); }
     /** A third of physical memory: room for the trace, the views and a comparison trace. */
     static std::uint64_t defaultMemoryBudget();
+    /**
+     * Pooled mode: sequences longer than `positions` (or whose full trace exceeds the budget)
+     * get their logits and weights pooled to `resolution` cells per side, streamed, so no n×n
+     * matrix is held. Thread-safe; tests lower the threshold.
+     */
+    void setPooling(int positions, int resolution, PoolMode mode);
+    static constexpr int kDefaultPoolThreshold = 2048;
+    static constexpr int kDefaultPoolResolution = 1024;
+    /** Threads the fast engine runs (what pooled-mode memory estimates assume). */
+    static int hardwareThreads();
 
 public Q_SLOTS:
     /** Runs in the worker's thread (queued). Skips the request if it is no longer the newest. */
@@ -69,12 +108,17 @@ private:
     void ensureBackend();
 
     std::atomic<int> m_requested;
+    std::atomic<QSurface*> m_glSurface{nullptr};
     BackendKind m_createdFor = BackendKind::CpuReference;
     std::unique_ptr<Backend> m_backend;
     QString m_note;
     std::atomic<quint64> m_latest{0};
     std::atomic<bool> m_cancel{false};
     std::atomic<std::uint64_t> m_budget{defaultMemoryBudget()};
+    std::atomic<int> m_poolThreshold{kDefaultPoolThreshold};
+    std::atomic<int> m_poolResolution{kDefaultPoolResolution};
+    std::atomic<int> m_poolMode{static_cast<int>(PoolMode::Mean)};
+    std::unique_ptr<Backend> m_streaming; ///< pooled mode when the chosen engine is the reference
     std::shared_ptr<TraceRecycler> m_recycler; ///< shown traces come back to the engine
     std::unique_ptr<WeightCache> m_weights;    ///< the last request's seeded weights
 };
@@ -92,13 +136,27 @@ public:
 
     /** Queues a computation; returns its generation number. */
     quint64 submit(const Params& p, const InputChoice& in);
+    /**
+     * Queues the logits and weights of `region` (positions) at full resolution, or pooled to
+     * the pooled-mode resolution when larger; newest wins like submit().
+     */
+    quint64 submitTile(const Params& p, const InputChoice& in, PoolRegion region);
     /** Cancels the running computation (its result is dropped). */
     void cancel();
+    /** See ComputeWorker::setPooling. */
+    void setPooling(int positions, int resolution, PoolMode mode) {
+        m_worker->setPooling(positions, resolution, mode);
+    }
     void setMemoryBudget(std::uint64_t bytes) { m_worker->setMemoryBudget(bytes); }
-    /** Switches the engine; takes effect from the next request. */
-    void setBackendKind(BackendKind kind) { m_worker->setBackendKind(kind); }
+    /**
+     * Switches the engine; takes effect from the next request. For OpenGL in a windowed
+     * application, the GUI thread first makes the QOffscreenSurface the worker's context uses.
+     */
+    void setBackendKind(BackendKind kind);
 
     bool busy() const { return m_busy; }
+    /** Busy with a tile (which a newer tile or trace may supersede). */
+    bool busyWithTile() const { return m_busy && m_tile; }
     quint64 generation() const { return m_generation; }
     int droppedResults() const { return m_dropped; }
 
@@ -110,11 +168,15 @@ Q_SIGNALS:
 private:
     void onFinished(const pe::ComputeResult& r);
     void setBusy(bool b);
+    quint64 post(const ComputeRequest& req);
+    void prepareGlSurface();
 
+    std::unique_ptr<QOffscreenSurface> m_glSurface; ///< outlives the worker thread
     QThread m_thread;
     ComputeWorker* m_worker; ///< owned by m_thread's finished() → deleteLater
     quint64 m_generation = 0;
     bool m_busy = false;
+    bool m_tile = false; ///< the newest request is a tile
     int m_dropped = 0;
 };
 

@@ -20,6 +20,9 @@ std::vector<std::string> inputTokens(const InputChoice& in, int n) {
     case InputKind::Identical:
         base = {"the"};
         break;
+    case InputKind::Zeros:
+        base = {kZeroToken};
+        break;
     case InputKind::Text:
         base = tokenize(in.text.toStdString());
         break;
@@ -55,7 +58,11 @@ std::vector<std::string> sequenceLabels(const Params& p, const std::vector<std::
 }
 
 Eigen::MatrixXd inputEmbeddings(const Params& p, const std::vector<std::string>& tokens) {
-    return embedTokens(tokens, p.d, p.seed);
+    Eigen::MatrixXd E = embedTokens(tokens, p.d, p.seed);
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        if (tokens[i] == kZeroToken)
+            E.row(static_cast<Eigen::Index>(i)).setZero();
+    return E;
 }
 
 QString toString(InputKind k) {
@@ -66,6 +73,8 @@ QString toString(InputKind k) {
         return QStringLiteral("text");
     case InputKind::Identical:
         return QStringLiteral("identical");
+    case InputKind::Zeros:
+        return QStringLiteral("zeros");
     }
     return {};
 }
@@ -75,6 +84,8 @@ InputKind inputKindFromString(const QString& s) {
         return InputKind::Text;
     if (s == QLatin1String("identical"))
         return InputKind::Identical;
+    if (s == QLatin1String("zeros"))
+        return InputKind::Zeros;
     return InputKind::Sentence;
 }
 

@@ -2,7 +2,8 @@
 #pragma once
 
 /**
- * What the tokens of a computation are: a built-in sentence, typed text, or n identical tokens.
+ * What the tokens of a computation are: a built-in sentence, typed text, n identical tokens (the
+ * probe of SPEC §12) or n all-zero embeddings.
  * The token list is cycled (or cut) to exactly Params::n tokens, so the sequence-length control
  * keeps its meaning whatever the input; embeddings come from the core's seeded per-token table.
  */
@@ -19,7 +20,10 @@
 
 namespace pe {
 
-enum class InputKind { Sentence, Text, Identical };
+enum class InputKind { Sentence, Text, Identical, Zeros };
+
+/** The token of InputKind::Zeros: it embeds to the zero vector (the tokenizer never emits it). */
+inline constexpr const char* kZeroToken = "<0>";
 
 struct InputChoice {
     InputKind kind = InputKind::Sentence;
@@ -38,7 +42,8 @@ std::vector<std::string> inputTokens(const InputChoice& in, int n);
 /** Labels of every position: [CLS]? tokens [SEP]? */
 std::vector<std::string> sequenceLabels(const Params& p, const std::vector<std::string>& tokens);
 
-/** Token embeddings E [n, d] for the input tokens (special rows excluded). */
+/** Token embeddings E [n, d] for the input tokens (special rows excluded); kZeroToken rows are 0.
+ */
 Eigen::MatrixXd inputEmbeddings(const Params& p, const std::vector<std::string>& tokens);
 
 QString toString(InputKind k);

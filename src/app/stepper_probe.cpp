@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include "stepper_probe.h"
+
+#include <QCheckBox>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+#include "line_plot_view.h"
+#include "stages.h"
+
+namespace pe {
+
+ProbeBox::ProbeBox(QWidget* parent)
+    : QGroupBox(tr("Probe: n identical tokens (SPEC §12)"), parent) {
+    setMinimumWidth(220);
+    auto* v = new QVBoxLayout(this);
+    m_verdict = new QLabel;
+    m_verdict->setObjectName(QStringLiteral("probeVerdict"));
+    m_verdict->setWordWrap(true);
+    QFont f = m_verdict->font();
+    f.setBold(true);
+    m_verdict->setFont(f);
+    v->addWidget(m_verdict);
+    m_reason = new QLabel;
+    m_reason->setWordWrap(true);
+    v->addWidget(m_reason);
+    m_keysOnly = new QCheckBox(tr("Shaw keys only (a^V = 0)"));
+    m_keysOnly->setToolTip(tr("Run the probe with Shaw's value table set to zero: only the logits "
+                              "then carry position, and the probe fails (SPEC §3, §12)"));
+    v->addWidget(m_keysOnly);
+    m_spread = new QLabel;
+    m_spread->setWordWrap(true);
+    v->addWidget(m_spread);
+    m_rows = new LinePlotView;
+    m_rows->setMinimumSize(200, 110);
+    v->addWidget(m_rows, 4);
+    v->addStretch(1); // takes the room while the plot is hidden
+    connect(m_keysOnly, &QCheckBox::toggled, this, &ProbeBox::optionsChanged);
+}
+
+QString ProbeBox::verdictText() const {
+    return m_verdict->text();
+}
+
+void ProbeBox::setTrace(const Trace& trace) {
+    Params p = trace.params;
+    const bool shaw = p.scheme == Scheme::Shaw;
+    m_keysOnly->setEnabled(shaw);
+    const bool shawValues = !(shaw && m_keysOnly->isChecked());
+    // Same configuration, few tokens: the verdict is about the configuration, not about n.
+    p.n = std::min(p.n, kMaxProbeTokens);
+    if (p.validLen > p.seqLen())
+        p.validLen = -1;
+    if (!m_hasResult || !(p == m_probed) || shawValues != m_probedShawValues) {
+        m_result = runProbe(p, 2, shawValues);
+        m_probed = p;
+        m_probedShawValues = shawValues;
+        m_hasResult = true;
+    }
+    m_verdict->setText(m_result.canTellApart
+                           ? tr("✔ Can tell positions apart: n identical tokens give distinct "
+                                "output rows.")
+                           : tr("✘ Cannot tell positions apart: n identical tokens give identical "
+                                "output rows."));
+    m_verdict->setStyleSheet(m_result.canTellApart ? QStringLiteral("color: #1a7f37")
+                                                   : QStringLiteral("color: #b3261e"));
+    m_reason->setText(
+        tr("%1<br><small>Probe: %2 identical tokens through a 2-layer pre-RMSNorm stack in "
+           "float64; row spread %3 (identical ≤ %4, broken > %5).</small>")
+            .arg(QString::fromStdString(probeReason(p, m_result.canTellApart, shawValues))
+                     .toHtmlEscaped())
+            .arg(p.n)
+            .arg(m_result.spread, 0, 'g', 3)
+            .arg(kProbeIdenticalThreshold, 0, 'g', 1)
+            .arg(kProbeBrokenThreshold, 0, 'g', 1));
+    measure(trace);
+}
+
+void ProbeBox::measure(const Trace& trace) {
+    const Params& p = trace.params;
+    const Tensor* E = trace.find("E");
+    const Tensor* out = trace.find("out");
+    const int first = p.cls ? 1 : 0;
+    m_traceSpread = -1;
+    if (!E || !out || p.n < 1) {
+        m_spread->clear();
+        return;
+    }
+    const StageMat e = headSlice(*E, 0);
+    const StageMat o = headSlice(*out, 0);
+    bool identical = true;
+    for (int i = first + 1; i < first + p.n && identical; ++i)
+        identical = e.row(i) == e.row(first);
+    if (!identical) {
+        m_spread->setText(tr("This trace's input tokens differ. Choose the input <i>n identical "
+                             "tokens</i> (or <i>all zeros</i>) to watch the probe on it."));
+        m_rows->setSeries(tr("output rows"), tr("position i"), tr("max_c |o_i − o_first|"), {});
+        m_rows->hide();
+        return;
+    }
+    LineSeries s{tr("max_c |o_i,c − o_%1,c|").arg(first), {}};
+    for (int i = first; i < first + p.n; ++i) {
+        const double dist = (o.row(i) - o.row(first)).cwiseAbs().maxCoeff();
+        s.values.push_back(dist);
+        m_traceSpread = std::max(m_traceSpread, dist);
+    }
+    m_spread->setText(
+        tr("This trace (one layer, %1): its %2 input rows are identical; its output rows "
+           "differ by at most <b>%3</b>.")
+            .arg(QString::fromLatin1(toString(p.precision).data()))
+            .arg(p.n)
+            .arg(m_traceSpread, 0, 'g', 3));
+    m_rows->show();
+    m_rows->setSeries(tr("output rows against the first"), tr("input token i"),
+                      tr("max_c |o_i − o_first|"), {s});
+}
+
+} // namespace pe

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// The fast CPU engine's pooled path: the n² pass streams row blocks of every head into
+// PoolAccumulators, so no h × n × n buffer ever exists.
+#include "cpu_fast_backend.h"
+
+namespace pe {
+
+Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weights& w,
+                                                    const PoolRequest& request,
+                                                    const std::atomic<bool>* cancel) {
+    if (Status s = validate(p); !s)
+        return s.error();
+    const int N = p.seqLen();
+    if (Status s = validatePoolRequest(request, N); !s)
+        return s.error();
+    if (p.precision != Precision::Float32) // float64 runs the reference path in full
+        return Backend::computePooled(p, w, request, cancel);
+
+    PooledTrace pt = startPooledTrace(request, N);
+    PoolAccumulator logits(p.heads, pt.region, request.resolution, request.mode);
+    PoolAccumulator weights(p.heads, pt.region, request.resolution, request.mode);
+    cpu::RowSink sink;
+    sink.rowBegin = pt.region.r0;
+    sink.rowEnd = pt.region.r1;
+    sink.rows = [&](int h, int i0, int rows, const float* lg, const float* wt) {
+        logits.addRows(h, i0, rows, lg, N);
+        weights.addRows(h, i0, rows, wt, N);
+    };
+    Expected<Trace> t = run(p, w, cancel, &sink);
+    if (!t)
+        return t.error();
+    pt.logits = logits.result();
+    pt.weights = weights.result();
+    adoptPooledTensors(request, std::move(t.value()), pt);
+    return pt;
+}
+
+} // namespace pe

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * The attention pipeline as a strip of stages, for the stepper: tokens → E → +P → X → Q, K, V
+ * per head → rotation → logits (content and position terms) → mask → normaliser → ⊙C → ·V
+ * (+ value term) → head outputs → concat → W_O → output.
+ *
+ * Every stage exists for every scheme (a stage the scheme does not use passes its input through
+ * and says so), so a reader can always step to it. stageMatrices() takes what a stage shows from
+ * a Trace; what the trace does not hold is derived from it: the unrotated Q/K of RoPE (rotating
+ * back by −p), the content part of the logits (Q Kᵀ, scaled as the scheme scales it), the
+ * visibility mask, the weights before URPE's ⊙C (the normaliser applied to the trace's logits),
+ * A·V, the concatenation of the heads. Matrices are [rows, cols] in double; masked logits keep −∞.
+ */
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "params.h"
+#include "trace.h"
+
+namespace pe {
+
+/** Matrices of the stages are row-major, like the trace's tensors: slicing a head is a copy. */
+using StageMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+enum class StageId {
+    Tokens,
+    Embed,
+    AddPosition,
+    Input,
+    Project,
+    Rotate,
+    Logits,
+    Mask,
+    Normalise,
+    PostMultiply,
+    Values,
+    HeadOutputs,
+    Concat,
+    OutputProjection,
+    Output
+};
+inline constexpr int kStageCount = 15;
+
+struct StageInfo {
+    StageId id = StageId::Tokens;
+    std::string key;             ///< short label for the strip, e.g. "+P", "Q K V", "⊙C"
+    std::string title;           ///< one line, e.g. "Add the position encoding P"
+    std::string formula;         ///< this stage's formula for the scheme (Unicode text)
+    std::string note;            ///< what happens here for this scheme, in a sentence
+    bool applies = true;         ///< false: the scheme passes its input through unchanged here
+    bool positionEnters = false; ///< a position signal enters the computation at this stage
+};
+
+/** All kStageCount stages in pipeline order, described for these parameters. */
+std::vector<StageInfo> stageList(const Params& p);
+/** Short stable name of a stage ("tokens", "E", "P", "X", "QKV", "rotate", "logits", …). */
+std::string stageName(StageId id);
+
+/** Which way a matrix axis runs, for labels: token positions, features, or the vocabulary
+ *  (the distinct tokens, named in StageMatrix::colLabels). */
+enum class StageAxis { Position, Feature, Vocabulary };
+
+struct StageMatrix {
+    std::string name;          ///< file-safe name, e.g. "Q", "content", "c2p", "mask"
+    std::string title;         ///< e.g. "queries Q, head 1 (before rotation)"
+    std::string traceName;     ///< the trace tensor this equals ("" = derived from the trace)
+    bool perHead = false;      ///< traceName is [heads, …] and this is head `head`'s slice
+    bool positionTerm = false; ///< a position term of the logits (Logits stage)
+    StageAxis rows = StageAxis::Position;
+    StageAxis cols = StageAxis::Position;
+    std::vector<std::string> colLabels; ///< for StageAxis::Vocabulary columns
+    StageMat values;
+};
+
+/**
+ * The matrices shown at stage `id` for head `head` of `t`. `Wo` [d, d], if given, is shown at the
+ * W_O stage (the trace does not hold weights). Stages a scheme does not use return what passes
+ * through (or nothing, for +P, rotation and ⊙C).
+ */
+std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
+                                       const Eigen::MatrixXd* Wo = nullptr);
+
+/** Visibility [N, N]: 1 where key j is visible to query i (causal mask, valid length), else 0. */
+StageMat visibilityMask(const Params& p);
+
+/**
+ * The logits of head `head` before the mask, split into terms whose sum is the logits:
+ * content term(s) first (positionTerm = false), then position term(s). RoPE splits into the
+ * unrotated q·k and the change the rotation makes.
+ */
+std::vector<StageMatrix> logitTerms(const Trace& t, int head);
+
+/** A head slice [rows, cols] of a [heads, rows, cols] tensor (or the [rows, cols] tensor). */
+StageMat headSlice(const Tensor& t, int head);
+
+/** Largest sequence the stepper steps through (derived n×n matrices are held in double). */
+inline constexpr int kMaxStepperPositions = 1024;
+
+/** Why the probe (SPEC §12) comes out as it does for these parameters, in a sentence. */
+std::string probeReason(const Params& p, bool canTellApart, bool shawValues = true);
+
+} // namespace pe

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+#include "comparison_view.h"
+
+using namespace pe;
+
+class TestComparisonView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void galleryShowsEveryChosenScheme();
+    void newReferenceRecomputesTheGallery();
+
+private:
+    static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
+    static Params small();
+};
+
+Params TestComparisonView::small() {
+    Params p;
+    p.scheme = Scheme::Sinusoidal;
+    p.n = 24;
+    p.d = 32;
+    p.heads = 4;
+    return p;
+}
+
+std::shared_ptr<const Trace> TestComparisonView::compute(const Params& p, const InputChoice& in) {
+    ComputeController c(BackendKind::CpuFast);
+    QSignalSpy spy(&c, &ComputeController::resultReady);
+    c.submit(p, in);
+    if (!spy.wait(10000))
+        return nullptr;
+    return spy.takeFirst().at(0).value<ComputeResult>().trace;
+}
+
+/** Head `h` of `name` at (i, j): what a map of the tensor shows there when nothing is pooled. */
+static double at(const Trace& t, const char* name, int h, int i, int j) {
+    const Tensor* x = t.find(name);
+    const int n = static_cast<int>(x->shape()[1]);
+    return x->at((static_cast<std::int64_t>(h) * n + i) * n + j);
+}
+
+void TestComparisonView::galleryShowsEveryChosenScheme() {
+    const InputChoice in;
+    auto a = compute(small(), in);
+    QVERIFY(a);
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::RoPE);
+    v.setReference(a, in);
+    v.show();
+    const std::vector<Scheme> chosen{Scheme::T5, Scheme::ALiBi, Scheme::URPE};
+    v.setGallerySchemes(chosen);
+    QVERIFY(v.gallerySchemes() == chosen);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5) && v.traceOf(Scheme::ALiBi) &&
+                                 v.traceOf(Scheme::URPE),
+                             15000);
+    for (Scheme s : chosen) {
+        const Trace* t = v.traceOf(s);
+        Params expect = a->params;
+        expect.scheme = s;
+        QVERIFY(t->params == expect); // same inputs, sizes, seed and options
+        HeatmapView* m = v.galleryView(s);
+        QVERIFY(m);
+        QTRY_COMPARE(m->data().rows, 24);
+        QCOMPARE(m->data().at(5, 3), at(*t, "weights", 0, 5, 3));
+    }
+    // The schemes really differ: T5's and ALiBi's head-0 weights are not the same map.
+    QVERIFY(qAbs(at(*v.traceOf(Scheme::T5), "weights", 0, 5, 3) -
+                 at(*v.traceOf(Scheme::ALiBi), "weights", 0, 5, 3)) > 1e-6);
+    // Another head redraws every gallery map from its trace.
+    v.findChild<QSpinBox*>()->setValue(2);
+    QCOMPARE(v.galleryView(Scheme::URPE)->data().at(7, 1),
+             at(*v.traceOf(Scheme::URPE), "weights", 2, 7, 1));
+    v.setGallerySchemes({});
+    QVERIFY(v.gallerySchemes().empty());
+    QVERIFY(!v.galleryView(Scheme::T5));
+}
+
+void TestComparisonView::newReferenceRecomputesTheGallery() {
+    const InputChoice in;
+    ComparisonView v;
+    v.setGallerySchemes({Scheme::Shaw});
+    v.setReference(compute(small(), in), in);
+    v.show();
+    QTRY_VERIFY_WITH_TIMEOUT(v.traceOf(Scheme::Shaw), 10000);
+    Params p = small();
+    p.n = 10;
+    v.setReference(compute(p, in), in);
+    QVERIFY(!v.traceOf(Scheme::Shaw)); // the old trace is not shown for new parameters
+    QTRY_VERIFY_WITH_TIMEOUT(v.traceOf(Scheme::Shaw), 10000);
+    QCOMPARE(v.traceOf(Scheme::Shaw)->params.n, 10);
+    QTRY_COMPARE(v.galleryView(Scheme::Shaw)->data().rows, 10);
+}
+
+QTEST_MAIN(TestComparisonView)
+#include "tst_comparison_view.moc"

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// HeatmapView: the colour range ignores masked (−inf) cells; a pooled view zoomed past its cells
+// asks once, after the debounce, for the visible source positions, and draws the tile it gets.
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+#include "heatmap_view.h"
+#include "qcp.h"
+
+using namespace pe;
+
+class TestHeatmapView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void colourRangeSkipsMaskedCells();
+    void zoomPastPooledCellsAsksForATile();
+};
+
+namespace {
+Grid ramp(int n) {
+    Grid g{n, n, std::vector<double>(static_cast<std::size_t>(n) * n)};
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            g.at(i, j) = j > i ? -std::numeric_limits<double>::infinity() : 0.5 * (i - j);
+    return g;
+}
+} // namespace
+
+void TestHeatmapView::colourRangeSkipsMaskedCells() {
+    HeatmapView v;
+    v.resize(400, 400);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.setData(ramp(10), HeatmapInfo{});
+    auto* map = qobject_cast<QCPColorMap*>(v.plot()->plottable(0));
+    QVERIFY(map);
+    QCOMPARE(map->dataRange().lower, 0.0);
+    QCOMPARE(map->dataRange().upper, 4.5);
+}
+
+void TestHeatmapView::zoomPastPooledCellsAsksForATile() {
+    HeatmapView v;
+    v.resize(600, 600);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.setData(ramp(64), HeatmapInfo{});
+    v.setSource(640, 640); // each of the 64 cells pools 10 positions
+    QSignalSpy wanted(&v, &HeatmapView::tileWanted);
+    QTest::qWait(300);
+    QCOMPARE(wanted.count(), 0); // the whole map: not past its cells
+    // Three zoom steps in quick succession: one request, for the last visible block.
+    for (double hi : {40.5, 30.5, 19.5}) {
+        v.plot()->xAxis->setRange(9.5, hi);
+        v.plot()->yAxis->setRange(9.5, hi);
+        QTest::qWait(40);
+    }
+    QVERIFY(wanted.wait(2000));
+    QTest::qWait(300);
+    QCOMPARE(wanted.count(), 1);
+    const auto r = wanted.at(0).at(0).value<PoolRegion>();
+    QCOMPARE(r, (PoolRegion{100, 200, 100, 200}));
+    QCOMPARE(v.visibleSource(), r);
+    // The tile arrives: drawn over the pooled map; the same view asks no more.
+    Grid tile{100, 100, std::vector<double>(10000, 1.0)};
+    v.setTile(tile, r,
+              QStringLiteral("tile i 100\u2013199 \u00d7 j 100\u2013199, full resolution"));
+    QVERIFY(v.hasTile());
+    QCOMPARE(v.tileRegion(), r);
+    QVERIFY(v.tileNote().contains(QLatin1String("full resolution")));
+    v.plot()->xAxis->setRange(12.5, 17.5);
+    QTest::qWait(400);
+    QCOMPARE(wanted.count(), 1);
+    // New data drops the tile and the pooled source.
+    v.setData(ramp(8), HeatmapInfo{});
+    QVERIFY(!v.hasTile());
+    QCOMPARE(v.visibleSource(), PoolRegion{});
+}
+
+QTEST_MAIN(TestHeatmapView)
+#include "tst_heatmap_view.moc"

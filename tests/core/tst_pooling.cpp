@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// PoolAccumulator: known answers for mean and max, −inf skipped and all-masked cells, uneven
+// bins, tiles, and rows arriving in blocks in any order.
+
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+#include "pooling.h"
+
+using namespace pe;
+
+class TestPooling : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void meanAndMaxKnownAnswers();
+    void unevenBinsAndTiles();
+    void blocksInAnyOrderGiveTheSameCells();
+};
+
+namespace {
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+/** 4×4 ramp 0..15 with the upper-right triangle masked (−inf), one head. */
+Tensor maskedRamp() {
+    std::vector<float> v(16);
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+            v[static_cast<std::size_t>(i * 4 + j)] = j > i ? -kInf : static_cast<float>(i * 4 + j);
+    return Tensor::fromVector<float>({1, 4, 4}, v);
+}
+} // namespace
+
+void TestPooling::meanAndMaxKnownAnswers() {
+    const Tensor t = maskedRamp();
+    // Blocks {0,1,4,5} → visible 0,4,5; {2,3,6,7} → all masked; {8,9,12,13}; {10,11,14,15} →
+    // 10,14,15.
+    const Tensor mean = poolHeads(t, PoolRegion{0, 4, 0, 4}, 2, PoolMode::Mean);
+    QCOMPARE(mean.shape(), (std::vector<std::int64_t>{1, 2, 2}));
+    QCOMPARE(mean.at(0), 3.0);
+    QCOMPARE(mean.at(1), -std::numeric_limits<double>::infinity());
+    QCOMPARE(mean.at(2), 10.5);
+    QCOMPARE(mean.at(3), 13.0);
+    const Tensor max = poolHeads(t, PoolRegion{0, 4, 0, 4}, 2, PoolMode::Max);
+    QCOMPARE(max.at(0), 5.0);
+    QCOMPARE(max.at(1), -std::numeric_limits<double>::infinity());
+    QCOMPARE(max.at(2), 13.0);
+    QCOMPARE(max.at(3), 15.0);
+}
+
+void TestPooling::unevenBinsAndTiles() {
+    // 5 positions into 2 bins: [0, 2) and [2, 5).
+    std::vector<float> v(25);
+    for (int k = 0; k < 25; ++k)
+        v[static_cast<std::size_t>(k)] = static_cast<float>(k);
+    const Tensor t = Tensor::fromVector<float>({5, 5}, v);
+    const Tensor m = poolHeads(t, PoolRegion{0, 5, 0, 5}, 2, PoolMode::Mean);
+    QCOMPARE(m.at(0), (0 + 1 + 5 + 6) / 4.0);
+    QCOMPARE(m.at(3), (12 + 13 + 14 + 17 + 18 + 19 + 22 + 23 + 24) / 9.0);
+    // A tile within the resolution is copied as is.
+    const Tensor tile = poolHeads(t, PoolRegion{1, 3, 2, 5}, 8, PoolMode::Max);
+    QCOMPARE(tile.shape(), (std::vector<std::int64_t>{1, 2, 3}));
+    QCOMPARE(tile.at(0), 7.0);
+    QCOMPARE(tile.at(5), 14.0);
+}
+
+void TestPooling::blocksInAnyOrderGiveTheSameCells() {
+    const int n = 23;
+    std::vector<float> v(static_cast<std::size_t>(2 * n * n));
+    for (std::size_t k = 0; k < v.size(); ++k)
+        v[k] = std::sin(static_cast<float>(k) * 0.37f);
+    const Tensor t = Tensor::fromVector<float>({2, n, n}, v);
+    for (PoolMode mode : {PoolMode::Mean, PoolMode::Max}) {
+        const Tensor whole = poolHeads(t, PoolRegion{3, 20, 1, 23}, 5, mode);
+        PoolAccumulator acc(2, PoolRegion{3, 20, 1, 23}, 5, mode);
+        for (int i0 : {21, 14, 7, 0})
+            for (int h : {1, 0})
+                acc.addRows(h, i0, std::min(7, n - i0),
+                            v.data() + (static_cast<std::size_t>(h) * n + i0) * n, n);
+        const Tensor blocks = acc.result();
+        QCOMPARE(blocks.shape(), whole.shape());
+        for (std::int64_t k = 0; k < whole.size(); ++k)
+            QVERIFY(std::abs(blocks.at(k) - whole.at(k)) < 1e-6);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestPooling)
+#include "tst_pooling.moc"

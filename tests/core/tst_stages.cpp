@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+// The stepper's stages: every stage exists for every scheme, what it takes from the trace equals
+// the trace, and what it derives (unrotated Q/K, logit terms, A before ⊙C, A·V, concat) agrees
+// with the trace's own later stages and with the weights.
+#include <QTest>
+
+#include <cmath>
+
+#include "encodings.h"
+#include "stages.h"
+#include "tokenizer.h"
+#include "weights.h"
+
+using namespace pe;
+
+Q_DECLARE_METATYPE(pe::Params)
+
+namespace {
+
+struct Run {
+    Params p;
+    Weights w;
+    Trace t;
+};
+
+Run run(const Params& p) {
+    Run r;
+    r.p = p;
+    std::vector<std::string> tokens = tokenize("The cat sat on the mat , the end .");
+    tokens.resize(static_cast<std::size_t>(p.n), "x");
+    r.w.E = embedTokens(tokens, p.d, p.seed);
+    completeWeights(p, r.w);
+    auto t = computeTrace(p, r.w);
+    if (!t)
+        qFatal("%s", t.error().message.c_str());
+    r.t = std::move(t).value();
+    // Labels as the window gives them: the tokens themselves, with the special ones.
+    r.t.tokens = tokens;
+    if (p.cls)
+        r.t.tokens.insert(r.t.tokens.begin(), "[CLS]");
+    if (p.sep)
+        r.t.tokens.emplace_back("[SEP]");
+    return r;
+}
+
+double maxDiff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        return std::numeric_limits<double>::infinity();
+    double m = 0;
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+        for (Eigen::Index j = 0; j < a.cols(); ++j) {
+            if (a(i, j) == b(i, j)) // also equal infinities
+                continue;
+            m = std::max(m, std::abs(a(i, j) - b(i, j)));
+        }
+    return m;
+}
+
+const StageMatrix* find(const std::vector<StageMatrix>& ms, const char* name) {
+    for (const StageMatrix& m : ms)
+        if (m.name == name)
+            return &m;
+    return nullptr;
+}
+
+Params base(Scheme s) {
+    Params p;
+    p.scheme = s;
+    p.n = 9;
+    p.d = 16;
+    p.heads = 2;
+    p.clip = 3;
+    p.seed = 7;
+    p.precision = Precision::Float64;
+    return p;
+}
+
+} // namespace
+
+class TestStages : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyStageForEveryScheme();
+    void whereThePositionEnters_data();
+    void whereThePositionEnters();
+    void matricesEqualTrace_data();
+    void matricesEqualTrace();
+    void ropeUnrotatedIsProjection();
+    void urpeBiasRecovered();
+};
+
+void TestStages::everyStageForEveryScheme() {
+    for (Scheme s : allSchemes()) {
+        const std::vector<StageInfo> list = stageList(base(s));
+        QCOMPARE(static_cast<int>(list.size()), kStageCount);
+        for (int k = 0; k < kStageCount; ++k) {
+            const StageInfo& st = list[static_cast<std::size_t>(k)];
+            QCOMPARE(static_cast<int>(st.id), k);
+            QVERIFY(!st.key.empty());
+            QVERIFY(!st.formula.empty());
+            QVERIFY(!st.note.empty());
+            QVERIFY(!stageName(st.id).empty());
+        }
+    }
+}
+
+void TestStages::whereThePositionEnters_data() {
+    QTest::addColumn<Params>("p");
+    QTest::addColumn<QList<int>>("stages");
+    auto row = [](const char* name, Params p, QList<StageId> ids) {
+        QList<int> v;
+        for (StageId id : ids)
+            v << int(id);
+        QTest::newRow(name) << p << v;
+    };
+    row("none", base(Scheme::None), {});
+    Params causal = base(Scheme::None);
+    causal.mask = MaskKind::Causal;
+    row("none causal", causal, {StageId::Mask});
+    row("sinusoidal", base(Scheme::Sinusoidal), {StageId::AddPosition});
+    row("learned", base(Scheme::Learned), {StageId::AddPosition});
+    row("shaw", base(Scheme::Shaw), {StageId::Logits, StageId::Values});
+    row("txl", base(Scheme::TransformerXL), {StageId::Logits});
+    row("t5", base(Scheme::T5), {StageId::Logits});
+    row("deberta", base(Scheme::DeBERTa), {StageId::Logits});
+    row("rope", base(Scheme::RoPE), {StageId::Rotate});
+    row("alibi", base(Scheme::ALiBi), {StageId::Logits});
+    row("urpe", base(Scheme::URPE), {StageId::PostMultiply});
+    Params urpeT5 = base(Scheme::URPE);
+    urpeT5.urpeBias = UrpeBias::T5;
+    row("urpe+t5", urpeT5, {StageId::Logits, StageId::PostMultiply});
+}
+
+void TestStages::whereThePositionEnters() {
+    QFETCH(Params, p);
+    QFETCH(QList<int>, stages);
+    QList<int> got;
+    for (const StageInfo& s : stageList(p))
+        if (s.positionEnters)
+            got << int(s.id);
+    QCOMPARE(got, stages);
+}
+
+void TestStages::matricesEqualTrace_data() {
+    QTest::addColumn<Params>("p");
+    for (Scheme s : allSchemes()) {
+        const QByteArray name(toString(s).data(), static_cast<qsizetype>(toString(s).size()));
+        QTest::newRow(name.constData()) << base(s);
+        Params q = base(s);
+        q.mask = MaskKind::Causal;
+        q.alibiMode = AlibiMode::Causal;
+        q.cls = true;
+        q.sep = true;
+        q.validLen = 8;
+        q.norm = s == Scheme::URPE ? Normaliser::L2 : Normaliser::Softmax;
+        QTest::newRow((name + " causal cls sep pad").constData()) << q;
+        Params f = base(s);
+        f.precision = Precision::Float32;
+        f.norm = Normaliser::Relu2Visible;
+        QTest::newRow((name + " f32 relu2_visible").constData()) << f;
+    }
+    Params u = base(Scheme::URPE);
+    u.urpeBias = UrpeBias::T5;
+    u.mask = MaskKind::Causal;
+    QTest::newRow("urpe t5 causal") << u;
+    Params r = base(Scheme::RoPE);
+    r.ropeConvention = RopeConvention::Half;
+    r.ropeDims = 4;
+    QTest::newRow("rope half partial") << r;
+    Params dp = base(Scheme::DeBERTa);
+    dp.p2cConvention = P2CConvention::Paper;
+    dp.debertaC2P = false;
+    QTest::newRow("deberta p2c paper") << dp;
+}
+
+void TestStages::matricesEqualTrace() {
+    QFETCH(Params, p);
+    const Run r = run(p);
+    const Trace& t = r.t;
+    const double tol = p.precision == Precision::Float64 ? 1e-9 : 2e-4;
+    const int N = p.seqLen();
+    const int dh = p.headDim();
+    for (int h = 0; h < p.heads; ++h) {
+        for (int k = 0; k < kStageCount; ++k) {
+            const StageId id = static_cast<StageId>(k);
+            const std::vector<StageMatrix> ms = stageMatrices(t, id, h, &r.w.W_o);
+            const bool mayBeEmpty = (id == StageId::AddPosition && !isAbsolute(p.scheme)) ||
+                                    (id == StageId::Rotate && p.scheme != Scheme::RoPE) ||
+                                    (id == StageId::PostMultiply && p.scheme != Scheme::URPE);
+            QVERIFY2(mayBeEmpty ? ms.empty() : !ms.empty(), stageName(id).c_str());
+            for (const StageMatrix& m : ms) {
+                QVERIFY(m.values.size() > 0);
+                if (m.traceName.empty())
+                    continue;
+                const Tensor* x = t.find(m.traceName);
+                QVERIFY2(x, m.traceName.c_str());
+                const Eigen::MatrixXd want = headSlice(*x, m.perHead ? h : 0);
+                // Taken from the trace: equal, not merely close (derived A: to the tolerance).
+                const double allowed = m.name == "A" ? tol : 0.0;
+                QVERIFY2(maxDiff(m.values, want) <= allowed,
+                         qPrintable(QStringLiteral("%1/%2 head %3")
+                                        .arg(QString::fromStdString(stageName(id)),
+                                             QString::fromStdString(m.name))
+                                        .arg(h)));
+            }
+        }
+        const Eigen::MatrixXd logits = headSlice(*t.find("logits"), h);
+        const Eigen::MatrixXd weights = headSlice(*t.find("weights"), h);
+        const Eigen::MatrixXd mask = visibilityMask(p);
+
+        // Mask: 1 exactly where the trace's logits are finite.
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < N; ++j)
+                QCOMPARE(mask(i, j) == 1.0, std::isfinite(logits(i, j)));
+
+        // Logit terms add up to the logits on every visible cell.
+        const std::vector<StageMatrix> lg = stageMatrices(t, StageId::Logits, h);
+        Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(N, N);
+        int positionTerms = 0;
+        for (const StageMatrix& m : lg)
+            if (m.name != "sum") {
+                sum += m.values;
+                positionTerms += m.positionTerm ? 1 : 0;
+            }
+        if (const StageMatrix* s = find(lg, "sum"))
+            QVERIFY(maxDiff(s->values, sum) <= 1e-12);
+        double worst = 0;
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < N; ++j)
+                if (mask(i, j) == 1.0)
+                    worst = std::max(worst, std::abs(sum(i, j) - logits(i, j)) /
+                                                std::max(1.0, std::abs(logits(i, j))));
+        QVERIFY2(worst <= tol, qPrintable(QString::number(worst)));
+        const bool positional = p.scheme == Scheme::Shaw || p.scheme == Scheme::TransformerXL ||
+                                p.scheme == Scheme::T5 || p.scheme == Scheme::DeBERTa ||
+                                p.scheme == Scheme::ALiBi || p.scheme == Scheme::RoPE ||
+                                (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+        QCOMPARE(positionTerms > 0, positional);
+
+        // The normaliser on the trace's logits, then ⊙C for URPE, gives the trace's weights.
+        const Eigen::MatrixXd A = find(stageMatrices(t, StageId::Normalise, h), "A")->values;
+        Eigen::MatrixXd post = A;
+        if (p.scheme == Scheme::URPE)
+            post = A.cwiseProduct(headSlice(*t.find("urpe_C"), h));
+        QVERIFY(maxDiff(post, weights) <= tol);
+
+        // A·V (+ Shaw's value term) is the head output.
+        const std::vector<StageMatrix> vs = stageMatrices(t, StageId::Values, h);
+        Eigen::MatrixXd o = find(vs, "AV")->values;
+        if (const StageMatrix* vt = find(vs, "shaw_v_term"))
+            o += vt->values;
+        QVERIFY(maxDiff(o, headSlice(*t.find("head_out"), h)) <= tol);
+        QCOMPARE(
+            find(stageMatrices(t, StageId::Concat, h), "concat")->values.middleCols(h * dh, dh),
+            headSlice(*t.find("head_out"), h));
+    }
+    // concat · W_O is the output.
+    const Eigen::MatrixXd concat = stageMatrices(t, StageId::Concat, 0).front().values;
+    const Eigen::MatrixXd out = headSlice(*t.find("out"), 0);
+    QVERIFY(maxDiff(concat * r.w.W_o, out) <= tol * 10);
+    QVERIFY(find(stageMatrices(t, StageId::OutputProjection, 0, &r.w.W_o), "W_O"));
+    QVERIFY(!find(stageMatrices(t, StageId::OutputProjection, 0), "W_O"));
+    // Tokens: one 1 per row; two positions share a column exactly when their tokens (and so
+    // their rows of E) are equal.
+    const StageMatrix tok = stageMatrices(t, StageId::Tokens, 0).front();
+    QCOMPARE(tok.values.rows(), N);
+    QCOMPARE(static_cast<std::size_t>(tok.values.cols()), tok.colLabels.size());
+    const Eigen::MatrixXd E = headSlice(*t.find("E"), 0);
+    for (int i = 0; i < N; ++i) {
+        QCOMPARE(tok.values.row(i).sum(), 1.0);
+        for (int j = 0; j < N; ++j)
+            QCOMPARE(tok.values.row(i) == tok.values.row(j), E.row(i) == E.row(j));
+    }
+}
+
+void TestStages::ropeUnrotatedIsProjection() {
+    Params p = base(Scheme::RoPE);
+    const Run r = run(p);
+    const int dh = p.headDim();
+    const Eigen::MatrixXd X = headSlice(*r.t.find("X"), 0);
+    for (int h = 0; h < p.heads; ++h) {
+        const std::vector<StageMatrix> ms = stageMatrices(r.t, StageId::Project, h);
+        QVERIFY(maxDiff(find(ms, "Q")->values, X * r.w.W_q.middleCols(h * dh, dh)) <= 1e-9);
+        QVERIFY(maxDiff(find(ms, "K")->values, X * r.w.W_k.middleCols(h * dh, dh)) <= 1e-9);
+        // The rotation's position term depends on j − i only (SPEC §7) for the unrotated part
+        // held fixed: check the angle table instead, p·θ_m.
+        const Eigen::MatrixXd ang = find(stageMatrices(r.t, StageId::Rotate, h), "angle")->values;
+        QCOMPARE(ang.cols(), dh / 2);
+        QVERIFY(std::abs(ang(3, 1) - 3 * std::pow(p.base, -2.0 / dh)) < 1e-12);
+    }
+}
+
+void TestStages::urpeBiasRecovered() {
+    Params p = base(Scheme::URPE);
+    p.urpeBias = UrpeBias::T5;
+    const Run r = run(p);
+    for (int h = 0; h < p.heads; ++h) {
+        const std::vector<StageMatrix> terms = logitTerms(r.t, h);
+        const StageMatrix* b = find(terms, "bias");
+        QVERIFY(b);
+        for (int i = 0; i < p.seqLen(); ++i)
+            for (int j = 0; j < p.seqLen(); ++j)
+                QVERIFY(std::abs(b->values(i, j) -
+                                 r.w.t5Table(t5Bucket(j - i, true, p.buckets, p.maxDistance), h)) <
+                        1e-9);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestStages)
+#include "tst_stages.moc"
