@@ -4,10 +4,11 @@
 /**
  * The fast CPU engine: the same Trace as pe::computeTrace (same names, shapes, dtypes; values
  * within float32 rounding), computed with
- *  - Eigen GEMMs built for AVX-512 / AVX2 / SSE2 and picked at run time (projections, Q·Kᵀ and
- *    A·V per head and row block);
- *  - one fused Highway pass per row (scale + bias/position term + mask + normaliser), run over
- *    row blocks that stay in cache, writing logits and weights;
+ *  - GEMMs on OpenBLAS (or Eigen built for AVX-512 / AVX2 / SSE2 and picked at run time when
+ *    OpenBLAS is absent; cpu_gemm.h): projections, Q·Kᵀ and A·V per head and row block;
+ *  - one fused Highway pass per row (scale + bias/position term + mask + normaliser) over each
+ *    row block's dots in per-worker scratch that stays in cache; logits, weights and component
+ *    tensors reach the trace with streaming stores (cpu::streamCopy);
  *  - position terms through per-offset tables: T5/ALiBi/URPE are contiguous slices of a
  *    2N−1 table per head, Shaw uses q·w_kᵀ (N×(2k+1)) and per-offset weight sums,
  *    Transformer-XL a banded (q+v)·rᵀ per row block, DeBERTa q·K_rᵀ and k·Q_rᵀ tables;
