@@ -54,10 +54,7 @@ int rowBlockSize(int n) {
 float rangeSum(const float* a, int lo, int hi, int n) {
     lo = std::max(lo, 0);
     hi = std::min(hi, n - 1);
-    float s = 0.0f;
-    for (int j = lo; j <= hi; ++j)
-        s += a[j];
-    return s;
+    return hi < lo ? 0.0f : cpu::sum(a + lo, static_cast<std::size_t>(hi - lo + 1));
 }
 
 /**

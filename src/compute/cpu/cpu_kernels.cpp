@@ -128,6 +128,23 @@ template <typename T> void StreamCopyT(T* dst, const T* src, std::size_t n) {
     hwy::FlushStream();
 }
 
+float SumImpl(const float* a, std::size_t n) {
+    const hn::ScalableTag<float> d;
+    const std::size_t L = hn::Lanes(d);
+    auto acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+    std::size_t j = 0;
+    for (; j + 2 * L <= n; j += 2 * L) {
+        acc0 = hn::Add(acc0, hn::LoadU(d, a + j));
+        acc1 = hn::Add(acc1, hn::LoadU(d, a + j + L));
+    }
+    for (; j + L <= n; j += L)
+        acc0 = hn::Add(acc0, hn::LoadU(d, a + j));
+    float s = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+    for (; j < n; ++j)
+        s += a[j];
+    return s;
+}
+
 void StreamCopyF32(float* dst, const float* src, std::size_t n) {
     StreamCopyT(dst, src, n);
 }
@@ -151,6 +168,11 @@ namespace pe::cpu {
 HWY_EXPORT(FusedRowImpl);
 HWY_EXPORT(TargetNameImpl);
 HWY_EXPORT(StreamCopyF32);
+HWY_EXPORT(SumImpl);
+
+float sum(const float* a, std::size_t n) {
+    return HWY_DYNAMIC_DISPATCH(SumImpl)(a, n);
+}
 HWY_EXPORT(StreamCopyI32);
 
 void streamCopy(float* dst, const float* src, std::size_t n) {

@@ -37,6 +37,9 @@ void streamCopy(float* dst, const float* src, std::size_t n);
 /** The same for 32-bit integers. */
 void streamCopy(std::int32_t* dst, const std::int32_t* src, std::size_t n);
 
+/** a[0] + … + a[n−1], with vector partial sums (not in sequential order). */
+float sum(const float* a, std::size_t n);
+
 /** The SIMD target the kernels run on, e.g. "AVX3" or "AVX2". */
 const char* simdTarget();
 
