@@ -31,6 +31,7 @@
 #include "main_window.h"
 #include "params_panel.h"
 #include "qcp.h"
+#include "seed_spin_box.h"
 #include "trace_views.h"
 
 using namespace pe;
@@ -150,7 +151,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
         return 1;
     ParamsPanel* panel = w.panel();
     auto* clip = qobject_cast<QSpinBox*>(controlLabelled(panel, QStringLiteral("Clip &k")));
-    auto* seed = qobject_cast<QSpinBox*>(controlLabelled(panel, QStringLiteral("S&eed")));
+    auto* seed = qobject_cast<SeedSpinBox*>(controlLabelled(panel, QStringLiteral("S&eed")));
     auto* maxDist =
         qobject_cast<QSpinBox*>(controlLabelled(panel, QStringLiteral("T5 max distance")));
     QComboBox* scheme = panel->schemeBox();
