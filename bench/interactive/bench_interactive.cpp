@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
 #include <string>
@@ -137,6 +138,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                  const std::vector<std::string>& tabs) {
     QElapsedTimer clock;
     clock.start();
+    const bool verbose = std::getenv("PE_BENCH_VERBOSE") != nullptr; // each change on stderr
     PaintWatcher watcher(&clock);
     qApp->installEventFilter(&watcher);
 
@@ -209,11 +211,21 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 waitQuiet(60);
             }
             std::vector<double> lat, computeMs, renderMs, guiCpu, otherCpu;
+            double lastChange = static_cast<double>(clock.nsecsElapsed()) / 1e6;
             const int paintsBefore = watcher.paints;
             for (int k = 0; k < changes; ++k) {
                 const auto& [name, act] = cycle[static_cast<std::size_t>(k) % cycle.size()];
+                // Changes closer together than the panel's coalescing window are merged by
+                // design; keep them apart so that each one is measured on its own.
+                (void)runUntil(
+                    [&] {
+                        return static_cast<double>(clock.nsecsElapsed()) / 1e6 - lastChange >
+                               ParamsPanel::kCoalesceMs + 10;
+                    },
+                    1000);
                 const int framesBefore = w.frames();
                 const double t0 = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                lastChange = t0;
                 const double gui0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
                 const double all0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
                 act();
@@ -230,6 +242,9 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 const double shown = static_cast<double>(clock.nsecsElapsed()) / 1e6;
                 waitQuiet(60);
                 lat.push_back(std::max(watcher.lastPaintMs, shown) - t0);
+                if (verbose)
+                    std::fprintf(stderr, "  %-20s %7.1f ms (frame shown after %.1f ms) %s\n", name,
+                                 lat.back(), shown - t0, qPrintable(w.statusText()));
                 const double gui = cpuMs(CLOCK_THREAD_CPUTIME_ID) - gui0;
                 guiCpu.push_back(gui);
                 otherCpu.push_back(cpuMs(CLOCK_PROCESS_CPUTIME_ID) - all0 - gui);

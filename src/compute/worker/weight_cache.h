@@ -8,6 +8,7 @@
  * normaliser, mask, ...) need not draw hundreds of thousands of normal variates again.
  */
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ public:
                     break;
                 }
         }
+        drawConcurrently(p, specs, w);
         completeWeights(p, w);
         std::vector<Entry> next;
         for (const WeightSpec* spec : drawn)
@@ -45,6 +47,33 @@ public:
     }
 
 private:
+    /**
+     * Draws the tensors still missing on all cores, one completeWeights per tensor (every other
+     * used tensor gets a 1×1 placeholder, which completeWeights keeps as given): the same
+     * matrices, in a fraction of the time when the seed or the width changes.
+     */
+    static void drawConcurrently(const Params& p, const std::vector<WeightSpec>& specs,
+                                 Weights& w) {
+        std::vector<const WeightSpec*> missing;
+        for (const WeightSpec& spec : specs)
+            if (spec.used && (w.*(spec.member)).size() == 0)
+                missing.push_back(&spec);
+        if (missing.size() < 2)
+            return;
+        std::vector<std::future<Eigen::MatrixXd>> drawn;
+        for (const WeightSpec* spec : missing)
+            drawn.push_back(std::async(std::launch::async, [&p, &specs, spec] {
+                Weights one;
+                for (const WeightSpec& other : specs)
+                    if (other.used && &other != spec)
+                        one.*(other.member) = Eigen::MatrixXd::Zero(1, 1);
+                completeWeights(p, one);
+                return Eigen::MatrixXd(std::move(one.*(spec->member)));
+            }));
+        for (std::size_t k = 0; k < missing.size(); ++k)
+            w.*(missing[k]->member) = drawn[k].get();
+    }
+
     struct Entry {
         std::string name;
         std::uint64_t seed;
