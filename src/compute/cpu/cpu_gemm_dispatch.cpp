@@ -67,20 +67,6 @@ bool openBlasReady() {
     return ready;
 }
 
-void blasAB(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
-            float beta, float* C, int ldc) {
-    (void)openBlasReady();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                ldc);
-}
-
-void blasABt(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
-             float beta, float* C, int ldc) {
-    (void)openBlasReady();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                ldc);
-}
-
 constexpr GemmLibrary kDefaultLibrary = GemmLibrary::OpenBlas;
 #else
 constexpr GemmLibrary kDefaultLibrary = GemmLibrary::Eigen;
@@ -130,32 +116,37 @@ bool useBlas(GemmLibrary lib) {
 
 } // namespace
 
-void gemmAB([[maybe_unused]] GemmLibrary lib, int m, int n, int k, float alpha, const float* A,
-            int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+namespace {
+
+/** C = alpha · A · op(B) + beta · C on the chosen library; op(B) = Bᵀ when transB. */
+void gemm(GemmLibrary lib, bool transB, int m, int n, int k, float alpha, const float* A, int lda,
+          const float* B, int ldb, float beta, float* C, int ldc) {
     if (m <= 0 || n <= 0)
         return;
     const CallCounter counter(m, n, k);
 #ifdef PE_HAVE_OPENBLAS
     if (useBlas(lib) && k > 0) {
-        blasAB(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)openBlasReady();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+                    A, lda, B, ldb, beta, C, ldc);
         return;
     }
+#else
+    (void)lib;
 #endif
-    eigen().ab(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    (transB ? eigen().abt : eigen().ab)(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-void gemmABt([[maybe_unused]] GemmLibrary lib, int m, int n, int k, float alpha, const float* A,
-             int lda, const float* B, int ldb, float beta, float* C, int ldc) {
-    if (m <= 0 || n <= 0)
-        return;
-    const CallCounter counter(m, n, k);
-#ifdef PE_HAVE_OPENBLAS
-    if (useBlas(lib) && k > 0) {
-        blasABt(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-#endif
-    eigen().abt(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+} // namespace
+
+void gemmAB(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, int lda,
+            const float* B, int ldb, float beta, float* C, int ldc) {
+    gemm(lib, false, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemmABt(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, int lda,
+             const float* B, int ldb, float beta, float* C, int ldc) {
+    gemm(lib, true, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemmAB(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
