@@ -10,6 +10,11 @@ Use Debian's /usr/bin/python3: with libopenblas0-pthread installed numpy and tor
 
     /usr/bin/python3 bench/compare.py [--bench build/dev/bench/cpu/pe-bench-cpu]
         [--n 2048,4096] [--schemes none,t5,shaw,alibi] [--repeat 3] [--d 512] [--heads 8]
+
+The engines alternate run by run (fast, numpy, torch, fast, ...; --repeat rounds after one
+warm-up each), so on a shared machine all three see the same load; the table gives medians
+over the rounds and the ratios of those medians. pe-bench-cpu first prints the machine's sgemm
+peak and memory bandwidth, and each fast run its GEMM rate as a share of that peak.
 """
 import argparse
 import json
@@ -153,15 +158,15 @@ def forward_torch(inp, n, d, h, scheme, clip):
     return out, logits, weights
 
 
-def time_it(fn, repeat):
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        r = fn()
-        times.append((time.perf_counter() - t0) * 1000.0)
-        del r
-    return statistics.median(times)
+def time_once(fn):
+    # Idle first: OpenBLAS's and torch's OpenMP worker threads spin for a while after each call
+    # and would otherwise compete with the next engine.
+    time.sleep(0.3)
+    t0 = time.perf_counter()
+    r = fn()
+    ms = (time.perf_counter() - t0) * 1000.0
+    del r
+    return ms
 
 
 def blas_info():
@@ -198,55 +203,101 @@ def main():
     ns = [int(x) for x in args.n.split(",")]
     schemes = args.schemes.split(",")
 
-    # Interleaved per configuration (fast, numpy, torch), so that all three see the same load.
-    rows = []
+    # The machine: sgemm peak and memory bandwidth, once.
+    machine = {}
     device = ""
+    if not args.no_fast:
+        res = subprocess.run([args.bench, "--n", str(ns[0]), "--schemes", "none", "--repeat", "1",
+                              "--d", str(args.d), "--heads", str(args.heads)],
+                             capture_output=True, text=True, check=True)
+        for ln in res.stdout.splitlines():
+            r = json.loads(ln)
+            if r.get("engine") == "machine":
+                machine = r
+                print(json.dumps(r), flush=True)
+        device = res.stderr.strip()
+
+    def fast_once(n, s):
+        """One warm run of the engine (pe-bench-cpu --repeat 1: a cold run, then the timed one)."""
+        cmd = [args.bench, "--n", str(n), "--schemes", s, "--repeat", "1", "--no-machine",
+               "--d", str(args.d), "--heads", str(args.heads)]
+        time.sleep(0.3)  # let numpy's and torch's spinning worker threads go idle
+        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        for ln in res.stdout.splitlines():
+            r = json.loads(ln)
+            if r.get("engine") == "fast":
+                return r
+        return {}
+
+    # Rounds alternate the engines (fast, numpy, torch, fast, ...) so all three see the same load.
+    rows = []
     for n in ns:
         for s in schemes:
-            rec = {}
-            if not args.no_fast:
-                cmd = [args.bench, "--n", str(n), "--schemes", s, "--repeat", str(args.repeat),
-                       "--d", str(args.d), "--heads", str(args.heads)]
-                res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-                for ln in res.stdout.splitlines():
-                    r = json.loads(ln)
-                    print(json.dumps(r), flush=True)
-                    if r.get("engine") == "fast":
-                        rec = r
-                device = res.stderr.strip()
             rng = np.random.default_rng(0)
             inp = make_inputs(n, args.d, args.heads, s, args.clip, rng)
-            np_ms = time_it(lambda: forward_numpy(inp, n, args.d, args.heads, s, args.clip), args.repeat)
-            print(json.dumps({"engine": "numpy", "scheme": s, "n": n, "ms_median": round(np_ms, 3)}), flush=True)
-            th_ms = None
+            tinp = None
             if torch is not None:
                 tinp = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in inp.items()}
+            np_fn = lambda: forward_numpy(inp, n, args.d, args.heads, s, args.clip)
+            th_fn = lambda: forward_torch(tinp, n, args.d, args.heads, s, args.clip)
+            np_fn()  # warm-up
+            if tinp is not None:
                 with torch.no_grad():
-                    th_ms = time_it(lambda: forward_torch(tinp, n, args.d, args.heads, s, args.clip), args.repeat)
-                print(json.dumps({"engine": "torch", "scheme": s, "n": n, "ms_median": round(th_ms, 3)}), flush=True)
-                del tinp
-            del inp
-            rows.append((n, s, rec.get("ms_median"), rec.get("ms_first"), np_ms, th_ms))
+                    th_fn()
+            fast_runs, np_times, th_times = [], [], []
+            for _ in range(args.repeat):
+                if not args.no_fast:
+                    r = fast_once(n, s)
+                    print(json.dumps(r), flush=True)
+                    fast_runs.append(r)
+                np_times.append(time_once(np_fn))
+                if tinp is not None:
+                    with torch.no_grad():
+                        th_times.append(time_once(th_fn))
+            np_ms = statistics.median(np_times)
+            print(json.dumps({"engine": "numpy", "scheme": s, "n": n, "ms_median": round(np_ms, 3),
+                              "ms_runs": [round(t, 1) for t in np_times]}), flush=True)
+            th_ms = statistics.median(th_times) if th_times else None
+            if th_ms is not None:
+                print(json.dumps({"engine": "torch", "scheme": s, "n": n, "ms_median": round(th_ms, 3),
+                                  "ms_runs": [round(t, 1) for t in th_times]}), flush=True)
+            f_ms = statistics.median([r["ms_median"] for r in fast_runs]) if fast_runs else None
+            f_cold = statistics.median([r["ms_first"] for r in fast_runs]) if fast_runs else None
+            gemm_pct = statistics.median([r.get("gemm_pct_peak", 0) for r in fast_runs]) if fast_runs else None
+            del inp, tinp
+            rows.append((n, s, f_ms, f_cold, np_ms, th_ms, gemm_pct))
 
     print()
-    print(f"d = {args.d}, heads = {args.heads}, fp32, medians of {args.repeat} runs")
+    print(f"d = {args.d}, heads = {args.heads}, fp32, medians of {args.repeat} alternating rounds")
     if not args.no_fast:
         print(device)
+    if machine:
+        print(f"machine ({machine['threads']} threads): sgemm peak {machine['sgemm_peak_gflops']} GFLOP/s "
+              f"(OpenBLAS threaded {machine['sgemm_openblas_threaded_gflops']}, split per thread "
+              f"{machine['sgemm_openblas_split_gflops']}, Eigen split {machine['sgemm_eigen_split_gflops']}), "
+              f"memcpy {machine['memcpy_gbps']} GB/s, streaming stores {machine['stream_store_gbps']} GB/s")
     print(f"numpy {np.__version__}" + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else ""))
     for ln in blas_info():
         print(ln)
+    try:
+        with open("/proc/loadavg") as f:
+            print("load average at the end: " + " ".join(f.read().split()[:3]))
+    except OSError:
+        pass
     print()
-    print("fast: warm median (buffers recycled between runs); cold: its first run (fresh buffers)")
+    print("fast: warm run (buffers recycled); cold: the first run of the process (fresh buffers); "
+          "GEMM % peak: the engine's matrix products against an sgemm peak measured right before each run")
     print()
-    print("| n | scheme | fast (ms) | fast cold (ms) | numpy (ms) | torch (ms) | numpy / fast | torch / fast |")
-    print("|---|---|---|---|---|---|---|---|")
-    for n, s, f, fc, a, b in rows:
+    print("| n | scheme | fast (ms) | fast cold (ms) | numpy (ms) | torch (ms) | numpy / fast | torch / fast | GEMM % peak |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n, s, f, fc, a, b, g in rows:
         fs = f"{f:.1f}" if f else "–"
         fcs = f"{fc:.1f}" if fc else "–"
         bs = f"{b:.1f}" if b else "–"
         ra = f"{a / f:.2f}×" if f else "–"
         rb = f"{b / f:.2f}×" if (f and b) else "–"
-        print(f"| {n} | {s} | {fs} | {fcs} | {a:.1f} | {bs} | {ra} | {rb} |")
+        gs = f"{g:.0f}%" if g else "–"
+        print(f"| {n} | {s} | {fs} | {fcs} | {a:.1f} | {bs} | {ra} | {rb} | {gs} |")
 
 
 if __name__ == "__main__":

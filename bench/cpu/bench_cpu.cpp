@@ -3,20 +3,32 @@
 // CPU engine, and optionally the reference, printing one JSON line per configuration.
 //
 //   pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]
-//                [--schemes none,t5,shaw,...] [--reference] [--gemm-peak]
+//                [--schemes none,t5,shaw,...] [--gemm openblas|eigen|both] [--reference]
+//                [--no-machine] [--row-block R]
 //
-// Fields: engine, scheme, n, d, heads, threads, repeat, ms_median, ms_min, ms_first (the first,
-// cold run: fresh buffers), gflops (8·n·d² + 4·n²·d over the median).
+// First line (unless --no-machine): the machine's sgemm peak (OpenBLAS, 2048³, its own threads)
+// and memory bandwidth (memcpy; streaming stores of cached rows into a fresh-sized buffer).
+// Then per configuration: engine, gemm, scheme, n, d, heads, threads, repeat, ms_median, ms_min,
+// ms_first (the first, cold run: fresh buffers), gflops (8·n·d² + 4·n²·d over the median), the
+// phases of the median run, the engine's GEMM rate and its share of the peak, and the n² pass's
+// write rate and its share of the streaming bandwidth. See bench/README.md.
 
 #include "backend.h"
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
+#include "cpu_kernels.h"
 #include "weights.h"
+
+#ifdef PE_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -47,32 +59,154 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-void gemmPeak(int threads) {
-    const int m = 2048, n = 2048, k = 2048;
-    std::vector<float> a(static_cast<std::size_t>(m) * k, 0.5f),
-        b(static_cast<std::size_t>(k) * n, 0.25f), c(static_cast<std::size_t>(m) * n);
+/** Runs fn(t) on `threads` threads (t = 0 on the caller) and joins them. */
+void onThreads(int threads, const std::function<void(int)>& fn) {
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(fn, t);
+    fn(0);
+    for (std::thread& t : pool)
+        t.join();
+}
+
+template <typename F> double medianMs(int reps, const F& fn) {
     std::vector<double> times;
-    for (int rep = 0; rep < 5; ++rep) {
+    for (int rep = 0; rep < reps; ++rep) {
         const double t0 = nowMs();
-        const int blk = (m + threads - 1) / threads;
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                const int r0 = t * blk, rows = std::min(blk, m - r0);
-                if (rows > 0)
-                    cpu::gemmAB(rows, n, k, 1.0f, a.data() + static_cast<std::size_t>(r0) * k, k,
-                                b.data(), n, 0.0f, c.data() + static_cast<std::size_t>(r0) * n, n);
-            });
-        for (std::thread& t : pool)
-            t.join();
+        fn();
         times.push_back(nowMs() - t0);
     }
-    const double ms = median(times);
-    std::printf("{\"engine\":\"sgemm\",\"target\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,\"threads\":%d,"
-                "\"ms_median\":%.3f,\"gflops\":%.1f}\n",
-                cpu::gemmTarget(), m, n, k, threads, ms, 2.0 * m * n * k / (ms * 1e6));
-    std::fflush(stdout);
+    return median(times);
 }
+
+struct Machine {
+    double sgemmPeak = 0.0; ///< GFLOP/s, the best of the measurements below
+    double blasThreaded = 0.0, blasSplit = 0.0, eigenSplit = 0.0;
+    double copyGBs = 0.0;   ///< memcpy, bytes read + written
+    double streamGBs = 0.0; ///< streaming stores of cached rows
+};
+
+/**
+ * The machine's sgemm peak: a large square product (2048³) on all threads, by OpenBLAS's own
+ * threading, and by one single-threaded call per thread on a share of the rows (how the engine
+ * calls it), with OpenBLAS and with Eigen. Memory bandwidth: memcpy of 256 MB, and the engine's
+ * pattern, streaming stores of a cached 512 KB block into a 256 MB buffer.
+ */
+Machine measureMachine(int threads) {
+    Machine m;
+    const int n = 2048;
+    const double flops = 2.0 * n * double(n) * n;
+    std::vector<float> a(static_cast<std::size_t>(n) * n, 0.5f),
+        b(static_cast<std::size_t>(n) * n, 0.25f), c(static_cast<std::size_t>(n) * n);
+    auto split = [&](cpu::GemmLibrary lib) {
+        const int blk = (n + threads - 1) / threads;
+        onThreads(threads, [&](int t) {
+            const int r0 = t * blk, rows = std::min(blk, n - r0);
+            if (rows > 0)
+                cpu::gemmAB(lib, rows, n, n, 1.0f, a.data() + static_cast<std::size_t>(r0) * n, n,
+                            b.data(), n, 0.0f, c.data() + static_cast<std::size_t>(r0) * n, n);
+        });
+    };
+#ifdef PE_HAVE_OPENBLAS
+    openblas_set_num_threads(threads);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c.data(), n); // warm-up
+    m.blasThreaded = flops / (1e6 * medianMs(5, [&] {
+                                  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n,
+                                              1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+                              }));
+    openblas_set_num_threads(1); // as the engine runs it
+    split(cpu::GemmLibrary::OpenBlas);
+    m.blasSplit = flops / (1e6 * medianMs(5, [&] { split(cpu::GemmLibrary::OpenBlas); }));
+#endif
+    split(cpu::GemmLibrary::Eigen);
+    m.eigenSplit = flops / (1e6 * medianMs(5, [&] { split(cpu::GemmLibrary::Eigen); }));
+    m.sgemmPeak = std::max({m.blasThreaded, m.blasSplit, m.eigenSplit});
+
+    const std::size_t big = std::size_t{64} << 20; // floats: 256 MB
+    std::vector<float> src(big, 1.0f), dst(big, 2.0f);
+    const std::size_t share = big / static_cast<std::size_t>(threads);
+    m.copyGBs = 2.0 * big * sizeof(float) /
+                (1e6 * medianMs(5, [&] {
+                     onThreads(threads, [&](int t) {
+                         const std::size_t o = share * static_cast<std::size_t>(t);
+                         std::memcpy(dst.data() + o, src.data() + o, share * sizeof(float));
+                     });
+                 }));
+    const std::size_t block = std::size_t{128} << 10; // floats: 512 KB, stays in L2
+    std::vector<std::vector<float>> cached(static_cast<std::size_t>(threads),
+                                           std::vector<float>(block, 3.0f));
+    m.streamGBs = double(big) * sizeof(float) /
+                  (1e6 * medianMs(5, [&] {
+                       onThreads(threads, [&](int t) {
+                           const std::size_t o = share * static_cast<std::size_t>(t);
+                           for (std::size_t at = 0; at < share; at += block)
+                               cpu::streamCopy(dst.data() + o + at,
+                                               cached[static_cast<std::size_t>(t)].data(),
+                                               std::min(block, share - at));
+                       });
+                   }));
+    std::printf("{\"engine\":\"machine\",\"threads\":%d,\"sgemm_peak_gflops\":%.1f,"
+                "\"sgemm_openblas_threaded_gflops\":%.1f,\"sgemm_openblas_split_gflops\":%.1f,"
+                "\"sgemm_eigen_split_gflops\":%.1f,\"sgemm_size\":%d,\"memcpy_gbps\":%.1f,"
+                "\"stream_store_gbps\":%.1f}\n",
+                threads, m.sgemmPeak, m.blasThreaded, m.blasSplit, m.eigenSplit, n, m.copyGBs,
+                m.streamGBs);
+    std::fflush(stdout);
+    return m;
+}
+
+/**
+ * One quick measurement of the peak and the streaming bandwidth, taken right before each timed
+ * run: on a shared machine the load changes from second to second, so shares of the peak are
+ * computed against a peak measured next to the run. The GEMM is the engine's way of calling the
+ * best library (one single-threaded 2048³ share per thread); the bandwidth, streaming stores of
+ * a cached block into 128 MB.
+ */
+class AdjacentProbe {
+public:
+    explicit AdjacentProbe(int threads)
+        : m_threads(threads)
+        , m_a(std::size_t{kN} * kN, 0.5f)
+        , m_b(std::size_t{kN} * kN, 0.25f)
+        , m_c(std::size_t{kN} * kN)
+        , m_dst(kStreamFloats, 0.0f)
+        , m_cached(static_cast<std::size_t>(threads), std::vector<float>(kBlock, 1.0f)) {}
+
+    double peakGflops() {
+        const cpu::GemmLibrary lib =
+            cpu::haveOpenBlas() ? cpu::GemmLibrary::OpenBlas : cpu::GemmLibrary::Eigen;
+        const int blk = (kN + m_threads - 1) / m_threads;
+        const double t0 = nowMs();
+        onThreads(m_threads, [&](int t) {
+            const int r0 = t * blk, rows = std::min(blk, kN - r0);
+            if (rows > 0)
+                cpu::gemmAB(lib, rows, kN, kN, 1.0f, m_a.data() + std::size_t(r0) * kN, kN,
+                            m_b.data(), kN, 0.0f, m_c.data() + std::size_t(r0) * kN, kN);
+        });
+        return 2.0 * kN * double(kN) * kN / ((nowMs() - t0) * 1e6);
+    }
+
+    double streamGBs() {
+        const std::size_t share = kStreamFloats / static_cast<std::size_t>(m_threads);
+        const double t0 = nowMs();
+        onThreads(m_threads, [&](int t) {
+            const std::size_t o = share * static_cast<std::size_t>(t);
+            for (std::size_t at = 0; at < share; at += kBlock)
+                cpu::streamCopy(m_dst.data() + o + at, m_cached[static_cast<std::size_t>(t)].data(),
+                                std::min(kBlock, share - at));
+        });
+        return double(kStreamFloats) * sizeof(float) / ((nowMs() - t0) * 1e6);
+    }
+
+private:
+    static constexpr int kN = 2048;
+    static constexpr std::size_t kStreamFloats = std::size_t{32} << 20; // 128 MB
+    static constexpr std::size_t kBlock = std::size_t{128} << 10;       // 512 KB
+    int m_threads;
+    std::vector<float> m_a, m_b, m_c, m_dst;
+    std::vector<std::vector<float>> m_cached;
+};
 
 } // namespace
 
@@ -82,8 +216,9 @@ int main(int argc, char** argv) {
     int d = 512;
     int heads = 8;
     bool withReference = false;
-    bool peak = false;
+    bool machine = true;
     int rowBlock = 0;
+    std::string gemm = cpu::haveOpenBlas() ? "openblas" : "eigen";
     std::vector<std::string> ns{"2048", "4096"};
     std::vector<std::string> schemes{"none", "t5",  "shaw",    "alibi",
                                      "rope", "txl", "deberta", "urpe"};
@@ -110,27 +245,52 @@ int main(int argc, char** argv) {
             schemes = splitList(next());
         else if (a == "--row-block")
             rowBlock = std::atoi(next().c_str());
+        else if (a == "--gemm")
+            gemm = next();
         else if (a == "--reference")
             withReference = true;
+        else if (a == "--no-machine")
+            machine = false;
+
         else if (a == "--gemm-peak")
-            peak = true;
+            machine = true; // the default; kept for old command lines
         else if (a == "--help" || a == "-h") {
             std::printf(
                 "pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]\n"
-                "             [--schemes none,t5,shaw,...] [--reference] [--gemm-peak] "
-                "[--row-block R]\n");
+                "             [--schemes none,t5,shaw,...] [--gemm openblas|eigen|both]\n"
+                "             [--reference] [--no-machine] [--row-block R]\n");
             return 0;
         } else {
             std::fprintf(stderr, "pe-bench-cpu: unknown option %s\n", a.c_str());
             return 2;
         }
     }
+    std::vector<cpu::GemmLibrary> libraries;
+    if (gemm == "openblas" || gemm == "both") {
+        if (!cpu::haveOpenBlas()) {
+            std::fprintf(stderr, "pe-bench-cpu: this build has no OpenBLAS (libopenblas-dev)\n");
+            return 2;
+        }
+        libraries.push_back(cpu::GemmLibrary::OpenBlas);
+    }
+    if (gemm == "eigen" || gemm == "both")
+        libraries.push_back(cpu::GemmLibrary::Eigen);
+    if (libraries.empty()) {
+        std::fprintf(stderr, "pe-bench-cpu: --gemm takes openblas, eigen or both\n");
+        return 2;
+    }
+
     CpuFastBackend fast(threads);
     threads = fast.threads();
     fast.setRowBlock(rowBlock);
+    fast.setProfiling(true);
+    cpu::setGemmCounting(true);
     std::fprintf(stderr, "device: %s\n", qPrintable(fast.device()));
-    if (peak)
-        gemmPeak(threads);
+    if (machine)
+        (void)measureMachine(threads);
+    AdjacentProbe probe(threads);
+    (void)probe.peakGflops(); // warm-up: pages, OpenBLAS buffers
+    (void)probe.streamGBs();
 
     for (const std::string& nStr : ns) {
         for (const std::string& sName : schemes) {
@@ -155,22 +315,23 @@ int main(int argc, char** argv) {
             completeWeights(p, w);
             const double flops = 8.0 * p.n * double(d) * d + 4.0 * double(p.n) * p.n * d;
 
-            struct Engine {
-                const char* name;
-                Backend* backend;
-                int threads;
-                int repeat;
-            };
-            CpuReferenceBackend ref;
-            std::vector<Engine> engines{{"fast", &fast, threads, repeat}};
-            if (withReference)
-                engines.push_back({"reference", &ref, 1, std::min(repeat, 2)});
-            for (const Engine& e : engines) {
-                std::vector<double> times;
+            for (const cpu::GemmLibrary lib : libraries) {
+                cpu::setGemmLibrary(lib);
+                struct Run {
+                    double ms;
+                    CpuFastBackend::Profile profile;
+                    cpu::GemmCounters gemm;
+                    double peak;   ///< GFLOP/s measured right before the run
+                    double stream; ///< GB/s measured right before the run
+                };
+                std::vector<Run> runs;
                 double first = 0.0;
-                for (int r = 0; r < e.repeat + 1; ++r) {
+                for (int r = 0; r < repeat + 1; ++r) {
+                    const double peakNow = r > 0 ? probe.peakGflops() : 0.0;
+                    const double streamNow = r > 0 ? probe.streamGBs() : 0.0;
+                    (void)cpu::takeGemmCounters();
                     const double t0 = nowMs();
-                    Expected<Trace> t = e.backend->compute(p, w);
+                    Expected<Trace> t = fast.compute(p, w);
                     const double ms = nowMs() - t0;
                     if (!t.ok()) {
                         std::fprintf(stderr, "pe-bench-cpu: %s\n", t.error().message.c_str());
@@ -179,20 +340,69 @@ int main(int argc, char** argv) {
                     if (r == 0)
                         first = ms;
                     else
-                        times.push_back(ms);
-                    if (e.backend == &fast)
-                        fast.recycle(std::move(*t));
+                        runs.push_back(
+                            {ms, fast.lastProfile(), cpu::takeGemmCounters(), peakNow, streamNow});
+                    fast.recycle(std::move(*t));
                 }
+                std::sort(runs.begin(), runs.end(),
+                          [](const Run& a, const Run& b) { return a.ms < b.ms; });
+                std::vector<double> times;
+                for (const Run& r : runs)
+                    times.push_back(r.ms);
                 const double med = median(times);
-                std::printf("{\"engine\":\"%s\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,"
-                            "\"threads\":%d,\"repeat\":%d,\"ms_median\":%.3f,\"ms_min\":%.3f,"
-                            "\"ms_first\":%.3f,\"gflops\":%.2f}\n",
-                            e.name, sName.c_str(), p.n, d, heads, e.threads, e.repeat, med,
-                            *std::min_element(times.begin(), times.end()), first,
-                            flops / (med * 1e6));
+                const Run& mid = runs[runs.size() / 2];
+                const CpuFastBackend::Profile& pr = mid.profile;
+                // Rates over the time the threads spent in them, scaled to all threads; shares
+                // against the peak and bandwidth measured right before each run (medians).
+                auto gemmRate = [threads](const Run& r) {
+                    return r.gemm.threadSeconds > 0.0
+                               ? r.gemm.flops / (r.gemm.threadSeconds / threads) / 1e9
+                               : 0.0;
+                };
+                auto npassRate = [threads](const Run& r) {
+                    return r.profile.npassThreadSeconds > 0.0
+                               ? r.profile.npassBytes / (r.profile.npassThreadSeconds / threads) /
+                                     1e9
+                               : 0.0;
+                };
+                std::vector<double> gemmPct, npassPct, peaks, streams;
+                for (const Run& r : runs) {
+                    gemmPct.push_back(100.0 * gemmRate(r) / r.peak);
+                    npassPct.push_back(100.0 * npassRate(r) / r.stream);
+                    peaks.push_back(r.peak);
+                    streams.push_back(r.stream);
+                }
+                std::printf(
+                    "{\"engine\":\"fast\",\"gemm\":\"%s\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,"
+                    "\"heads\":%d,\"threads\":%d,\"repeat\":%d,\"ms_median\":%.3f,"
+                    "\"ms_min\":%.3f,\"ms_first\":%.3f,\"gflops\":%.2f,"
+                    "\"phase_ms\":{\"inputs\":%.2f,\"projections\":%.2f,\"tables\":%.2f,"
+                    "\"attention\":%.2f,\"output\":%.2f},"
+                    "\"gemm_gflops\":%.1f,\"sgemm_peak_adjacent_gflops\":%.1f,"
+                    "\"gemm_pct_peak\":%.1f,\"npass_gb\":%.3f,\"npass_gbps\":%.1f,"
+                    "\"stream_adjacent_gbps\":%.1f,\"npass_pct_stream_bw\":%.1f}\n",
+                    cpu::gemmTarget(), sName.c_str(), p.n, d, heads, threads, repeat, med,
+                    runs.front().ms, first, flops / (med * 1e6), pr.inputsMs, pr.projectionsMs,
+                    pr.tablesMs, pr.attentionMs, pr.outputMs, gemmRate(mid), median(peaks),
+                    median(gemmPct), pr.npassBytes / 1e9, npassRate(mid), median(streams),
+                    median(npassPct));
                 std::fflush(stdout);
             }
-            fast.recycle(Trace{}); // nothing; keeps the pool for the next size
+            if (withReference) {
+                CpuReferenceBackend ref;
+                std::vector<double> times;
+                for (int r = 0; r < std::min(repeat, 2); ++r) {
+                    const double t0 = nowMs();
+                    if (!ref.compute(p, w, nullptr).ok())
+                        return 1;
+                    times.push_back(nowMs() - t0);
+                }
+                const double med = median(times);
+                std::printf("{\"engine\":\"reference\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,"
+                            "\"heads\":%d,\"threads\":1,\"ms_median\":%.3f,\"gflops\":%.2f}\n",
+                            sName.c_str(), p.n, d, heads, med, flops / (med * 1e6));
+                std::fflush(stdout);
+            }
         }
     }
     return 0;

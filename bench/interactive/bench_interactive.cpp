@@ -2,26 +2,297 @@
 // Usage: QT_QPA_PLATFORM=offscreen bench_interactive [N]   (default N = 4096)
 // Prints the cost of showing an N×N matrix: pooled to screen size (what HeatmapView does) vs
 // handed to QCustomPlot cell by cell, and the frame times of a simulated sequence-length drag.
+//
+// Usage: xvfb-run -a -s '-screen 0 1600x1000x24' bench_interactive --latency
+//            [--n 512,2048] [--d 256] [--heads 8] [--changes 40] [--tabs attention,terms,encoding]
+// Drives the real window: changes one parameter control at a time (Shaw's clip k, the seed,
+// the scheme between Shaw and T5, T5's max distance), and measures each change from the moment
+// the control's value is set to the end of the last repaint of the heat maps and plots it
+// causes. Prints one JSON line per (n, tab) with the percentiles, and the median compute and
+// render times the status bar reports.
 #include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QEventLoop>
+#include <QLabel>
 #include <QSpinBox>
 #include <QTest>
+#include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "heatmap_view.h"
 #include "main_window.h"
 #include "params_panel.h"
 #include "qcp.h"
+#include "seed_spin_box.h"
+#include "trace_views.h"
 
 using namespace pe;
+
+static double cpuMs(clockid_t clock) {
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 static double ms(const QElapsedTimer& t) {
     return static_cast<double>(t.nsecsElapsed()) / 1e6;
 }
 
+namespace {
+
+/** Time of the last paint event of any plot (QCustomPlot), on a shared clock. */
+class PaintWatcher : public QObject {
+public:
+    explicit PaintWatcher(const QElapsedTimer* clock)
+        : m_clock(clock) {}
+    double lastPaintMs = -1.0;
+    int paints = 0;
+
+protected:
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::Paint && qobject_cast<QCustomPlot*>(o)) {
+            lastPaintMs = static_cast<double>(m_clock->nsecsElapsed()) / 1e6;
+            ++paints;
+        }
+        return false;
+    }
+
+private:
+    const QElapsedTimer* m_clock;
+};
+
+/**
+ * Runs the event loop until pred() holds (checked every millisecond) or timeoutMs pass. Unlike
+ * QTest::qWaitFor, which sleeps up to 10 ms between event batches, the loop blocks on events
+ * as the application's does, so a result or a paint is handled when it arrives.
+ */
+bool runUntil(const std::function<bool()>& pred, int timeoutMs) {
+    if (pred())
+        return true;
+    QEventLoop loop;
+    QTimer check;
+    check.setInterval(1);
+    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
+        if (pred())
+            loop.quit();
+    });
+    QTimer deadline;
+    deadline.setSingleShot(true);
+    QObject::connect(&deadline, &QTimer::timeout, &loop, &QEventLoop::quit);
+    check.start();
+    deadline.start(timeoutMs);
+    loop.exec();
+    return pred();
+}
+
+QWidget* controlLabelled(ParamsPanel* panel, const QString& label) {
+    for (QLabel* l : panel->findChildren<QLabel*>())
+        if (l->text() == label && l->buddy())
+            return l->buddy();
+    return nullptr;
+}
+
+double percentile(std::vector<double> v, double q) {
+    if (v.empty())
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    const double at = q * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(at);
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= s.size()) {
+        const std::size_t comma = std::min(s.find(',', at), s.size());
+        if (comma > at)
+            out.push_back(s.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return out;
+}
+
+/** The status bar's "compute X ms | render Y ms" figures. */
+void statusTimes(const QString& status, double* compute, double* render) {
+    const QStringList parts = status.split(QLatin1Char(' '));
+    for (int k = 0; k + 1 < parts.size(); ++k) {
+        if (parts[k] == QLatin1String("compute"))
+            *compute = parts[k + 1].toDouble();
+        if (parts[k] == QLatin1String("render"))
+            *render = parts[k + 1].toDouble();
+    }
+}
+
+int latencyBench(const std::vector<std::string>& ns, int d, int heads, int changes,
+                 const std::vector<std::string>& tabs) {
+    QElapsedTimer clock;
+    clock.start();
+    const bool verbose = std::getenv("PE_BENCH_VERBOSE") != nullptr; // each change on stderr
+    PaintWatcher watcher(&clock);
+    qApp->installEventFilter(&watcher);
+
+    Session start = Settings::defaultSession();
+    start.params.scheme = Scheme::Shaw;
+    start.params.d = d;
+    start.params.heads = heads;
+    MainWindow w(start, false);
+    w.resize(1500, 950);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w))
+        return 1;
+    ParamsPanel* panel = w.panel();
+    auto* clip = qobject_cast<QSpinBox*>(controlLabelled(panel, QStringLiteral("Clip &k")));
+    auto* seed = qobject_cast<SeedSpinBox*>(controlLabelled(panel, QStringLiteral("S&eed")));
+    auto* maxDist =
+        qobject_cast<QSpinBox*>(controlLabelled(panel, QStringLiteral("T5 max distance")));
+    QComboBox* scheme = panel->schemeBox();
+    if (!clip || !seed || !maxDist) {
+        std::fprintf(stderr, "bench_interactive: parameter controls not found\n");
+        return 1;
+    }
+    auto setScheme = [scheme](Scheme s) {
+        scheme->setCurrentIndex(scheme->findData(static_cast<int>(s)));
+    };
+    // The cycle of changes; each one changes the parameters.
+    const std::vector<std::pair<const char*, std::function<void()>>> cycle{
+        {"clip k=8", [&] { clip->setValue(8); }},
+        {"seed+1", [&] { seed->setValue(seed->value() + 1); }},
+        {"clip k=16", [&] { clip->setValue(16); }},
+        {"scheme t5", [&] { setScheme(Scheme::T5); }},
+        {"t5 max distance 64", [&] { maxDist->setValue(64); }},
+        {"seed+1", [&] { seed->setValue(seed->value() + 1); }},
+        {"t5 max distance 128", [&] { maxDist->setValue(128); }},
+        {"scheme shaw", [&] { setScheme(Scheme::Shaw); }},
+    };
+    auto waitQuiet = [&](double quietMs) {
+        // Let queued replots and paints run; return once no plot painted for quietMs.
+        (void)runUntil(
+            [&] {
+                const double now = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                return now - std::max(watcher.lastPaintMs, 0.0) > quietMs;
+            },
+            5000);
+    };
+
+    for (const std::string& nStr : ns) {
+        const int n = std::atoi(nStr.c_str());
+        for (const std::string& tab : tabs) {
+            const int tabIndex = tab == "encoding"   ? 0
+                                 : tab == "relative" ? 1
+                                 : tab == "terms"    ? 2
+                                                     : 3;
+            w.views()->setCurrentIndex(tabIndex);
+            Session s = w.session();
+            s.params.scheme = Scheme::Shaw;
+            s.params.n = n;
+            s.params.d = d;
+            s.params.heads = heads;
+            s.params.clip = 16;
+            s.params.maxDistance = 128;
+            w.applySession(s);
+            (void)runUntil([&] { return w.shownParams() && *w.shownParams() == s.params; }, 120000);
+            waitQuiet(150);
+            // One untimed pass through the cycle: buffers and views reach their steady state.
+            for (const auto& [name, act] : cycle) {
+                act();
+                (void)runUntil(
+                    [&] { return w.shownParams() && *w.shownParams() == panel->params(); }, 120000);
+                waitQuiet(60);
+            }
+            std::vector<double> lat, computeMs, renderMs, guiCpu, otherCpu;
+            double lastChange = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+            const int paintsBefore = watcher.paints;
+            for (int k = 0; k < changes; ++k) {
+                const auto& [name, act] = cycle[static_cast<std::size_t>(k) % cycle.size()];
+                // Changes closer together than the panel's coalescing window are merged by
+                // design; keep them apart so that each one is measured on its own.
+                (void)runUntil(
+                    [&] {
+                        return static_cast<double>(clock.nsecsElapsed()) / 1e6 - lastChange >
+                               ParamsPanel::kCoalesceMs + 10;
+                    },
+                    1000);
+                const int framesBefore = w.frames();
+                const double t0 = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                lastChange = t0;
+                const double gui0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+                const double all0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
+                act();
+                const Params want = panel->params();
+                if (!runUntil(
+                        [&] {
+                            return w.frames() > framesBefore && w.shownParams() &&
+                                   *w.shownParams() == want;
+                        },
+                        120000)) {
+                    std::fprintf(stderr, "bench_interactive: no frame after '%s'\n", name);
+                    return 1;
+                }
+                const double shown = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                waitQuiet(60);
+                lat.push_back(std::max(watcher.lastPaintMs, shown) - t0);
+                if (verbose)
+                    std::fprintf(stderr, "  %-20s %7.1f ms (frame shown after %.1f ms) %s\n", name,
+                                 lat.back(), shown - t0, qPrintable(w.statusText()));
+                const double gui = cpuMs(CLOCK_THREAD_CPUTIME_ID) - gui0;
+                guiCpu.push_back(gui);
+                otherCpu.push_back(cpuMs(CLOCK_PROCESS_CPUTIME_ID) - all0 - gui);
+                double c = 0, r = 0;
+                statusTimes(w.statusText(), &c, &r);
+                computeMs.push_back(c);
+                renderMs.push_back(r);
+            }
+            std::printf("{\"bench\":\"interactive\",\"n\":%d,\"d\":%d,\"heads\":%d,"
+                        "\"tab\":\"%s\",\"changes\":%d,\"p50_ms\":%.1f,\"p95_ms\":%.1f,"
+                        "\"p99_ms\":%.1f,\"max_ms\":%.1f,\"compute_p50_ms\":%.1f,"
+                        "\"render_p50_ms\":%.1f,\"plot_paints_per_change\":%.1f,"
+                        "\"gui_thread_cpu_p50_ms\":%.1f,\"other_threads_cpu_p50_ms\":%.1f}\n",
+                        n, d, heads, tab.c_str(), changes, percentile(lat, 0.5),
+                        percentile(lat, 0.95), percentile(lat, 0.99),
+                        *std::max_element(lat.begin(), lat.end()), percentile(computeMs, 0.5),
+                        percentile(renderMs, 0.5),
+                        static_cast<double>(watcher.paints - paintsBefore) / changes,
+                        percentile(guiCpu, 0.5), percentile(otherCpu, 0.5));
+            std::fflush(stdout);
+        }
+    }
+    qApp->removeEventFilter(&watcher);
+    return 0;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args[0] == "--latency") {
+        std::vector<std::string> ns{"512", "2048"}, tabs{"attention", "terms", "encoding"};
+        int d = 256, heads = 8, changes = 40;
+        for (std::size_t k = 1; k + 1 < args.size(); k += 2) {
+            if (args[k] == "--n")
+                ns = split(args[k + 1]);
+            else if (args[k] == "--d")
+                d = std::atoi(args[k + 1].c_str());
+            else if (args[k] == "--heads")
+                heads = std::atoi(args[k + 1].c_str());
+            else if (args[k] == "--changes")
+                changes = std::max(1, std::atoi(args[k + 1].c_str()));
+            else if (args[k] == "--tabs")
+                tabs = split(args[k + 1]);
+        }
+        return latencyBench(ns, d, heads, changes, tabs);
+    }
     const int n = argc > 1 ? std::atoi(argv[1]) : 4096;
     Grid g{n, n, std::vector<double>(static_cast<std::size_t>(n) * n)};
     for (std::size_t k = 0; k < g.values.size(); ++k)

@@ -7,6 +7,26 @@
 
 namespace pe {
 
+namespace {
+
+/** Calls f with the tensor's typed element pointer (the views read every element: no per-element
+ *  dtype dispatch or bounds check). */
+template <typename F> void withElements(const Tensor& t, F&& f) {
+    switch (t.dtype()) {
+    case DType::F32:
+        f(t.data<float>());
+        break;
+    case DType::F64:
+        f(t.data<double>());
+        break;
+    case DType::I32:
+        f(t.data<std::int32_t>());
+        break;
+    }
+}
+
+} // namespace
+
 double Grid::minValue() const {
     return values.empty() ? 0.0 : *std::min_element(values.begin(), values.end());
 }
@@ -39,8 +59,11 @@ Grid sliceHead(const Tensor& t, int head) {
     const std::int64_t count = static_cast<std::int64_t>(g.rows) * g.cols;
     const std::int64_t offset = static_cast<std::int64_t>(head) * count;
     g.values.resize(static_cast<std::size_t>(count));
-    for (std::int64_t k = 0; k < count; ++k)
-        g.values[static_cast<std::size_t>(k)] = t.at(offset + k);
+    withElements(t, [&](const auto* src) {
+        src += offset;
+        for (std::int64_t k = 0; k < count; ++k)
+            g.values[static_cast<std::size_t>(k)] = static_cast<double>(src[k]);
+    });
     return g;
 }
 
@@ -138,17 +161,26 @@ Grid sliceHeadBinned(const Tensor& t, int head, int maxRows, int maxCols, int* b
     Grid g{(rows + br - 1) / br, (cols + bc - 1) / bc, {}};
     g.values.assign(static_cast<std::size_t>(g.rows) * g.cols, 0.0);
     std::vector<int> count(g.values.size(), 0);
-    for (int r = 0; r < rows; ++r) {
-        const std::int64_t base = offset + static_cast<std::int64_t>(r) * cols;
-        const std::size_t orow = static_cast<std::size_t>(r / br) * g.cols;
-        for (int c = 0; c < cols; ++c) {
-            const double v = t.at(base + c);
-            if (!std::isfinite(v))
-                continue; // masked: left out of the mean, as in pool()
-            g.values[orow + c / bc] += v;
-            ++count[orow + c / bc];
+    withElements(t, [&](const auto* src) {
+        for (int r = 0; r < rows; ++r) {
+            const auto* line = src + offset + static_cast<std::int64_t>(r) * cols;
+            const std::size_t orow = static_cast<std::size_t>(r / br) * g.cols;
+            for (int oc = 0; oc < g.cols; ++oc) {
+                const int c1 = std::min(cols, (oc + 1) * bc);
+                double sum = 0.0;
+                int finite = 0;
+                for (int c = oc * bc; c < c1; ++c) {
+                    const double v = static_cast<double>(line[c]);
+                    if (!std::isfinite(v))
+                        continue; // masked: left out of the mean, as in pool()
+                    sum += v;
+                    ++finite;
+                }
+                g.values[orow + oc] += sum;
+                count[orow + oc] += finite;
+            }
         }
-    }
+    });
     for (std::size_t k = 0; k < g.values.size(); ++k)
         g.values[k] =
             count[k] > 0 ? g.values[k] / count[k] : -std::numeric_limits<double>::infinity();

@@ -48,7 +48,9 @@ void LinePlotView::setSeries(const QString& title, const QString& xTitle, const 
     for (const LineSeries& s : series) {
         QCPGraph* g = m_plot->addGraph();
         g->setName(s.name);
-        g->setPen(QPen(kColours[k++ % 6], 1.5));
+        // Long, jagged curves (an attention row) take Qt's fast 1-pixel stroker: a 1.5 px pen
+        // sends every segment through the general path stroker, tens of ms per replot.
+        g->setPen(QPen(kColours[k++ % 6], s.values.size() > 128 ? 1.0 : 1.5));
         // Curves longer than a few thousand points are decimated by QCustomPlot's adaptive
         // sampling; hand it the data sorted, in one call.
         QVector<double> x(static_cast<int>(s.values.size()));

@@ -73,7 +73,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     m_progress->hide();
     m_cancel->hide();
 
-    // Results are coalesced to one frame per 16 ms; the progress bar appears after 200 ms.
+    // Results are shown at most once per 16 ms (onResult); the progress bar appears after 200 ms.
     m_frameTimer->setSingleShot(true);
     m_frameTimer->setInterval(16);
     m_progressDelay->setSingleShot(true);
@@ -224,13 +224,20 @@ void MainWindow::submit(const Session& s) {
 
 void MainWindow::onResult(const ComputeResult& r) {
     m_pending = r;
-    if (!m_frameTimer->isActive())
-        m_frameTimer->start();
+    if (m_frameTimer->isActive())
+        return;
+    // At most one frame per 16 ms: at once when the last one is older, else when it is due.
+    const qint64 since = m_lastFrame.isValid() ? m_lastFrame.elapsed() : 16;
+    if (since >= 16)
+        showPending();
+    else
+        m_frameTimer->start(static_cast<int>(16 - since));
 }
 
 void MainWindow::showPending() {
     const ComputeResult r = std::move(m_pending);
     m_pending = {};
+    m_lastFrame.start();
     if (!r.error.isEmpty()) {
         if (r.error != QLatin1String("cancelled"))
             statusBar()->showMessage(tr("Error: %1").arg(r.error), 8000);

@@ -83,6 +83,7 @@ private:
 
     ComputeResult m_pending;
     QTimer* m_frameTimer;
+    QElapsedTimer m_lastFrame; ///< when the last frame was shown
     QTimer* m_progressDelay;
     QLabel* m_timing;
     QLabel* m_hover;

@@ -67,7 +67,13 @@ ParamsPanel::ParamsPanel(QWidget* parent)
     , m_coalesce(new QTimer(this)) {
     m_coalesce->setSingleShot(true);
     m_coalesce->setInterval(kCoalesceMs);
-    connect(m_coalesce, &QTimer::timeout, this, &ParamsPanel::emitNow);
+    connect(m_coalesce, &QTimer::timeout, this, [this] {
+        if (!m_trailing)
+            return;
+        m_trailing = false;
+        emitNow();
+        m_coalesce->start();
+    });
     build();
     Params defaults;
     defaults.scheme = Scheme::Sinusoidal;
@@ -389,8 +395,23 @@ void ParamsPanel::onEdited() {
     if (m_updating)
         return;
     updateEnabled();
-    if (!m_coalesce->isActive())
-        m_coalesce->start();
+    // Leading edge: a change goes out at the next event-loop turn (the edits of one turn become
+    // one emission); changes inside the following window are coalesced into one at its end.
+    if (m_coalesce->isActive()) {
+        m_trailing = true;
+        return;
+    }
+    if (m_leadingQueued)
+        return;
+    m_leadingQueued = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_leadingQueued = false;
+            emitNow();
+            m_coalesce->start();
+        },
+        Qt::QueuedConnection);
 }
 
 void ParamsPanel::emitNow() {

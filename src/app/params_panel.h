@@ -35,7 +35,8 @@ public:
     /** Shows these values without emitting changed(). */
     void setValues(const Params& p, const InputChoice& in);
 
-    /** Coalescing delay for slider drags and typing, in ms. */
+    /** Coalescing window for slider drags and typing, in ms: the first change is emitted at the
+     *  next event-loop turn, later ones at most once per window (the last values win). */
     static constexpr int kCoalesceMs = 40;
 
     // For tests and the main window's shortcuts.
@@ -90,6 +91,8 @@ private:
     QLineEdit* m_text;
     QTimer* m_coalesce;
     bool m_updating = false;
+    bool m_leadingQueued = false; ///< the first change's emission waits for the event loop
+    bool m_trailing = false;      ///< changes arrived inside the coalescing window
 };
 
 /** Slider position ↔ sequence length: the slider is logarithmic, n = round(2^(s/100)). */

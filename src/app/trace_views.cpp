@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <future>
 
 #include "line_plot_view.h"
 
@@ -40,6 +42,25 @@ constexpr TermName kTerms[] = {
     {"shaw_k_term", "Shaw key term q_i·w^K_clip(j−i)"},
     {"bias", "additive position bias"},
 };
+
+/**
+ * Runs the slicing jobs of one refresh concurrently (they read disjoint parts of the trace and
+ * the computation is done by now), so a large trace is converted on every core rather than on
+ * the GUI thread alone. Results come back in order.
+ */
+std::vector<Grid> sliceConcurrently(std::vector<std::function<Grid()>> jobs) {
+    std::vector<std::future<Grid>> pending;
+    pending.reserve(jobs.size());
+    for (std::size_t k = 1; k < jobs.size(); ++k)
+        pending.push_back(std::async(std::launch::async, std::move(jobs[k])));
+    std::vector<Grid> out;
+    out.reserve(jobs.size());
+    if (!jobs.empty())
+        out.push_back(jobs[0]()); // the GUI thread takes the first
+    for (std::future<Grid>& f : pending)
+        out.push_back(f.get());
+    return out;
+}
 
 } // namespace
 
@@ -437,6 +458,14 @@ void TraceViews::refreshTerms() {
         m_terms.push_back(v);
     }
     const int columns = present.size() > 4 ? 3 : 2;
+    const int h = m_head->value();
+    std::vector<int> bins(2 * present.size(), 1);
+    std::vector<std::function<Grid()>> jobs;
+    for (std::size_t k = 0; k < present.size(); ++k)
+        jobs.emplace_back([this, name = present[k]->name, h, b = &bins[2 * k]] {
+            return slice(name, h, b, b + 1);
+        });
+    std::vector<Grid> grids = sliceConcurrently(std::move(jobs));
     for (std::size_t k = 0; k < m_terms.size(); ++k) {
         HeatmapView* v = m_terms[k];
         if (k >= present.size()) {
@@ -445,9 +474,7 @@ void TraceViews::refreshTerms() {
         }
         m_termsGrid->addWidget(v, static_cast<int>(k) / columns, static_cast<int>(k) % columns);
         v->show();
-        int br = 1, bc = 1;
-        const int h = m_head->value();
-        Grid g = slice(present[k]->name, h, &br, &bc);
+        const int br = bins[2 * k], bc = bins[2 * k + 1];
         HeatmapInfo info =
             infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
                     QString::fromLatin1(present[k]->name), br, bc);
@@ -455,7 +482,7 @@ void TraceViews::refreshTerms() {
             info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
             info.subtitle = pooledNote(m_poolInfo);
         }
-        v->setData(g, info);
+        v->setData(std::move(grids[k]), info);
         if (k == 0)
             preparePooled(v, present[k]->name, h);
     }
@@ -478,25 +505,32 @@ void TraceViews::refreshAttention() {
         m_heads.push_back(v);
     }
     const int columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(heads))));
-    for (int h = 0; h < static_cast<int>(m_heads.size()); ++h) {
-        HeatmapView* v = m_heads[static_cast<std::size_t>(h)];
-        if (h >= heads) {
+    const int h = m_head->value();
+    // Slices of the small multiples (256² at most) and of the enlarged head, concurrently.
+    std::vector<int> bins(2 * static_cast<std::size_t>(heads + 1), 1);
+    std::vector<std::function<Grid()>> jobs;
+    jobs.emplace_back([this, h, b = bins.data()] { return slice("weights", h, b, b + 1); });
+    for (int k = 0; k < heads; ++k)
+        jobs.emplace_back([w, k, b = &bins[2 * static_cast<std::size_t>(k + 1)]] {
+            return sliceHeadBinned(*w, k, 256, 256, b, b + 1);
+        });
+    std::vector<Grid> grids = sliceConcurrently(std::move(jobs));
+    for (int k = 0; k < static_cast<int>(m_heads.size()); ++k) {
+        HeatmapView* v = m_heads[static_cast<std::size_t>(k)];
+        if (k >= heads) {
             v->hide();
             continue;
         }
-        m_headsGrid->addWidget(v, h / columns, h % columns);
+        m_headsGrid->addWidget(v, k / columns, k % columns);
         v->show();
-        int br = 1, bc = 1;
-        Grid g = sliceHeadBinned(*w, h, 256, 256, &br, &bc);
         HeatmapInfo info;
-        info.title = h == m_head->value() ? tr("▶ head %1").arg(h) : tr("head %1").arg(h);
-        info.binRows = br;
-        info.binCols = bc;
-        v->setData(std::move(g), info);
+        info.title = k == h ? tr("▶ head %1").arg(k) : tr("head %1").arg(k);
+        info.binRows = bins[2 * static_cast<std::size_t>(k + 1)];
+        info.binCols = bins[2 * static_cast<std::size_t>(k + 1) + 1];
+        v->setData(std::move(grids[static_cast<std::size_t>(k + 1)]), info);
     }
-    const int h = m_head->value();
-    int br = 1, bc = 1;
-    Grid g = slice("weights", h, &br, &bc);
+    const int br = bins[0], bc = bins[1];
+    Grid g = std::move(grids[0]);
     HeatmapInfo info = infoFor(tr("attention weights, head %1").arg(h), tr("a_ij"), br, bc);
     int q = std::min(m_query->value() / br, g.rows - 1);
     if (m_poolInfo.pooled) {

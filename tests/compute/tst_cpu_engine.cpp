@@ -2,11 +2,13 @@
 // The fast CPU engine returns the reference trace: same names, shapes and dtypes, integer
 // tensors exactly, −inf at the same places, floats within 2e-5 · (1 + max|ref|).
 
+#include <QScopeGuard>
 #include <QTest>
 
 #include <cmath>
 
 #include "cpu_fast_backend.h"
+#include "cpu_gemm.h"
 #include "pooling.h"
 #include "trace.h"
 #include "weights.h"
@@ -121,19 +123,20 @@ private Q_SLOTS:
 void TestCpuEngine::matchesReference_data() {
     QTest::addColumn<Params>("params");
     QTest::addColumn<int>("rowBlock");
+    QTest::addColumn<bool>("eigenGemm"); // the Eigen fallback instead of the default library
     const char* masks[] = {"none", "causal", "validlen"};
     for (Scheme s : allSchemes())
         for (Normaliser nm : allNormalisers())
             for (int m = 0; m < 3; ++m) {
                 const std::string tag =
                     std::string(toString(s)) + "/" + std::string(toString(nm)) + "/" + masks[m];
-                QTest::newRow(tag.c_str()) << base(s, nm, m, false, false) << 0;
+                QTest::newRow(tag.c_str()) << base(s, nm, m, false, false) << 0 << false;
                 const std::string tagCs = tag + "/cls+sep";
-                QTest::newRow(tagCs.c_str()) << base(s, nm, m, true, true) << 5;
+                QTest::newRow(tagCs.c_str()) << base(s, nm, m, true, true) << 5 << false;
             }
     // Scheme options, a larger n with several row blocks and threads.
-    auto add = [](const char* tag, Params p, int rowBlock = 0) {
-        QTest::newRow(tag) << p << rowBlock;
+    auto add = [](const char* tag, Params p, int rowBlock = 0, bool eigen = false) {
+        QTest::newRow(tag) << p << rowBlock << eigen;
     };
     Params p = base(Scheme::T5, Normaliser::Softmax, 0, true, false);
     p.unidirectional = true;
@@ -177,12 +180,19 @@ void TestCpuEngine::matchesReference_data() {
         p.heads = 4;
         const std::string tag = std::string(toString(s)) + "/n48-blocks";
         add(tag.c_str(), p, 16);
+        const std::string tagEigen = tag + "/eigen-gemm";
+        add(tagEigen.c_str(), p, 16, true);
     }
 }
 
 void TestCpuEngine::matchesReference() {
     QFETCH(Params, params);
     QFETCH(int, rowBlock);
+    QFETCH(bool, eigenGemm);
+    const cpu::GemmLibrary library = cpu::gemmLibrary();
+    if (eigenGemm)
+        cpu::setGemmLibrary(cpu::GemmLibrary::Eigen);
+    const auto restore = qScopeGuard([library] { cpu::setGemmLibrary(library); });
     Weights w;
     completeWeights(params, w);
     const Expected<Trace> ref = computeTrace(params, w);

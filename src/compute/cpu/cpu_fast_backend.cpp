@@ -38,9 +38,15 @@ std::vector<float> toRowMajorFloat(const Eigen::MatrixXd& m) {
     return out;
 }
 
+/**
+ * Rows per block of the n² pass. Each GEMM call packs all n keys (K for the dots, V for A·V), so
+ * more rows per block spend less of the GEMM time on packing (it was a fifth of it at 64 rows);
+ * fewer rows keep the block's dots and weights (2 · rows · n floats) in L2. Measured at d=512,
+ * h=8: 128 rows beat 64 (GEMM at 73-79% of the sgemm peak instead of 58-70%) and matched 256.
+ */
 int rowBlockSize(int n) {
     if (n >= 1024)
-        return 64;
+        return 128;
     return std::clamp(65536 / std::max(n, 1), 8, 64);
 }
 
@@ -48,10 +54,7 @@ int rowBlockSize(int n) {
 float rangeSum(const float* a, int lo, int hi, int n) {
     lo = std::max(lo, 0);
     hi = std::min(hi, n - 1);
-    float s = 0.0f;
-    for (int j = lo; j <= hi; ++j)
-        s += a[j];
-    return s;
+    return hi < lo ? 0.0f : cpu::sum(a + lo, static_cast<std::size_t>(hi - lo + 1));
 }
 
 /**
@@ -103,15 +106,24 @@ QString CpuFastBackend::device() const {
 }
 
 void CpuFastBackend::recycle(Trace&& trace) {
+    std::uint64_t incoming = 0;
     for (auto& [name, t] : trace.tensors)
-        if (!t.empty())
+        if (!t.empty()) {
+            incoming += t.byteSize();
             m_pool.push_back(std::move(t));
+        }
     trace.tensors.clear();
-    // Keep the pool bounded: a handful of traces' worth of tensors.
-    constexpr std::size_t kMaxPooled = 64;
-    if (m_pool.size() > kMaxPooled)
-        m_pool.erase(m_pool.begin(),
-                     m_pool.begin() + static_cast<std::ptrdiff_t>(m_pool.size() - kMaxPooled));
+    // Keep the pool bounded: the newest tensors up to a byte limit, never less than the trace
+    // just handed back (compute() frees what it does not reuse).
+    const std::uint64_t limit = std::max<std::uint64_t>(std::uint64_t{3} << 29, incoming);
+    std::uint64_t bytes = 0;
+    std::size_t keep = 0;
+    for (auto it = m_pool.rbegin(); it != m_pool.rend(); ++it, ++keep) {
+        bytes += it->byteSize();
+        if (bytes > limit)
+            break;
+    }
+    m_pool.erase(m_pool.begin(), m_pool.end() - static_cast<std::ptrdiff_t>(keep));
 }
 
 Tensor CpuFastBackend::acquire(DType type, Shape shape) {
@@ -150,11 +162,14 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             .count();
     };
     double tPhase = clockMs();
-    auto phase = [&](const char* what) {
-        if (!kTiming)
+    m_profile = Profile{};
+    auto phase = [&](const char* what, double Profile::*slot) {
+        if (!kTiming && !m_profiling)
             return;
         const double t = clockMs();
-        std::fprintf(stderr, "  %-12s %8.2f ms\n", what, t - tPhase);
+        if (kTiming)
+            std::fprintf(stderr, "  %-12s %8.2f ms\n", what, t - tPhase);
+        m_profile.*slot = t - tPhase;
         tPhase = t;
     };
     const int N = p.seqLen();
@@ -201,8 +216,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         };
         if (p.cls)
             putRow(w.cls, 0);
-        for (Eigen::Index r = 0; r < w.E.rows(); ++r)
-            putRow(w.E, r);
+        if (w.E.cols() == D && row + w.E.rows() <= N) { // one cast, column-major to row-major
+            Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                e + static_cast<std::int64_t>(row) * D, w.E.rows(), D) = w.E.cast<float>();
+            row += static_cast<int>(w.E.rows());
+        }
         if (p.sep)
             putRow(w.sep, 0);
         if (row != N)
@@ -342,12 +360,15 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         });
     }
 
-    phase("inputs");
+    phase("inputs", &Profile::inputsMs);
     // ---- Projections (per head: X · W[:, head columns]) ----
     {
-        // Full-width products in row blocks (better GEMM shapes), then split per head.
+        // Full-width products in row blocks (better GEMM shapes), then split per head. Two
+        // blocks per thread: each call packs the whole of W, so larger blocks pack less per flop
+        // (n=4096: 24 ms instead of 27 with 128-row blocks); OpenBLAS's own threads on one call
+        // per matrix measured no faster and left spinning threads behind.
         std::vector<float> full(static_cast<std::size_t>(Nd));
-        const int pblk = 128;
+        const int pblk = std::max(128, (N + 2 * m_threads - 1) / (2 * m_threads));
         const int pblocks = (N + pblk - 1) / pblk;
         for (int which = 0; which < 3; ++which) {
             const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
@@ -394,7 +415,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         });
     }
 
-    phase("projections");
+    phase("projections", &Profile::projectionsMs);
     // ---- Component tensors ----
     std::int32_t* relIndex = nullptr;
     if (!idxOff.empty() && !streaming)
@@ -422,7 +443,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 for (int j = 0; j < N; ++j)
                     row[j] = idxOff[i - j + N - 1];
             else
-                std::memcpy(row, idxOff.data() + (N - 1 - i), sizeof(std::int32_t) * N);
+                cpu::streamCopy(row, idxOff.data() + (N - 1 - i), static_cast<std::size_t>(N));
         });
     }
 
@@ -466,7 +487,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 }
     }
 
-    phase("tables");
+    phase("tables", &Profile::tablesMs);
     // ---- The n² work: heads × row blocks ----
     const int bs = m_rowBlock > 0 ? m_rowBlock : rowBlockSize(N);
     const int rowBegin = streaming ? sink->rowBegin : 0;
@@ -477,24 +498,32 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const bool causal = p.mask == MaskKind::Causal;
     const int normInt = static_cast<int>(p.norm);
     std::atomic<bool> cancelled{false};
+    std::atomic<std::int64_t> npassNs{0};
+    const bool profiling = m_profiling;
+    using ProfileClock = std::chrono::steady_clock;
+    auto sinceNs = [](ProfileClock::time_point a, ProfileClock::time_point b) {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+    };
 
     {
-        // Per-worker scratch: TXL band or DeBERTa position-sum row; Shaw per-offset weight sums.
-        std::vector<std::vector<float>> scratches(static_cast<std::size_t>(pool.threads()));
-        std::vector<std::vector<float>> wsums(scratches.size());
-        for (std::size_t t = 0; t < scratches.size(); ++t) {
+        // Per-worker scratch. The block's dots/logits (S) and weights (W) stay in cache: the fused
+        // pass and A·V work on them, and the trace tensors receive them with streaming stores
+        // (written once, never read back here, so never fetched into the cache). Also: the TXL
+        // band or DeBERTa position-sum row, a row of Shaw's k-term, Shaw's per-offset sums.
+        const std::size_t workers = static_cast<std::size_t>(pool.threads());
+        const std::size_t blockElems = static_cast<std::size_t>(bs) * N;
+        std::vector<std::vector<float>> blockS(workers), blockW(workers), scratches(workers),
+            rowAdds(workers), wsums(workers);
+        for (std::size_t t = 0; t < workers; ++t) {
             if (isTxl)
                 scratches[t].resize(static_cast<std::size_t>(bs) * (N + bs));
             if (isDeberta)
                 scratches[t].resize(static_cast<std::size_t>(N));
-            if (isShaw)
+            if (isShaw) {
                 wsums[t].resize(static_cast<std::size_t>(bs) * shawRows);
+                rowAdds[t].resize(static_cast<std::size_t>(N));
+            }
         }
-        // Streaming: per-worker dots, logits and weights of one block, and one Shaw row.
-        const std::int64_t bsN = static_cast<std::int64_t>(bs) * N;
-        std::vector<std::vector<float>> blockBufs(streaming ? scratches.size() : 0);
-        for (auto& b : blockBufs)
-            b.resize(static_cast<std::size_t>(3 * bsN + N));
         auto blockTask = [&](int task, int worker) {
             if (cancelled.load(std::memory_order_relaxed))
                 return;
@@ -503,55 +532,60 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 return;
             }
             const DenormalGuard denormals;
-            std::vector<float>& scratch = scratches[static_cast<std::size_t>(worker)];
-            std::vector<float>& wsum = wsums[static_cast<std::size_t>(worker)];
+            const auto wk = static_cast<std::size_t>(worker);
+            // Sized on first use by the worker that owns them: the pages are first touched by
+            // the thread that works on them.
+            if (blockS[wk].size() != blockElems) {
+                blockS[wk].resize(blockElems);
+                blockW[wk].resize(blockElems);
+            }
+            float* S = blockS[wk].data();
+            float* Wb = blockW[wk].data();
+            std::vector<float>& scratch = scratches[wk];
+            std::vector<float>& wsum = wsums[wk];
             const int h = task / blocks;
             const int i0 = rowBegin + (task % blocks) * bs;
             const int i1 = std::min(rowEnd, i0 + bs);
             const int rows = i1 - i0;
+            const std::size_t elems = static_cast<std::size_t>(rows) * N;
             const std::int64_t headOff = h * NN;
             const std::int64_t blockOff = headOff + static_cast<std::int64_t>(i0) * N;
             const float* Qh = Q + h * Ndh;
             const float* Kh = K + h * Ndh;
             const float* Vh = V + h * Ndh;
 
-            // The block's logits and weights rows: in the trace, or in the worker's buffers.
-            float* const blk =
-                streaming ? blockBufs[static_cast<std::size_t>(worker)].data() : nullptr;
-            float* const lgBlock = streaming ? blk + bsN : logits + blockOff;
-            float* const wtBlock = streaming ? blk + 2 * bsN : weightsT + blockOff;
-
-            // Dot products of the block.
-            float* dotsDst =
-                streaming ? (isTxl || isDeberta ? blk : lgBlock)
-                          : (isTxl ? txlAc + blockOff : (isDeberta ? c2c + blockOff : lgBlock));
+            ProfileClock::time_point tDots, tAv0, tAv1;
+            // Dot products of the block, into S.
             float dotScale = 1.0f;
+            int bandWidth = 0;
             if (isTxl) {
                 cpu::gemmABt(rows, N, dh, scale,
                              txlQu.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh, dh, Kh,
-                             dh, 0.0f, dotsDst, N);
+                             dh, 0.0f, S, N);
+                if (txlAc)
+                    cpu::streamCopy(txlAc + blockOff, S, elems);
                 const int rlo = N - i1;
-                const int width = N + rows - 1;
-                cpu::gemmABt(rows, width, dh, scale,
+                bandWidth = N + rows - 1;
+                cpu::gemmABt(rows, bandWidth, dh, scale,
                              txlQv.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh, dh,
                              txlR.data() + static_cast<std::size_t>(rlo) * D + h * dh, D, 0.0f,
-                             scratch.data(), width);
-                for (int i = i0; i < i1 && txlBd; ++i)
-                    std::memcpy(txlBd + headOff + static_cast<std::int64_t>(i) * N,
-                                scratch.data() + static_cast<std::size_t>(i - i0) * width +
-                                    (i1 - 1 - i),
-                                sizeof(float) * N);
+                             scratch.data(), bandWidth);
             } else if (isDeberta) {
                 cpu::gemmABt(rows, N, dh, debScale, Qh + static_cast<std::int64_t>(i0) * dh, dh, Kh,
-                             dh, 0.0f, dotsDst, N);
+                             dh, 0.0f, S, N);
+                if (c2c)
+                    cpu::streamCopy(c2c + blockOff, S, elems);
             } else {
                 cpu::gemmABt(rows, N, dh, 1.0f, Qh + static_cast<std::int64_t>(i0) * dh, dh, Kh, dh,
-                             0.0f, dotsDst, N);
+                             0.0f, S, N);
                 dotScale = scheme == Scheme::T5 ? 1.0f : scale;
             }
 
+            if (profiling)
+                tDots = ProfileClock::now();
             for (int i = i0; i < i1; ++i) {
                 const std::int64_t rowOff = headOff + static_cast<std::int64_t>(i) * N;
+                float* sRow = S + static_cast<std::size_t>(i - i0) * N;
                 cpu::RowPass rp;
                 rp.n = N;
                 rp.limit = causal ? std::min(i + 1, validLen) : validLen;
@@ -563,17 +597,17 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 if (addBias) {
                     const float* src = biasOff.data() + static_cast<std::size_t>(h) * offs + offRow;
                     if (biasT)
-                        std::memcpy(biasT + rowOff, src, sizeof(float) * N);
+                        cpu::streamCopy(biasT + rowOff, src, static_cast<std::size_t>(N));
                     rp.add = src;
                 }
                 if (isUrpe) {
                     const float* src = postOff.data() + static_cast<std::size_t>(h) * offs + offRow;
                     if (urpeC)
-                        std::memcpy(urpeC + rowOff, src, sizeof(float) * N);
+                        cpu::streamCopy(urpeC + rowOff, src, static_cast<std::size_t>(N));
                     rp.post = src;
                 }
                 if (isShaw) {
-                    float* dst = shawK ? shawK + rowOff : blk + 3 * bsN;
+                    float* dst = rowAdds[wk].data();
                     const float* sk =
                         shawSK.data() + (static_cast<std::size_t>(h) * N + i) * shawRows;
                     // Column j uses sk[clip(j − i, −k, k) + k]: constant runs at both ends.
@@ -583,13 +617,16 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     for (int j = lo; j < hi; ++j)
                         dst[j] = sk[j - i + kShaw];
                     std::fill(dst + hi, dst + N, sk[2 * kShaw]);
+                    if (shawK)
+                        cpu::streamCopy(shawK + rowOff, dst, static_cast<std::size_t>(N));
                     rp.add = dst;
                 }
-                if (isTxl) { // the band row of (b)+(d), stored or straight from the scratch
-                    rp.add = txlBd ? txlBd + rowOff
-                                   : scratch.data() +
-                                         static_cast<std::size_t>(i - i0) * (N + rows - 1) +
-                                         (i1 - 1 - i);
+                if (isTxl) {
+                    const float* bd = scratch.data() +
+                                      static_cast<std::size_t>(i - i0) * bandWidth + (i1 - 1 - i);
+                    if (txlBd)
+                        cpu::streamCopy(txlBd + rowOff, bd, static_cast<std::size_t>(N));
+                    rp.add = bd;
                 }
                 if (isDeberta) {
                     float* sum = scratch.data();
@@ -619,16 +656,21 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     }
                     rp.add = sum;
                 }
-                const std::int64_t inBlock = static_cast<std::int64_t>(i - i0) * N;
-                cpu::fusedRow(rp, dotsDst + inBlock, lgBlock + inBlock, wtBlock + inBlock);
+                cpu::fusedRow(rp, sRow, sRow, Wb + static_cast<std::size_t>(i - i0) * N);
             }
+            if (logits)
+                cpu::streamCopy(logits + blockOff, S, elems);
 
             // A · V for the block (weights still in cache).
             float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
-            cpu::gemmAB(rows, dh, N, 1.0f, wtBlock, N, Vh, dh, 0.0f, ho, dh);
+            if (profiling)
+                tAv0 = ProfileClock::now();
+            cpu::gemmAB(rows, dh, N, 1.0f, Wb, N, Vh, dh, 0.0f, ho, dh);
+            if (profiling)
+                tAv1 = ProfileClock::now();
             if (isShaw) {
                 for (int i = i0; i < i1; ++i) {
-                    const float* a = wtBlock + static_cast<std::int64_t>(i - i0) * N;
+                    const float* a = Wb + static_cast<std::size_t>(i - i0) * N;
                     float* ws = wsum.data() + static_cast<std::size_t>(i - i0) * shawRows;
                     if (kShaw == 0) {
                         ws[0] = rangeSum(a, 0, N - 1, N);
@@ -647,14 +689,27 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
                     ho[e] += sv[e];
             }
+            if (weightsT)
+                cpu::streamCopy(weightsT + blockOff, Wb, elems);
             if (sink)
-                sink->rows(h, i0, rows, lgBlock, wtBlock);
+                sink->rows(h, i0, rows, S, Wb);
+            if (profiling)
+                npassNs.fetch_add(sinceNs(tDots, tAv0) + sinceNs(tAv1, ProfileClock::now()),
+                                  std::memory_order_relaxed);
         };
         pool.run(tasks, blockTask, threads);
     }
     if (cancelled.load())
         return Error{"cancelled"};
-    phase("attention");
+    if (profiling) {
+        int written = streaming ? 0 : 2; // logits, weights
+        for (const float* t : {biasT, shawK, txlAc, txlBd, c2c, c2p, p2c, urpeC})
+            written += t != nullptr;
+        m_profile.npassThreadSeconds = static_cast<double>(npassNs.load()) * 1e-9;
+        m_profile.npassBytes = static_cast<double>(written) * static_cast<double>(H) *
+                               static_cast<double>(NN) * sizeof(float);
+    }
+    phase("attention", &Profile::attentionMs);
 
     // ---- Output projection: concat(head_out) · W_o ----
     {
@@ -665,7 +720,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                             headOut + h * Ndh + static_cast<std::int64_t>(i) * dh,
                             sizeof(float) * dh);
         float* o = tOut.data<float>();
-        const int blk = 256;
+        const int blk = std::max(256, (N + 2 * m_threads - 1) / (2 * m_threads));
         parallelFor((N + blk - 1) / blk, [&](int b) {
             const int r0 = b * blk;
             const int rows = std::min(blk, N - r0);
@@ -674,7 +729,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         });
     }
 
-    phase("output");
+    phase("output", &Profile::outputMs);
     // ---- The trace, in the contract's order ----
     Trace trace;
     trace.params = p;
@@ -688,6 +743,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         trace.tensors.emplace_back(name, std::move(it->second));
         out.erase(it);
     }
+    // Pooled tensors this computation did not use have other shapes: free them, so the pool
+    // never holds more than the last trace handed back.
+    m_pool.clear();
     for (auto& [name, t] : out) // computed but not in the contract: back to the pool
         m_pool.push_back(std::move(t));
     return trace;

@@ -4,10 +4,11 @@
 /**
  * The fast CPU engine: the same Trace as pe::computeTrace (same names, shapes, dtypes; values
  * within float32 rounding), computed with
- *  - Eigen GEMMs built for AVX-512 / AVX2 / SSE2 and picked at run time (projections, Q·Kᵀ and
- *    A·V per head and row block);
- *  - one fused Highway pass per row (scale + bias/position term + mask + normaliser), run over
- *    row blocks that stay in cache, writing logits and weights;
+ *  - GEMMs on OpenBLAS (or Eigen built for AVX-512 / AVX2 / SSE2 and picked at run time when
+ *    OpenBLAS is absent; cpu_gemm.h): projections, Q·Kᵀ and A·V per head and row block;
+ *  - one fused Highway pass per row (scale + bias/position term + mask + normaliser) over each
+ *    row block's dots in per-worker scratch that stays in cache; logits, weights and component
+ *    tensors reach the trace with streaming stores (cpu::streamCopy);
  *  - position terms through per-offset tables: T5/ALiBi/URPE are contiguous slices of a
  *    2N−1 table per head, Shaw uses q·w_kᵀ (N×(2k+1)) and per-offset weight sums,
  *    Transformer-XL a banded (q+v)·rᵀ per row block, DeBERTa q·K_rᵀ and k·Q_rᵀ tables;
@@ -65,7 +66,8 @@ public:
     /**
      * Hands a trace back once the caller is done with it: its tensors are reused by the next
      * compute() with the same shapes, which saves the page faults and zero-fill of fresh
-     * h × n × n buffers.
+     * h × n × n buffers. Pooled tensors the next compute() does not use are freed at its end.
+     * The worker returns shown traces through TraceRecycler (trace_recycler.h).
      */
     void recycle(Trace&& trace);
 
@@ -73,6 +75,22 @@ public:
     void setRowBlock(int rows) { m_rowBlock = rows; }
     /** Problems under this many flops run on one thread (default 4e8; tests set 0). */
     void setMinParallelWork(double flops) { m_minParallelWork = flops; }
+
+    /**
+     * Where the time of the last compute() went (benchmarks). Phase times are wall-clock; the
+     * n² pass time is summed over the threads that ran it (everything in the attention phase
+     * except its GEMMs: the fused row passes and the streaming stores of the n² tensors), and
+     * npassBytes counts the bytes of the n² tensors that phase wrote.
+     */
+    struct Profile {
+        double inputsMs = 0.0, projectionsMs = 0.0, tablesMs = 0.0, attentionMs = 0.0,
+               outputMs = 0.0;
+        double npassThreadSeconds = 0.0;
+        double npassBytes = 0.0;
+    };
+    /** Collects a Profile on every compute() while on (reads the clock around every block). */
+    void setProfiling(bool on) { m_profiling = on; }
+    const Profile& lastProfile() const { return m_profile; }
 
 private:
     Expected<Trace> run(const Params& p, const Weights& w, const std::atomic<bool>* cancel,
@@ -84,6 +102,8 @@ private:
     int m_rowBlock = 0;
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
+    bool m_profiling = false;
+    Profile m_profile;
 };
 
 } // namespace pe

@@ -3,18 +3,58 @@
 
 /**
  * Single-threaded float GEMMs on row-major raw buffers (callers split the work across threads).
- * Eigen's kernels, compiled once per x86 target (AVX-512, AVX2+FMA, baseline SSE2) and picked at
- * run time. gemmAB:  C[m×n] = alpha · A[m×k] · B[k×n] + beta · C gemmABt: C[m×n] = alpha · A[m×k] ·
- * B[n×k]ᵀ + beta · C lda/ldb/ldc are row strides in elements.
+ *
+ *   gemmAB:  C[m×n] = alpha · A[m×k] · B[k×n]  + beta · C
+ *   gemmABt: C[m×n] = alpha · A[m×k] · B[n×k]ᵀ + beta · C
+ *
+ * lda/ldb/ldc are row strides in elements. Two libraries can run them:
+ *  - OpenBLAS through CBLAS (when the build found it, PE_HAVE_OPENBLAS): Debian builds it with
+ *    DYNAMIC_ARCH, so its kernels are picked for the CPU at run time. Its own threads are set
+ *    to one: each call runs on the calling thread.
+ *  - Eigen, compiled once per x86 target (AVX-512, AVX2+FMA, baseline SSE2) and picked at run
+ *    time: the fallback when OpenBLAS is absent, and the comparison for tests.
+ * OpenBLAS is the default where it is available.
  */
 
 namespace pe::cpu {
+
+enum class GemmLibrary { Eigen, OpenBlas };
 
 void gemmAB(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
             float beta, float* C, int ldc);
 void gemmABt(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
              float beta, float* C, int ldc);
-/** The GEMM target in use: "avx512", "avx2", "sse2" or "generic". */
+
+/** The same products on a chosen library (tests, benchmarks); OpenBlas falls back to Eigen
+ *  when the build has no OpenBLAS. */
+void gemmAB(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, int lda,
+            const float* B, int ldb, float beta, float* C, int ldc);
+void gemmABt(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, int lda,
+             const float* B, int ldb, float beta, float* C, int ldc);
+
+/** Whether the build links OpenBLAS. */
+bool haveOpenBlas();
+/** The library gemmAB/gemmABt use (process-wide; OpenBlas by default where available). */
+GemmLibrary gemmLibrary();
+/** Selects the library of gemmAB/gemmABt; OpenBlas is ignored without OpenBLAS. Not to be
+ *  called while GEMMs run. */
+void setGemmLibrary(GemmLibrary lib);
+
+/**
+ * Time and flops spent in gemmAB/gemmABt, summed over all calling threads, collected only while
+ * counting is on (benchmarks: it reads the clock around every call).
+ */
+struct GemmCounters {
+    double threadSeconds = 0.0;
+    double flops = 0.0;
+};
+void setGemmCounting(bool on);
+/** The counters since the last call; resets them. */
+GemmCounters takeGemmCounters();
+
+/** The GEMM in use, e.g. "openblas SkylakeX" or "eigen avx512" ("sse2", "generic"). */
 const char* gemmTarget();
+/** The Eigen target: "avx512", "avx2", "sse2" or "generic". */
+const char* eigenGemmTarget();
 
 } // namespace pe::cpu

@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "cpu_gemm.h"
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#ifdef PE_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
 namespace pe::cpu {
 
 using GemmFn = void (*)(int, int, int, float, const float*, int, const float*, int, float, float*,
@@ -29,7 +38,7 @@ struct GemmTable {
     const char* name;
 };
 
-GemmTable pickGemm() {
+GemmTable pickEigen() {
 #ifdef PE_GEMM_X86_VARIANTS
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
@@ -43,29 +52,157 @@ GemmTable pickGemm() {
 #endif
 }
 
-const GemmTable& table() {
-    static const GemmTable t = pickGemm();
+const GemmTable& eigen() {
+    static const GemmTable t = pickEigen();
     return t;
+}
+
+#ifdef PE_HAVE_OPENBLAS
+/** OpenBLAS, told once to run every call on the calling thread (our pool splits the work). */
+bool openBlasReady() {
+    static const bool ready = [] {
+        openblas_set_num_threads(1);
+        return true;
+    }();
+    return ready;
+}
+
+constexpr GemmLibrary kDefaultLibrary = GemmLibrary::OpenBlas;
+#else
+constexpr GemmLibrary kDefaultLibrary = GemmLibrary::Eigen;
+#endif
+
+std::atomic<GemmLibrary> g_library{kDefaultLibrary};
+std::atomic<bool> g_counting{false};
+std::atomic<std::int64_t> g_countedNs{0};
+std::atomic<double> g_countedFlops{0.0};
+
+/** Adds the call's time and flops to the counters (when counting) on destruction. */
+class CallCounter {
+public:
+    CallCounter(int m, int n, int k)
+        : m_on(g_counting.load(std::memory_order_relaxed)) {
+        if (!m_on)
+            return;
+        m_flops = 2.0 * m * n * k;
+        m_start = std::chrono::steady_clock::now();
+    }
+    ~CallCounter() {
+        if (!m_on)
+            return;
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now() - m_start)
+                            .count();
+        g_countedNs.fetch_add(ns, std::memory_order_relaxed);
+        g_countedFlops.fetch_add(m_flops, std::memory_order_relaxed);
+    }
+    CallCounter(const CallCounter&) = delete;
+    CallCounter& operator=(const CallCounter&) = delete;
+
+private:
+    bool m_on;
+    double m_flops = 0.0;
+    std::chrono::steady_clock::time_point m_start;
+};
+
+bool useBlas(GemmLibrary lib) {
+#ifdef PE_HAVE_OPENBLAS
+    return lib == GemmLibrary::OpenBlas;
+#else
+    (void)lib;
+    return false;
+#endif
 }
 
 } // namespace
 
-void gemmAB(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
-            float beta, float* C, int ldc) {
+namespace {
+
+/** C = alpha · A · op(B) + beta · C on the chosen library; op(B) = Bᵀ when transB. */
+void gemm(GemmLibrary lib, bool transB, int m, int n, int k, float alpha, const float* A, int lda,
+          const float* B, int ldb, float beta, float* C, int ldc) {
     if (m <= 0 || n <= 0)
         return;
-    table().ab(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    const CallCounter counter(m, n, k);
+#ifdef PE_HAVE_OPENBLAS
+    if (useBlas(lib) && k > 0) {
+        (void)openBlasReady();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+                    A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+#else
+    (void)lib;
+#endif
+    (transB ? eigen().abt : eigen().ab)(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+} // namespace
+
+void gemmAB(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, int lda,
+            const float* B, int ldb, float beta, float* C, int ldc) {
+    gemm(lib, false, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemmABt(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, int lda,
+             const float* B, int ldb, float beta, float* C, int ldc) {
+    gemm(lib, true, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemmAB(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
+            float beta, float* C, int ldc) {
+    gemmAB(g_library.load(std::memory_order_relaxed), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemmABt(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
              float beta, float* C, int ldc) {
-    if (m <= 0 || n <= 0)
-        return;
-    table().abt(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemmABt(g_library.load(std::memory_order_relaxed), m, n, k, alpha, A, lda, B, ldb, beta, C,
+            ldc);
+}
+
+bool haveOpenBlas() {
+#ifdef PE_HAVE_OPENBLAS
+    return true;
+#else
+    return false;
+#endif
+}
+
+GemmLibrary gemmLibrary() {
+    return useBlas(g_library.load()) ? GemmLibrary::OpenBlas : GemmLibrary::Eigen;
+}
+
+void setGemmLibrary(GemmLibrary lib) {
+    g_library.store(lib);
+}
+
+void setGemmCounting(bool on) {
+    g_counting.store(on);
+}
+
+GemmCounters takeGemmCounters() {
+    GemmCounters c;
+    c.threadSeconds = static_cast<double>(g_countedNs.exchange(0)) * 1e-9;
+    c.flops = g_countedFlops.exchange(0.0);
+    return c;
+}
+
+const char* eigenGemmTarget() {
+    return eigen().name;
 }
 
 const char* gemmTarget() {
-    return table().name;
+#ifdef PE_HAVE_OPENBLAS
+    static const std::string blasName = [] {
+        (void)openBlasReady();
+        const char* core = openblas_get_corename();
+        return std::string("openblas ") + (core ? core : "?");
+    }();
+    if (gemmLibrary() == GemmLibrary::OpenBlas)
+        return blasName.c_str();
+#endif
+    static const std::string eigenName = std::string("eigen ") + eigen().name;
+    return eigenName.c_str();
 }
 
 } // namespace pe::cpu

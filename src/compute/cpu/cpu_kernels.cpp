@@ -2,12 +2,14 @@
 #include "cpu_kernels.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu_kernels.cpp"
 #include <hwy/foreach_target.h> // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
@@ -110,6 +112,47 @@ void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* wei
         weights[j] = 0.0f;
 }
 
+template <typename T> void StreamCopyT(T* dst, const T* src, std::size_t n) {
+    const hn::ScalableTag<T> d;
+    const std::size_t L = hn::Lanes(d);
+    const std::uintptr_t align = L * sizeof(T);
+    std::size_t j = 0;
+    while (j < n && reinterpret_cast<std::uintptr_t>(dst + j) % align != 0) {
+        dst[j] = src[j];
+        ++j;
+    }
+    for (; j + L <= n; j += L)
+        hn::Stream(hn::LoadU(d, src + j), d, dst + j);
+    for (; j < n; ++j)
+        dst[j] = src[j];
+    hwy::FlushStream();
+}
+
+float SumImpl(const float* a, std::size_t n) {
+    const hn::ScalableTag<float> d;
+    const std::size_t L = hn::Lanes(d);
+    auto acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+    std::size_t j = 0;
+    for (; j + 2 * L <= n; j += 2 * L) {
+        acc0 = hn::Add(acc0, hn::LoadU(d, a + j));
+        acc1 = hn::Add(acc1, hn::LoadU(d, a + j + L));
+    }
+    for (; j + L <= n; j += L)
+        acc0 = hn::Add(acc0, hn::LoadU(d, a + j));
+    float s = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+    for (; j < n; ++j)
+        s += a[j];
+    return s;
+}
+
+void StreamCopyF32(float* dst, const float* src, std::size_t n) {
+    StreamCopyT(dst, src, n);
+}
+
+void StreamCopyI32(std::int32_t* dst, const std::int32_t* src, std::size_t n) {
+    StreamCopyT(dst, src, n);
+}
+
 const char* TargetNameImpl() {
     return hwy::TargetName(HWY_TARGET);
 }
@@ -124,6 +167,21 @@ namespace pe::cpu {
 
 HWY_EXPORT(FusedRowImpl);
 HWY_EXPORT(TargetNameImpl);
+HWY_EXPORT(StreamCopyF32);
+HWY_EXPORT(SumImpl);
+
+float sum(const float* a, std::size_t n) {
+    return HWY_DYNAMIC_DISPATCH(SumImpl)(a, n);
+}
+HWY_EXPORT(StreamCopyI32);
+
+void streamCopy(float* dst, const float* src, std::size_t n) {
+    HWY_DYNAMIC_DISPATCH(StreamCopyF32)(dst, src, n);
+}
+
+void streamCopy(std::int32_t* dst, const std::int32_t* src, std::size_t n) {
+    HWY_DYNAMIC_DISPATCH(StreamCopyI32)(dst, src, n);
+}
 
 void fusedRow(const RowPass& p, const float* dots, float* logits, float* weights) {
     HWY_DYNAMIC_DISPATCH(FusedRowImpl)(p, dots, logits, weights);

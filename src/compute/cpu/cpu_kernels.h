@@ -6,6 +6,9 @@
  * (AVX-512, AVX2, SSE4, ...) and picked at run time with HWY_DYNAMIC_DISPATCH.
  */
 
+#include <cstddef>
+#include <cstdint>
+
 namespace pe::cpu {
 
 /** One fused row pass: scale, additive term, mask, normaliser, post-multiplier. */
@@ -24,6 +27,18 @@ struct RowPass {
  * masked entries exactly 0, then ·post[j]. `dots` may alias `logits`.
  */
 void fusedRow(const RowPass& p, const float* dots, float* logits, float* weights);
+
+/**
+ * dst[0, n) = src[0, n) with non-temporal stores: the destination (a trace tensor written once
+ * and read later by someone else) is not read into the cache first and does not evict the
+ * working set. Ends with a store fence; `dst` needs no alignment.
+ */
+void streamCopy(float* dst, const float* src, std::size_t n);
+/** The same for 32-bit integers. */
+void streamCopy(std::int32_t* dst, const std::int32_t* src, std::size_t n);
+
+/** a[0] + … + a[n−1], with vector partial sums (not in sequential order). */
+float sum(const float* a, std::size_t n);
 
 /** The SIMD target the kernels run on, e.g. "AVX3" or "AVX2". */
 const char* simdTarget();

@@ -13,7 +13,13 @@
 #include <algorithm>
 #include <thread>
 
+#include "trace_recycler.h"
+#include "weight_cache.h"
 #include "weights.h"
+
+#ifdef PE_HAVE_FAST_CPU
+#include "cpu_fast_backend.h"
+#endif
 
 Q_LOGGING_CATEGORY(lcWorker, "pe.worker")
 
@@ -21,7 +27,9 @@ namespace pe {
 
 ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
     : QObject(parent)
-    , m_requested(static_cast<int>(kind)) {
+    , m_requested(static_cast<int>(kind))
+    , m_recycler(TraceRecycler::create())
+    , m_weights(std::make_unique<WeightCache>()) {
     qRegisterMetaType<pe::ComputeRequest>();
     qRegisterMetaType<pe::ComputeResult>();
 }
@@ -131,10 +139,18 @@ void ComputeWorker::process(const ComputeRequest& request) {
         return;
     }
 
+    // Traces the views have let go of lend their buffers to this computation.
+    for (Trace& old : m_recycler->take()) {
+#ifdef PE_HAVE_FAST_CPU
+        if (auto* fast = dynamic_cast<CpuFastBackend*>(m_backend.get()))
+            fast->recycle(std::move(old));
+#endif
+        (void)old;
+    }
     const std::vector<std::string> tokens = inputTokens(request.input, p.n);
     Weights w;
     w.E = inputEmbeddings(p, tokens);
-    completeWeights(p, w);
+    m_weights->complete(p, w);
     Expected<Trace> t = Error{"not computed"};
     if (pooled) {
         // The reference engine would build the full trace first: stream on the fast one.
@@ -178,7 +194,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     } else {
         Trace trace = std::move(t).value();
         trace.tokens = sequenceLabels(p, tokens);
-        result.trace = std::make_shared<const Trace>(std::move(trace));
+        result.trace = m_recycler->share(std::move(trace));
     }
     Q_EMIT finished(result);
 }

@@ -26,6 +26,9 @@ class QSurface;
 
 namespace pe {
 
+class TraceRecycler;
+class WeightCache;
+
 struct ComputeRequest {
     quint64 generation = 0;
     Params params;
@@ -116,6 +119,8 @@ private:
     std::atomic<int> m_poolResolution{kDefaultPoolResolution};
     std::atomic<int> m_poolMode{static_cast<int>(PoolMode::Mean)};
     std::unique_ptr<Backend> m_streaming; ///< pooled mode when the chosen engine is the reference
+    std::shared_ptr<TraceRecycler> m_recycler; ///< shown traces come back to the engine
+    std::unique_ptr<WeightCache> m_weights;    ///< the last request's seeded weights
 };
 
 /**

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// The engine's GEMMs: OpenBLAS (where the build has it) and the Eigen fallback both equal a
+// float64 product on odd shapes, strides, alpha and beta, within 1e-5 · (1 + Σ|terms|) per entry,
+// and leave the padding of C (ldc > n) untouched.
+
+#include <QTest>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "cpu_gemm.h"
+
+using namespace pe::cpu;
+
+class TestCpuGemm : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void matchesFloat64_data();
+    void matchesFloat64();
+    void defaultIsOpenBlasWhenBuiltIn();
+};
+
+void TestCpuGemm::matchesFloat64_data() {
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<float>("alpha");
+    QTest::addColumn<float>("beta");
+    QTest::addColumn<int>("pad"); // extra elements per row of A, B and C
+    QTest::addColumn<bool>("transposedB");
+    QTest::addColumn<bool>("eigen");
+    struct Shape {
+        const char* tag;
+        int m, n, k;
+        float alpha, beta;
+        int pad;
+    };
+    const Shape shapes[] = {
+        {"1x1x1", 1, 1, 1, 1.0f, 0.0f, 0},
+        {"7x13x5", 7, 13, 5, 1.0f, 0.0f, 0},
+        {"33x17x65-alpha-beta", 33, 17, 65, 0.125f, 0.5f, 3},
+        {"64x130x64-padded", 64, 130, 64, 1.0f, 0.0f, 5},
+        {"3x200x1", 3, 200, 1, -2.0f, 1.0f, 0},
+        {"19x64x300-beta1", 19, 64, 300, 1.0f, 1.0f, 1},
+        {"k0-scales-C", 5, 6, 0, 1.0f, 0.5f, 2},
+    };
+    for (const Shape& s : shapes)
+        for (bool bt : {false, true})
+            for (bool eigen : {false, true}) {
+                const QByteArray tag =
+                    QByteArray(s.tag) + (bt ? "/ABt" : "/AB") + (eigen ? "/eigen" : "/default");
+                QTest::newRow(tag.constData())
+                    << s.m << s.n << s.k << s.alpha << s.beta << s.pad << bt << eigen;
+            }
+}
+
+void TestCpuGemm::matchesFloat64() {
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    QFETCH(float, alpha);
+    QFETCH(float, beta);
+    QFETCH(int, pad);
+    QFETCH(bool, transposedB);
+    QFETCH(bool, eigen);
+    const int lda = k + pad;
+    const int ldb = (transposedB ? k : n) + pad;
+    const int ldc = n + pad;
+    const int bRows = transposedB ? n : k;
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> A(static_cast<std::size_t>(m) * lda + 1),
+        B(static_cast<std::size_t>(bRows) * ldb + 1), C(static_cast<std::size_t>(m) * ldc);
+    for (float& x : A)
+        x = u(rng);
+    for (float& x : B)
+        x = u(rng);
+    for (float& x : C)
+        x = u(rng);
+    const std::vector<float> C0 = C;
+    auto b = [&](int kk, int j) {
+        return transposedB ? B[static_cast<std::size_t>(j) * ldb + kk]
+                           : B[static_cast<std::size_t>(kk) * ldb + j];
+    };
+    const GemmLibrary lib = eigen ? GemmLibrary::Eigen : gemmLibrary();
+    if (transposedB)
+        gemmABt(lib, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc);
+    else
+        gemmAB(lib, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc);
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < ldc; ++j) {
+            const std::size_t at = static_cast<std::size_t>(i) * ldc + j;
+            if (j >= n) {
+                QCOMPARE(C[at], C0[at]); // padding untouched
+                continue;
+            }
+            double ref = 0.0, mag = 0.0;
+            for (int kk = 0; kk < k; ++kk) {
+                const double t = double(A[static_cast<std::size_t>(i) * lda + kk]) * b(kk, j);
+                ref += t;
+                mag += std::abs(t);
+            }
+            ref = alpha * ref + double(beta) * C0[at];
+            mag = std::abs(alpha) * mag + std::abs(double(beta) * C0[at]);
+            const double tol = 1e-5 * (1.0 + mag);
+            if (std::abs(C[at] - ref) > tol)
+                QFAIL(qPrintable(QStringLiteral("C[%1,%2] = %3, float64 %4, tolerance %5")
+                                     .arg(i)
+                                     .arg(j)
+                                     .arg(double(C[at]), 0, 'g', 9)
+                                     .arg(ref, 0, 'g', 9)
+                                     .arg(tol)));
+        }
+}
+
+void TestCpuGemm::defaultIsOpenBlasWhenBuiltIn() {
+    QCOMPARE(gemmLibrary(), haveOpenBlas() ? GemmLibrary::OpenBlas : GemmLibrary::Eigen);
+    const QString target = QString::fromLatin1(gemmTarget());
+    QVERIFY2(
+        target.startsWith(haveOpenBlas() ? QStringLiteral("openblas ") : QStringLiteral("eigen ")),
+        qPrintable(target));
+    setGemmLibrary(GemmLibrary::Eigen);
+    QCOMPARE(gemmLibrary(), GemmLibrary::Eigen);
+    QVERIFY(QString::fromLatin1(gemmTarget()).startsWith(QStringLiteral("eigen ")));
+    setGemmLibrary(GemmLibrary::OpenBlas);
+    QCOMPARE(gemmLibrary(), haveOpenBlas() ? GemmLibrary::OpenBlas : GemmLibrary::Eigen);
+}
+
+QTEST_GUILESS_MAIN(TestCpuGemm)
+#include "tst_cpu_gemm.moc"

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// The worker's weight cache gives exactly completeWeights' tensors through a sequence of
+// parameter changes (same seed, new seed, new width, other scheme, learned rows), and keeps
+// tensors the caller gave.
+
+#include <QTest>
+
+#include "weight_cache.h"
+
+using namespace pe;
+
+namespace {
+
+bool sameWeights(const Params& p, const Weights& a, const Weights& b) {
+    for (const WeightSpec& spec : weightSpecs(p))
+        if (spec.used && a.*(spec.member) != b.*(spec.member))
+            return false;
+    return true;
+}
+
+} // namespace
+
+class TestWeightCache : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void equalsCompleteWeightsThroughChanges();
+    void keepsGivenTensors();
+};
+
+void TestWeightCache::equalsCompleteWeightsThroughChanges() {
+    Params p;
+    p.scheme = Scheme::Shaw;
+    p.n = 12;
+    p.d = 16;
+    p.heads = 2;
+    p.clip = 3;
+    std::vector<Params> steps;
+    steps.push_back(p);
+    p.clip = 5; // a Shaw table of another shape
+    steps.push_back(p);
+    p.seed = 11;
+    steps.push_back(p);
+    p.d = 32;
+    steps.push_back(p);
+    p.scheme = Scheme::T5;
+    steps.push_back(p);
+    p.scheme = Scheme::Learned;
+    p.learnedRows = 20;
+    steps.push_back(p);
+    p.learnedRows = 30;
+    steps.push_back(p);
+    p.scheme = Scheme::DeBERTa;
+    steps.push_back(p);
+    steps.push_back(p); // the same again: everything from the cache
+    WeightCache cache;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        Weights cached, fresh;
+        cache.complete(steps[k], cached);
+        completeWeights(steps[k], fresh);
+        QVERIFY2(sameWeights(steps[k], cached, fresh), qPrintable(QString::number(k)));
+        QVERIFY(checkWeights(steps[k], cached));
+    }
+}
+
+void TestWeightCache::keepsGivenTensors() {
+    Params p;
+    p.scheme = Scheme::None;
+    p.n = 4;
+    p.d = 8;
+    p.heads = 2;
+    WeightCache cache;
+    Weights first;
+    cache.complete(p, first);
+    Weights given;
+    given.W_q = Eigen::MatrixXd::Constant(8, 8, 0.5);
+    cache.complete(p, given);
+    QCOMPARE(given.W_q(0, 0), 0.5);
+    QVERIFY(given.W_k == first.W_k);
+}
+
+QTEST_GUILESS_MAIN(TestWeightCache)
+#include "tst_weight_cache.moc"
