@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace pe {
 
@@ -88,11 +89,19 @@ std::vector<double> row(const Grid& g, int r) {
     return {begin, begin + g.cols};
 }
 
-Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCols, PoolMode mode) {
-    r0 = std::clamp(r0, 0, g.rows);
-    r1 = std::clamp(r1, r0, g.rows);
-    c0 = std::clamp(c0, 0, g.cols);
-    c1 = std::clamp(c1, c0, g.cols);
+namespace {
+
+/**
+ * pool() on any element type: `src` is a rows × cols row-major matrix. The mean skips infinite
+ * and NaN entries (masked logits). Each row's share of a bin is summed first, then added.
+ */
+template <typename T>
+Grid poolElements(const T* src, int rows, int cols, int r0, int r1, int c0, int c1, int outRows,
+                  int outCols, PoolMode mode) {
+    r0 = std::clamp(r0, 0, rows);
+    r1 = std::clamp(r1, r0, rows);
+    c0 = std::clamp(c0, 0, cols);
+    c1 = std::clamp(c1, c0, cols);
     const int h = r1 - r0;
     const int w = c1 - c0;
     Grid out;
@@ -102,29 +111,40 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
     out.cols = std::clamp(outCols, 1, w);
     out.values.assign(static_cast<std::size_t>(out.rows) * out.cols,
                       mode == PoolMode::Max ? -std::numeric_limits<double>::infinity() : 0.0);
-    // Column bins are the same for every row: work them out once.
-    std::vector<int> colBin(static_cast<std::size_t>(w));
-    for (int c = 0; c < w; ++c)
-        colBin[static_cast<std::size_t>(c)] =
-            static_cast<int>(static_cast<std::int64_t>(c) * out.cols / w);
-    // Mean skips infinite entries (masked logits), as the engines' pooling does (pooling.h).
+    // Column c goes to bin ⌊(c − c0)·outCols / w⌋: bin k covers [c0 + ⌈k·w/outCols⌉,
+    // c0 + ⌈(k+1)·w/outCols⌉). The same for every row: worked out once.
+    std::vector<int> edge(static_cast<std::size_t>(out.cols) + 1);
+    for (int k = 0; k <= out.cols; ++k)
+        edge[static_cast<std::size_t>(k)] =
+            c0 + static_cast<int>((static_cast<std::int64_t>(k) * w + out.cols - 1) / out.cols);
     std::vector<int> finite(mode == PoolMode::Mean ? out.values.size() : 0, 0);
     for (int r = r0; r < r1; ++r) {
         const int orow = static_cast<int>(static_cast<std::int64_t>(r - r0) * out.rows / h);
         double* dst = out.values.data() + static_cast<std::size_t>(orow) * out.cols;
-        const double* src = g.values.data() + static_cast<std::size_t>(r) * g.cols + c0;
+        const T* line = src + static_cast<std::int64_t>(r) * cols;
         if (mode == PoolMode::Max) {
-            for (int c = 0; c < w; ++c) {
-                double& d = dst[colBin[static_cast<std::size_t>(c)]];
-                d = std::max(d, src[c]);
+            for (int k = 0; k < out.cols; ++k) {
+                double m = dst[k];
+                for (int c = edge[static_cast<std::size_t>(k)];
+                     c < edge[static_cast<std::size_t>(k) + 1]; ++c)
+                    m = std::max(m, static_cast<double>(line[c]));
+                dst[k] = m;
             }
         } else {
             int* cnt = finite.data() + static_cast<std::size_t>(orow) * out.cols;
-            for (int c = 0; c < w; ++c) {
-                if (!std::isfinite(src[c]))
-                    continue;
-                dst[colBin[static_cast<std::size_t>(c)]] += src[c];
-                ++cnt[colBin[static_cast<std::size_t>(c)]];
+            for (int k = 0; k < out.cols; ++k) {
+                double sum = 0.0;
+                int count = 0;
+                for (int c = edge[static_cast<std::size_t>(k)];
+                     c < edge[static_cast<std::size_t>(k) + 1]; ++c) {
+                    const double v = static_cast<double>(line[c]);
+                    if (!std::isfinite(v))
+                        continue; // masked: left out of the mean
+                    sum += v;
+                    ++count;
+                }
+                dst[k] += sum;
+                cnt[k] += count;
             }
         }
     }
@@ -134,6 +154,79 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
                                           : -std::numeric_limits<double>::infinity();
     }
     return out;
+}
+
+/** Element pointer, rows and columns of head `head` of a [heads, r, c], [r, c] or [c] tensor. */
+template <typename F> bool withSlice(const Tensor& t, int head, F&& f) {
+    int rows = 0, cols = 0;
+    std::int64_t offset = 0;
+    if (t.rank() == 3) {
+        head = std::clamp(head, 0, static_cast<int>(t.dim(0)) - 1);
+        rows = static_cast<int>(t.dim(1));
+        cols = static_cast<int>(t.dim(2));
+        offset = static_cast<std::int64_t>(head) * rows * cols;
+    } else if (t.rank() == 2) {
+        rows = static_cast<int>(t.dim(0));
+        cols = static_cast<int>(t.dim(1));
+    } else if (t.rank() == 1) {
+        rows = 1;
+        cols = static_cast<int>(t.dim(0));
+    } else {
+        return false;
+    }
+    if (t.empty())
+        return false;
+    withElements(t, [&](const auto* src) { f(src + offset, rows, cols); });
+    return true;
+}
+
+} // namespace
+
+Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCols, PoolMode mode) {
+    return poolElements(g.values.data(), g.rows, g.cols, r0, r1, c0, c1, outRows, outCols, mode);
+}
+
+Grid poolSlice(const Tensor& t, int head, int r0, int r1, int c0, int c1, int outRows, int outCols,
+               PoolMode mode) {
+    Grid out;
+    withSlice(t, head, [&](const auto* src, int rows, int cols) {
+        out = poolElements(src, rows, cols, r0, r1, c0, c1, outRows, outCols, mode);
+    });
+    return out;
+}
+
+bool sliceRange(const Tensor& t, int head, double* lo, double* hi) {
+    bool any = false;
+    withSlice(t, head, [&](const auto* src, int rows, int cols) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+        const std::int64_t count = static_cast<std::int64_t>(rows) * cols;
+        T mn = std::numeric_limits<T>::max();
+        T mx = std::numeric_limits<T>::lowest();
+        for (std::int64_t k = 0; k < count; ++k) {
+            const T v = src[k];
+            // Infinite (masked) and NaN entries take no part: v − v is 0 only for finite v.
+            if constexpr (std::is_floating_point_v<T>) {
+                if (!(v - v == T(0)))
+                    continue;
+            }
+            mn = std::min(mn, v);
+            mx = std::max(mx, v);
+            any = true;
+        }
+        if (any) {
+            *lo = static_cast<double>(mn);
+            *hi = static_cast<double>(mx);
+        }
+    });
+    return any;
+}
+
+double sliceAt(const Tensor& t, int head, int r, int c) {
+    double v = 0.0;
+    withSlice(t, head, [&](const auto* src, int, int cols) {
+        v = static_cast<double>(src[static_cast<std::int64_t>(r) * cols + c]);
+    });
+    return v;
 }
 
 } // namespace pe

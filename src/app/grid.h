@@ -50,6 +50,14 @@ std::vector<double> row(const Grid& g, int r);
  */
 Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCols, PoolMode mode);
 
+/** pool() of sliceHead(t, head), read in place from the tensor (no full-size copy). */
+Grid poolSlice(const Tensor& t, int head, int r0, int r1, int c0, int c1, int outRows, int outCols,
+               PoolMode mode);
+/** Smallest and largest finite entry of sliceHead(t, head); false when there is none. */
+bool sliceRange(const Tensor& t, int head, double* lo, double* hi);
+/** sliceHead(t, head).at(r, c), read in place. */
+double sliceAt(const Tensor& t, int head, int r, int c);
+
 } // namespace pe
 
 namespace pe {

@@ -249,16 +249,10 @@ void HeatmapView::applyGradient() {
 
 void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_grid = std::move(g);
-    m_info = info;
-    m_sourceRows = m_sourceCols = 0;
-    m_tile = {};
-    m_tileRegion = {};
-    m_tileNote.clear();
-    m_tileTimer->stop();
-    m_tileMap->data()->clear();
-    m_tileMap->setVisible(false);
-    m_lo = 0;
-    m_hi = 1;
+    m_owner.reset();
+    m_tensor = nullptr;
+    m_rows = m_grid.rows;
+    m_cols = m_grid.cols;
     // The colour range of the finite values: masked logits (−inf) are drawn grey.
     bool any = false;
     for (const double v : m_grid.values) {
@@ -268,6 +262,45 @@ void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
         m_hi = any ? std::max(m_hi, v) : v;
         any = true;
     }
+    showMatrix(info, any);
+}
+
+void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tensor, int head,
+                           const HeatmapInfo& info) {
+    if (!tensor || tensor->empty() || tensor->rank() < 1 || tensor->rank() > 3) {
+        setData(Grid{}, info);
+        return;
+    }
+    m_grid = {};
+    m_owner = std::move(owner);
+    m_tensor = tensor;
+    const std::size_t rank = tensor->rank();
+    m_sliceHead = rank == 3 ? std::clamp(head, 0, static_cast<int>(tensor->dim(0)) - 1) : 0;
+    m_rows = rank == 1 ? 1 : static_cast<int>(tensor->dim(rank - 2));
+    m_cols = static_cast<int>(tensor->dim(rank - 1));
+    const bool any = sliceRange(*tensor, m_sliceHead, &m_lo, &m_hi);
+    showMatrix(info, any);
+}
+
+const Grid& HeatmapView::data() const {
+    if (m_tensor && m_grid.empty())
+        m_grid = sliceHead(*m_tensor, m_sliceHead);
+    return m_grid;
+}
+
+double HeatmapView::cell(int r, int c) const {
+    return m_tensor ? sliceAt(*m_tensor, m_sliceHead, r, c) : m_grid.at(r, c);
+}
+
+void HeatmapView::showMatrix(const HeatmapInfo& info, bool any) {
+    m_info = info;
+    m_sourceRows = m_sourceCols = 0;
+    m_tile = {};
+    m_tileRegion = {};
+    m_tileNote.clear();
+    m_tileTimer->stop();
+    m_tileMap->data()->clear();
+    m_tileMap->setVisible(false);
     if (!any) {
         m_lo = 0;
         m_hi = 1;
@@ -284,8 +317,8 @@ void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     applyTicks();
     applyGradient();
     const QSignalBlocker block(m_plot->xAxis);
-    m_plot->xAxis->setRange(-0.5, std::max(m_grid.cols, 1) - 0.5);
-    m_plot->yAxis->setRange(-0.5, std::max(m_grid.rows, 1) - 0.5);
+    m_plot->xAxis->setRange(-0.5, std::max(m_cols, 1) - 0.5);
+    m_plot->yAxis->setRange(-0.5, std::max(m_rows, 1) - 0.5);
     rebuild();
 }
 
@@ -325,13 +358,13 @@ void HeatmapView::applyTicks() {
             axis->setTickLabelFont(QFont(axis->tickLabelFont().family(), 8));
         }
     };
-    setLabels(m_plot->xAxis, m_info.colLabels, m_grid.cols);
-    setLabels(m_plot->yAxis, m_info.rowLabels, m_grid.rows);
-    if (m_sourceRows > 0 && !m_grid.empty()) { // pooled: label positions, not cells
+    setLabels(m_plot->xAxis, m_info.colLabels, m_cols);
+    setLabels(m_plot->yAxis, m_info.rowLabels, m_rows);
+    if (m_sourceRows > 0 && hasData()) { // pooled: label positions, not cells
         m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(
-            new PositionTicker(static_cast<double>(m_sourceCols) / m_grid.cols)));
+            new PositionTicker(static_cast<double>(m_sourceCols) / m_cols)));
         m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(
-            new PositionTicker(static_cast<double>(m_sourceRows) / m_grid.rows)));
+            new PositionTicker(static_cast<double>(m_sourceRows) / m_rows)));
     }
 }
 
@@ -359,7 +392,7 @@ void HeatmapView::rebuild() {
     }
     m_dirty = false;
     applyTicks(); // the label step depends on the map's size and zoom
-    if (m_grid.empty()) {
+    if (!hasData()) {
         m_map->data()->clear();
         m_displayed = {};
         ++m_redraws;
@@ -369,15 +402,17 @@ void HeatmapView::rebuild() {
     // The visible block, in whole cells, pooled to the axis rect's pixel size.
     const QCPRange xr = m_plot->xAxis->range();
     const QCPRange yr = m_plot->yAxis->range();
-    const int c0 = std::clamp(static_cast<int>(std::floor(xr.lower + 0.5)), 0, m_grid.cols - 1);
-    const int c1 = std::clamp(static_cast<int>(std::ceil(xr.upper + 0.5)), c0 + 1, m_grid.cols);
-    const int r0 = std::clamp(static_cast<int>(std::floor(yr.lower + 0.5)), 0, m_grid.rows - 1);
-    const int r1 = std::clamp(static_cast<int>(std::ceil(yr.upper + 0.5)), r0 + 1, m_grid.rows);
+    const int c0 = std::clamp(static_cast<int>(std::floor(xr.lower + 0.5)), 0, m_cols - 1);
+    const int c1 = std::clamp(static_cast<int>(std::ceil(xr.upper + 0.5)), c0 + 1, m_cols);
+    const int r0 = std::clamp(static_cast<int>(std::floor(yr.lower + 0.5)), 0, m_rows - 1);
+    const int r1 = std::clamp(static_cast<int>(std::ceil(yr.upper + 0.5)), r0 + 1, m_rows);
     const QRect px = m_plot->axisRect()->rect();
     const qreal dpr = m_plot->devicePixelRatioF();
     const int outCols = std::max(16, static_cast<int>(px.width() * dpr));
     const int outRows = std::max(16, static_cast<int>(px.height() * dpr));
-    const Grid p = pool(m_grid, r0, r1, c0, c1, outRows, outCols, m_pool);
+    const Grid p = m_tensor
+                       ? poolSlice(*m_tensor, m_sliceHead, r0, r1, c0, c1, outRows, outCols, m_pool)
+                       : pool(m_grid, r0, r1, c0, c1, outRows, outCols, m_pool);
     checkTile(r1 - r0 < outRows || c1 - c0 < outCols);
 
     // Bin k covers [c0 + k·w/out, c0 + (k+1)·w/out) in cells; place the bin centres accordingly.
@@ -402,7 +437,7 @@ void HeatmapView::setSource(int sourceRows, int sourceCols) {
 }
 
 PoolRegion HeatmapView::visibleSource() const {
-    if (m_sourceRows <= 0 || m_grid.empty())
+    if (m_sourceRows <= 0 || !hasData())
         return {};
     // Axis coordinate a of grid cells ↔ source position (a + 0.5) · source / cells.
     auto range = [](const QCPRange& r, int cells, int source, int* lo, int* hi) {
@@ -411,8 +446,8 @@ PoolRegion HeatmapView::visibleSource() const {
         *hi = std::clamp(static_cast<int>(std::ceil((r.upper + 0.5) * scale)), *lo + 1, source);
     };
     PoolRegion v;
-    range(m_plot->yAxis->range(), m_grid.rows, m_sourceRows, &v.r0, &v.r1);
-    range(m_plot->xAxis->range(), m_grid.cols, m_sourceCols, &v.c0, &v.c1);
+    range(m_plot->yAxis->range(), m_rows, m_sourceRows, &v.r0, &v.r1);
+    range(m_plot->xAxis->range(), m_cols, m_sourceCols, &v.c0, &v.c1);
     return v;
 }
 
@@ -440,13 +475,13 @@ void HeatmapView::checkTile(bool zoomedPast) {
 }
 
 void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
-    if (m_sourceRows <= 0 || tile.empty() || m_grid.empty())
+    if (m_sourceRows <= 0 || tile.empty() || !hasData())
         return;
     m_tile = std::move(tile);
     m_tileRegion = region;
     // Source position s sits at axis coordinate s · cells / source − 0.5 (a cell's left edge).
-    const double sx = static_cast<double>(m_grid.cols) / m_sourceCols;
-    const double sy = static_cast<double>(m_grid.rows) / m_sourceRows;
+    const double sx = static_cast<double>(m_cols) / m_sourceCols;
+    const double sy = static_cast<double>(m_rows) / m_sourceRows;
     const double x0 = region.c0 * sx - 0.5, x1 = region.c1 * sx - 0.5;
     const double y0 = region.r0 * sy - 0.5, y1 = region.r1 * sy - 0.5;
     const double cw = (x1 - x0) / m_tile.cols, rh = (y1 - y0) / m_tile.rows;
@@ -470,15 +505,15 @@ QString HeatmapView::titleText() const {
 }
 
 QString HeatmapView::describeCell(int i, int j) const {
-    if (i < 0 || j < 0 || i >= m_grid.rows || j >= m_grid.cols)
+    if (i < 0 || j < 0 || i >= m_rows || j >= m_cols)
         return {};
     auto label = [](const QStringList& l, int k) {
         return k < l.size() ? QStringLiteral(" \u201c%1\u201d").arg(l.at(k)) : QString();
     };
     auto index = [this](int k, int bin) {
-        if (m_sourceRows > 0 && !m_grid.empty()) { // pooled cells: the positions they cover
-            const int a = binStart(k, m_sourceRows, m_grid.rows);
-            const int b = binStart(k + 1, m_sourceRows, m_grid.rows) - 1;
+        if (m_sourceRows > 0 && hasData()) { // pooled cells: the positions they cover
+            const int a = binStart(k, m_sourceRows, m_rows);
+            const int b = binStart(k + 1, m_sourceRows, m_rows) - 1;
             return a == b ? QString::number(a) : QStringLiteral("%1\u2013%2").arg(a).arg(b);
         }
         return bin <= 1 ? QString::number(k)
@@ -487,7 +522,7 @@ QString HeatmapView::describeCell(int i, int j) const {
     return QStringLiteral("%1   i = %2%3   j = %4%5   value = %6")
         .arg(m_info.title, index(i, m_info.binRows), label(m_info.rowLabels, i),
              index(j, m_info.binCols), label(m_info.colLabels, j))
-        .arg(m_grid.at(i, j), 0, 'g', 6);
+        .arg(cell(i, j), 0, 'g', 6);
 }
 
 void HeatmapView::onMouseMove(QMouseEvent* e) {
@@ -496,9 +531,9 @@ void HeatmapView::onMouseMove(QMouseEvent* e) {
     const int j = static_cast<int>(std::lround(x));
     const int i = static_cast<int>(std::lround(y));
     QString text = describeCell(i, j);
-    if (hasTile() && !m_grid.empty()) { // inside the tile: its position and value
-        const int si = static_cast<int>(std::floor((y + 0.5) * m_sourceRows / m_grid.rows));
-        const int sj = static_cast<int>(std::floor((x + 0.5) * m_sourceCols / m_grid.cols));
+    if (hasTile() && hasData()) { // inside the tile: its position and value
+        const int si = static_cast<int>(std::floor((y + 0.5) * m_sourceRows / m_rows));
+        const int sj = static_cast<int>(std::floor((x + 0.5) * m_sourceCols / m_cols));
         const PoolRegion& t = m_tileRegion;
         if (si >= t.r0 && si < t.r1 && sj >= t.c0 && sj < t.c1) {
             const int r =
@@ -525,7 +560,7 @@ void HeatmapView::onMousePress(QMouseEvent* e) {
     const double y = m_plot->yAxis->pixelToCoord(e->position().y());
     const int i = static_cast<int>(std::lround(y));
     // A right click picks the query row (a left drag pans, the wheel zooms).
-    if (i >= 0 && i < m_grid.rows && e->button() == Qt::RightButton)
+    if (i >= 0 && i < m_rows && e->button() == Qt::RightButton)
         Q_EMIT rowClicked(i);
 }
 

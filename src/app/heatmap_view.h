@@ -5,6 +5,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <memory>
+
 #include "grid.h"
 
 class QCustomPlot;
@@ -44,8 +46,20 @@ public:
     ~HeatmapView() override;
 
     void setData(Grid g, const HeatmapInfo& info);
+    /**
+     * Shows head `head` of `tensor` (sliceHead's slice) read in place: the colour range and the
+     * pooled cells come straight from the tensor, nothing is copied at full size. `owner` keeps
+     * the tensor alive (its trace) until the next setData / setSlice / clear.
+     */
+    void setSlice(std::shared_ptr<const void> owner, const Tensor* tensor, int head,
+                  const HeatmapInfo& info);
     void clear(const QString& message);
-    const Grid& data() const { return m_grid; }
+    /** The matrix shown, at full resolution (a slice shown in place is copied out on demand). */
+    const Grid& data() const;
+    /** Rows and columns of the matrix shown (without copying it out). */
+    int dataRows() const { return m_rows; }
+    int dataCols() const { return m_cols; }
+    bool hasData() const { return m_rows > 0 && m_cols > 0; }
     const HeatmapInfo& info() const { return m_info; }
 
     void setColorMap(ColorMapKind k);
@@ -99,6 +113,8 @@ private:
     void onMouseMove(QMouseEvent* e);
     void onMousePress(QMouseEvent* e);
     void checkTile(bool zoomedPast);
+    void showMatrix(const HeatmapInfo& info, bool any);
+    double cell(int r, int c) const;
 
     QCustomPlot* m_plot;
     QCPColorMap* m_map;
@@ -115,7 +131,12 @@ private:
     QString m_tileNote;
     int m_sourceRows = 0;
     int m_sourceCols = 0;
-    Grid m_grid;
+    mutable Grid m_grid; ///< the matrix, or (setSlice) a copy made on demand by data()
+    std::shared_ptr<const void> m_owner;
+    const Tensor* m_tensor = nullptr; ///< setSlice: the matrix is this tensor's head m_sliceHead
+    int m_sliceHead = 0;
+    int m_rows = 0;
+    int m_cols = 0;
     HeatmapInfo m_info;
     ColorMapKind m_colorMap = ColorMapKind::Auto;
     PoolMode m_pool = PoolMode::Mean;

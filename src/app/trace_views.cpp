@@ -216,7 +216,7 @@ HeatmapView* TraceViews::currentHeatmap() const {
     case 0:
         return m_p;
     case 1:
-        return m_bias->data().empty() ? m_relIndex : m_bias;
+        return m_bias->hasData() ? m_bias : m_relIndex;
     case 2:
         return m_terms.empty() ? nullptr : m_terms.front();
     default:
@@ -300,6 +300,24 @@ Grid TraceViews::slice(const char* name, int head, int* binR, int* binC) const {
         *binC = (m_poolInfo.seqLen + g.cols - 1) / g.cols;
     }
     return g;
+}
+
+const Tensor* TraceViews::inPlace(const char* name, int* binR, int* binC) const {
+    const Tensor* t = m_trace->find(name);
+    *binR = 1;
+    *binC = 1;
+    if (!t || t->empty() || t->rank() < 2 || t->rank() > 3)
+        return nullptr;
+    const std::int64_t rows = t->dim(t->rank() - 2);
+    const std::int64_t cols = t->dim(t->rank() - 1);
+    if (rows > kMaxCells || cols > kMaxCells)
+        return nullptr;
+    const std::string n(name);
+    if (m_poolInfo.pooled && (n == "logits" || n == "weights")) { // as slice() says
+        *binR = static_cast<int>((m_poolInfo.seqLen + rows - 1) / rows);
+        *binC = static_cast<int>((m_poolInfo.seqLen + cols - 1) / cols);
+    }
+    return t;
 }
 
 void TraceViews::preparePooled(HeatmapView* v, const char* name, int head) {
@@ -460,11 +478,19 @@ void TraceViews::refreshTerms() {
     const int columns = present.size() > 4 ? 3 : 2;
     const int h = m_head->value();
     std::vector<int> bins(2 * present.size(), 1);
+    // Slices that fit are shown in place; larger ones are binned, concurrently.
+    std::vector<const Tensor*> tensors(present.size(), nullptr);
+    std::vector<std::size_t> gridOf(present.size(), 0);
     std::vector<std::function<Grid()>> jobs;
-    for (std::size_t k = 0; k < present.size(); ++k)
+    for (std::size_t k = 0; k < present.size(); ++k) {
+        tensors[k] = inPlace(present[k]->name, &bins[2 * k], &bins[2 * k + 1]);
+        if (tensors[k])
+            continue;
+        gridOf[k] = jobs.size();
         jobs.emplace_back([this, name = present[k]->name, h, b = &bins[2 * k]] {
             return slice(name, h, b, b + 1);
         });
+    }
     std::vector<Grid> grids = sliceConcurrently(std::move(jobs));
     for (std::size_t k = 0; k < m_terms.size(); ++k) {
         HeatmapView* v = m_terms[k];
@@ -482,7 +508,10 @@ void TraceViews::refreshTerms() {
             info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
             info.subtitle = pooledNote(m_poolInfo);
         }
-        v->setData(std::move(grids[k]), info);
+        if (tensors[k])
+            v->setSlice(m_trace, tensors[k], h, info);
+        else
+            v->setData(std::move(grids[gridOf[k]]), info);
         if (k == 0)
             preparePooled(v, present[k]->name, h);
     }
@@ -509,7 +538,10 @@ void TraceViews::refreshAttention() {
     // Slices of the small multiples (256² at most) and of the enlarged head, concurrently.
     std::vector<int> bins(2 * static_cast<std::size_t>(heads + 1), 1);
     std::vector<std::function<Grid()>> jobs;
-    jobs.emplace_back([this, h, b = bins.data()] { return slice("weights", h, b, b + 1); });
+    const Tensor* whole = inPlace("weights", &bins[0], &bins[1]); // the enlarged head in place
+    jobs.emplace_back([this, h, whole, b = bins.data()] {
+        return whole ? Grid{} : slice("weights", h, b, b + 1);
+    });
     for (int k = 0; k < heads; ++k)
         jobs.emplace_back([w, k, b = &bins[2 * static_cast<std::size_t>(k + 1)]] {
             return sliceHeadBinned(*w, k, 256, 256, b, b + 1);
@@ -531,16 +563,26 @@ void TraceViews::refreshAttention() {
     }
     const int br = bins[0], bc = bins[1];
     Grid g = std::move(grids[0]);
+    const int gRows = whole ? static_cast<int>(whole->dim(whole->rank() - 2)) : g.rows;
     HeatmapInfo info = infoFor(tr("attention weights, head %1").arg(h), tr("a_ij"), br, bc);
-    int q = std::min(m_query->value() / br, g.rows - 1);
+    int q = std::min(m_query->value() / br, gRows - 1);
     if (m_poolInfo.pooled) {
         info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
-        q = std::clamp(static_cast<int>(static_cast<std::int64_t>(m_query->value()) * g.rows /
+        q = std::clamp(static_cast<int>(static_cast<std::int64_t>(m_query->value()) * gRows /
                                         std::max(m_poolInfo.seqLen, 1)),
-                       0, g.rows - 1);
+                       0, gRows - 1);
     }
-    std::vector<double> r = row(g, q);
-    m_enlarged->setData(std::move(g), info);
+    std::vector<double> r;
+    if (whole) {
+        m_enlarged->setSlice(m_trace, whole, h, info);
+        const int cols = m_enlarged->dataCols();
+        r.reserve(static_cast<std::size_t>(cols));
+        for (int c = 0; c < cols && q >= 0; ++c)
+            r.push_back(sliceAt(*whole, h, q, c));
+    } else {
+        r = row(g, q);
+        m_enlarged->setData(std::move(g), info);
+    }
     preparePooled(m_enlarged, "weights", h);
 
     QString qLabel;

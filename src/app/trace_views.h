@@ -92,6 +92,9 @@ private:
     HeatmapView* addHeatmap(QWidget* parent, bool compact = false);
     HeatmapInfo infoFor(const QString& title, const QString& valueTitle, int binR, int binC) const;
     Grid slice(const char* name, int head, int* binR, int* binC) const;
+    /** The tensor `name` when its slices fit kMaxCells (shown in place, HeatmapView::setSlice);
+     *  *binR / *binC as slice() sets them. Null when absent, empty or larger. */
+    const Tensor* inPlace(const char* name, int* binR, int* binC) const;
     /** Pooled mode: marks `v` as a view of the n×n `name` and lays the current tile over it. */
     void preparePooled(HeatmapView* v, const char* name, int head);
 

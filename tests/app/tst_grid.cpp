@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <QTest>
 
+#include <array>
+#include <cmath>
 #include <limits>
 
 #include "grid.h"
@@ -17,6 +19,9 @@ private Q_SLOTS:
     void gramOfSinusoidRows();
     void sliceHeadPicksTheHead();
     void meanSkipsMaskedEntries();
+    void poolSliceEqualsPoolOfSlice_data();
+    void poolSliceEqualsPoolOfSlice();
+    void sliceRangeAndAtReadInPlace();
 };
 
 static Grid ramp(int rows, int cols) {
@@ -113,6 +118,87 @@ void TestGrid::meanSkipsMaskedEntries() {
     const Grid b = sliceHeadBinned(t, 0, 2, 2, &br, &bc);
     for (std::size_t k = 0; k < 4; ++k)
         QCOMPARE(b.values[k], p.values[k]);
+}
+
+/** A float [2, rows, cols] tensor of irregular values with masked (−inf) entries in head 1. */
+static Tensor maskedHeads(int rows, int cols) {
+    std::vector<float> v(static_cast<std::size_t>(2 * rows * cols));
+    for (std::size_t k = 0; k < v.size(); ++k)
+        v[k] = static_cast<float>(std::sin(0.37 * static_cast<double>(k)) * 3.0);
+    for (int r = 0; r < rows; ++r)
+        for (int c = r + 1; c < cols; ++c) // causal mask on head 1
+            v[static_cast<std::size_t>((rows + r) * cols + c)] =
+                -std::numeric_limits<float>::infinity();
+    return Tensor::fromVector<float>({2, rows, cols}, std::move(v));
+}
+
+void TestGrid::poolSliceEqualsPoolOfSlice_data() {
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<int>("head");
+    QTest::addColumn<int>("out");
+    QTest::addColumn<int>("mode");
+    // Uneven bins (37 → 5, 3 → 2), a copy (out ≥ size) and the masked head in both modes.
+    QTest::newRow("uneven mean") << 37 << 41 << 0 << 5 << 0;
+    QTest::newRow("uneven max") << 37 << 41 << 0 << 5 << 1;
+    QTest::newRow("3 to 2") << 3 << 3 << 0 << 2 << 0;
+    QTest::newRow("copy") << 9 << 7 << 0 << 16 << 0;
+    QTest::newRow("masked mean") << 40 << 40 << 1 << 7 << 0;
+    QTest::newRow("masked max") << 40 << 40 << 1 << 7 << 1;
+}
+
+void TestGrid::poolSliceEqualsPoolOfSlice() {
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    QFETCH(int, head);
+    QFETCH(int, out);
+    QFETCH(int, mode);
+    const PoolMode m = mode ? PoolMode::Max : PoolMode::Mean;
+    const Tensor t = maskedHeads(rows, cols);
+    const Grid full = sliceHead(t, head);
+    // The whole slice and a zoomed block.
+    for (const auto& [r0, r1, c0, c1] :
+         {std::array{0, rows, 0, cols}, std::array{1, rows - 1, 2, cols - 1}}) {
+        const Grid a = poolSlice(t, head, r0, r1, c0, c1, out, out, m);
+        const Grid b = pool(full, r0, r1, c0, c1, out, out, m);
+        QCOMPARE(a.rows, b.rows);
+        QCOMPARE(a.cols, b.cols);
+        for (std::size_t k = 0; k < a.values.size(); ++k) {
+            if (std::isinf(b.values[k]))
+                QCOMPARE(a.values[k], b.values[k]);
+            else
+                QVERIFY(std::abs(a.values[k] - b.values[k]) < 1e-12);
+        }
+    }
+    // Known answer for the bins: column c of w goes to bin ⌊c·out/w⌋ (3 → 2: {0, 1}, {2}).
+    if (rows == 3 && cols == 3) {
+        const Grid p = poolSlice(t, 0, 0, 3, 0, 3, 2, 2, PoolMode::Mean);
+        const double expected = (full.at(0, 2) + full.at(1, 2)) / 2; // rows {0, 1}, column 2
+        QVERIFY(std::abs(p.at(0, 1) - expected) < 1e-12);
+    }
+}
+
+void TestGrid::sliceRangeAndAtReadInPlace() {
+    const Tensor t = maskedHeads(12, 12);
+    for (int head : {0, 1}) {
+        const Grid g = sliceHead(t, head);
+        double lo = 0, hi = 0;
+        QVERIFY(sliceRange(t, head, &lo, &hi));
+        double glo = std::numeric_limits<double>::infinity(), ghi = -glo;
+        for (double v : g.values)
+            if (std::isfinite(v)) {
+                glo = std::min(glo, v);
+                ghi = std::max(ghi, v);
+            }
+        QCOMPARE(lo, glo); // the −inf of the masked head is left out
+        QCOMPARE(hi, ghi);
+        QCOMPARE(sliceAt(t, head, 7, 3), g.at(7, 3));
+        QCOMPARE(sliceAt(t, head, 3, 7), g.at(3, 7));
+    }
+    const Tensor masked = Tensor::fromVector<float>(
+        {2, 2}, std::vector<float>(4, -std::numeric_limits<float>::infinity()));
+    double lo = 0, hi = 0;
+    QVERIFY(!sliceRange(masked, 0, &lo, &hi));
 }
 
 QTEST_GUILESS_MAIN(TestGrid)

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "heatmap_view.h"
 #include "qcp.h"
@@ -19,6 +20,7 @@ private Q_SLOTS:
     void colourRangeSkipsMaskedCells();
     void zoomPastPooledCellsAsksForATile();
     void longTitleKeepsTheColourScale();
+    void sliceInPlaceMatchesItsGrid();
 };
 
 namespace {
@@ -106,4 +108,30 @@ void TestHeatmapView::longTitleKeepsTheColourScale() {
 }
 
 QTEST_MAIN(TestHeatmapView)
+void TestHeatmapView::sliceInPlaceMatchesItsGrid() {
+    // Head 1 of a float [2, 10, 10] tensor, shown in place, looks and reads as its grid does.
+    const Grid g = ramp(10);
+    std::vector<float> values(200, 7.0f);
+    for (std::size_t k = 0; k < g.values.size(); ++k)
+        values[100 + k] = static_cast<float>(g.values[k]);
+    auto t = std::make_shared<Tensor>(Tensor::fromVector<float>({2, 10, 10}, std::move(values)));
+    HeatmapView v;
+    v.resize(400, 400);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.setSlice(t, t.get(), 1, HeatmapInfo{});
+    QCOMPARE(v.dataRows(), 10);
+    auto* map = qobject_cast<QCPColorMap*>(v.plot()->plottable(0));
+    QCOMPARE(map->dataRange().lower, 0.0); // masked cells left out of the range
+    QCOMPARE(map->dataRange().upper, 4.5);
+    QTRY_VERIFY(map->data()->keySize() == 10);
+    QVERIFY(std::isnan(map->data()->cell(5, 2)));
+    QCOMPARE(map->data()->cell(2, 5), 1.5);
+    QVERIFY(v.describeCell(7, 3).endsWith(QStringLiteral("value = 2")));
+    QCOMPARE(v.data(), g); // copied out on demand, equal to the grid
+    t.reset();             // the view keeps the tensor alive
+    QCOMPARE(v.data().at(9, 0), 4.5);
+    QVERIFY(v.describeCell(9, 0).endsWith(QStringLiteral("value = 4.5")));
+}
+
 #include "tst_heatmap_view.moc"
