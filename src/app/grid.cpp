@@ -92,9 +92,83 @@ std::vector<double> row(const Grid& g, int r) {
 namespace {
 
 /**
- * pool() on any element type: `src` is a rows × cols row-major matrix. The mean skips infinite
- * and NaN entries (masked logits). Each row's share of a bin is summed first, then added.
+ * Pools src (row-major, `cols` per row) into rowEdge.size() − 1 × colEdge.size() − 1 cells: cell
+ * (o, k) covers rows [rowEdge[o], rowEdge[o+1]) and columns [colEdge[k], colEdge[k+1]). The mean
+ * skips infinite and NaN entries (masked logits; a cell with none left is −inf), the max ignores
+ * NaN. Each band of rows is first folded column by column into one line (branch-free, so the
+ * compiler vectorises it), then the line is reduced bin by bin.
  */
+template <typename T>
+Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
+              const std::vector<int>& colEdge, PoolMode mode) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    Grid out;
+    out.rows = static_cast<int>(rowEdge.size()) - 1;
+    out.cols = static_cast<int>(colEdge.size()) - 1;
+    out.values.resize(static_cast<std::size_t>(out.rows) * out.cols);
+    const int c0 = colEdge.front();
+    const auto w = static_cast<std::size_t>(colEdge.back() - c0);
+    std::vector<double> acc(w), cnt(mode == PoolMode::Mean ? w : 0);
+    for (int o = 0; o < out.rows; ++o) {
+        const int ra = rowEdge[static_cast<std::size_t>(o)];
+        const int rb = rowEdge[static_cast<std::size_t>(o) + 1];
+        double* a = acc.data();
+        if (mode == PoolMode::Max) {
+            std::fill(acc.begin(), acc.end(), -kInf);
+            for (int r = ra; r < rb; ++r) {
+                const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
+                for (std::size_t c = 0; c < w; ++c) {
+                    const double v = static_cast<double>(line[c]);
+                    a[c] = a[c] < v ? v : a[c]; // NaN: kept out
+                }
+            }
+        } else {
+            std::fill(acc.begin(), acc.end(), 0.0);
+            std::fill(cnt.begin(), cnt.end(), 0.0);
+            double* n = cnt.data();
+            for (int r = ra; r < rb; ++r) {
+                const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
+                for (std::size_t c = 0; c < w; ++c) {
+                    const double v = static_cast<double>(line[c]);
+                    const bool finite = v - v == 0.0; // false for ±inf and NaN
+                    a[c] += finite ? v : 0.0;
+                    n[c] += finite ? 1.0 : 0.0;
+                }
+            }
+        }
+        double* dst = out.values.data() + static_cast<std::size_t>(o) * out.cols;
+        for (int k = 0; k < out.cols; ++k) {
+            const auto ca = static_cast<std::size_t>(colEdge[static_cast<std::size_t>(k)] - c0);
+            const auto cb = static_cast<std::size_t>(colEdge[static_cast<std::size_t>(k) + 1] - c0);
+            if (mode == PoolMode::Max) {
+                double m = -kInf;
+                for (std::size_t c = ca; c < cb; ++c)
+                    m = std::max(m, acc[c]);
+                dst[k] = m;
+            } else {
+                double sum = 0.0, count = 0.0;
+                for (std::size_t c = ca; c < cb; ++c) {
+                    sum += acc[c];
+                    count += cnt[c];
+                }
+                dst[k] = count > 0 ? sum / count : -kInf;
+            }
+        }
+    }
+    return out;
+}
+
+/** Edges of `bins` bins over [lo, lo + length): position p goes to bin ⌊(p − lo)·bins / length⌋,
+ *  so bin k starts at lo + ⌈k·length / bins⌉. */
+std::vector<int> proportionalEdges(int lo, int length, int bins) {
+    std::vector<int> edge(static_cast<std::size_t>(bins) + 1);
+    for (int k = 0; k <= bins; ++k)
+        edge[static_cast<std::size_t>(k)] =
+            lo + static_cast<int>((static_cast<std::int64_t>(k) * length + bins - 1) / bins);
+    return edge;
+}
+
+/** pool() on any element type: `src` is a rows × cols row-major matrix. */
 template <typename T>
 Grid poolElements(const T* src, int rows, int cols, int r0, int r1, int c0, int c1, int outRows,
                   int outCols, PoolMode mode) {
@@ -104,56 +178,10 @@ Grid poolElements(const T* src, int rows, int cols, int r0, int r1, int c0, int 
     c1 = std::clamp(c1, c0, cols);
     const int h = r1 - r0;
     const int w = c1 - c0;
-    Grid out;
     if (h == 0 || w == 0)
-        return out;
-    out.rows = std::clamp(outRows, 1, h);
-    out.cols = std::clamp(outCols, 1, w);
-    out.values.assign(static_cast<std::size_t>(out.rows) * out.cols,
-                      mode == PoolMode::Max ? -std::numeric_limits<double>::infinity() : 0.0);
-    // Column c goes to bin ⌊(c − c0)·outCols / w⌋: bin k covers [c0 + ⌈k·w/outCols⌉,
-    // c0 + ⌈(k+1)·w/outCols⌉). The same for every row: worked out once.
-    std::vector<int> edge(static_cast<std::size_t>(out.cols) + 1);
-    for (int k = 0; k <= out.cols; ++k)
-        edge[static_cast<std::size_t>(k)] =
-            c0 + static_cast<int>((static_cast<std::int64_t>(k) * w + out.cols - 1) / out.cols);
-    std::vector<int> finite(mode == PoolMode::Mean ? out.values.size() : 0, 0);
-    for (int r = r0; r < r1; ++r) {
-        const int orow = static_cast<int>(static_cast<std::int64_t>(r - r0) * out.rows / h);
-        double* dst = out.values.data() + static_cast<std::size_t>(orow) * out.cols;
-        const T* line = src + static_cast<std::int64_t>(r) * cols;
-        if (mode == PoolMode::Max) {
-            for (int k = 0; k < out.cols; ++k) {
-                double m = dst[k];
-                for (int c = edge[static_cast<std::size_t>(k)];
-                     c < edge[static_cast<std::size_t>(k) + 1]; ++c)
-                    m = std::max(m, static_cast<double>(line[c]));
-                dst[k] = m;
-            }
-        } else {
-            int* cnt = finite.data() + static_cast<std::size_t>(orow) * out.cols;
-            for (int k = 0; k < out.cols; ++k) {
-                double sum = 0.0;
-                int count = 0;
-                for (int c = edge[static_cast<std::size_t>(k)];
-                     c < edge[static_cast<std::size_t>(k) + 1]; ++c) {
-                    const double v = static_cast<double>(line[c]);
-                    if (!std::isfinite(v))
-                        continue; // masked: left out of the mean
-                    sum += v;
-                    ++count;
-                }
-                dst[k] += sum;
-                cnt[k] += count;
-            }
-        }
-    }
-    if (mode == PoolMode::Mean) {
-        for (std::size_t k = 0; k < out.values.size(); ++k)
-            out.values[k] = finite[k] > 0 ? out.values[k] / finite[k]
-                                          : -std::numeric_limits<double>::infinity();
-    }
-    return out;
+        return {};
+    return poolBins(src, cols, proportionalEdges(r0, h, std::clamp(outRows, 1, h)),
+                    proportionalEdges(c0, w, std::clamp(outCols, 1, w)), mode);
 }
 
 /** Element pointer, rows and columns of head `head` of a [heads, r, c], [r, c] or [c] tensor. */
@@ -251,32 +279,18 @@ Grid sliceHeadBinned(const Tensor& t, int head, int maxRows, int maxCols, int* b
     *binCols = bc;
     if (br == 1 && bc == 1)
         return sliceHead(t, head);
-    Grid g{(rows + br - 1) / br, (cols + bc - 1) / bc, {}};
-    g.values.assign(static_cast<std::size_t>(g.rows) * g.cols, 0.0);
-    std::vector<int> count(g.values.size(), 0);
+    // Bins of br × bc positions (the last ones may be short), mean-pooled from the tensor.
+    auto fixedEdges = [](int length, int bin) {
+        std::vector<int> edge(static_cast<std::size_t>((length + bin - 1) / bin) + 1);
+        for (std::size_t k = 0; k < edge.size(); ++k)
+            edge[k] = std::min(length, static_cast<int>(k) * bin);
+        return edge;
+    };
+    Grid g;
     withElements(t, [&](const auto* src) {
-        for (int r = 0; r < rows; ++r) {
-            const auto* line = src + offset + static_cast<std::int64_t>(r) * cols;
-            const std::size_t orow = static_cast<std::size_t>(r / br) * g.cols;
-            for (int oc = 0; oc < g.cols; ++oc) {
-                const int c1 = std::min(cols, (oc + 1) * bc);
-                double sum = 0.0;
-                int finite = 0;
-                for (int c = oc * bc; c < c1; ++c) {
-                    const double v = static_cast<double>(line[c]);
-                    if (!std::isfinite(v))
-                        continue; // masked: left out of the mean, as in pool()
-                    sum += v;
-                    ++finite;
-                }
-                g.values[orow + oc] += sum;
-                count[orow + oc] += finite;
-            }
-        }
+        g = poolBins(src + offset, cols, fixedEdges(rows, br), fixedEdges(cols, bc),
+                     PoolMode::Mean);
     });
-    for (std::size_t k = 0; k < g.values.size(); ++k)
-        g.values[k] =
-            count[k] > 0 ? g.values[k] / count[k] : -std::numeric_limits<double>::infinity();
     return g;
 }
 } // namespace pe
