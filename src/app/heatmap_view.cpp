@@ -323,6 +323,12 @@ void HeatmapView::showMatrix(const HeatmapInfo& info, bool any) {
 }
 
 void HeatmapView::clear(const QString& message) {
+    // Already showing this message and nothing else (a scheme without P, change after change):
+    // leave the plot as it is, no replot.
+    if (!hasData() && !m_tensor && m_sourceRows == 0 && !hasTile() && m_info.title == message &&
+        m_info.xTitle.isEmpty() && m_info.yTitle.isEmpty() && m_info.subtitle.isEmpty() &&
+        m_redraws > 0 && !m_dirty)
+        return;
     HeatmapInfo info;
     info.title = message;
     info.xTitle.clear();

@@ -34,6 +34,11 @@ void LinePlotView::setContent(const LinePlotContent& c) {
 
 void LinePlotView::setSeries(const QString& title, const QString& xTitle, const QString& yTitle,
                              const std::vector<LineSeries>& series, const QStringList& xLabels) {
+    // An empty plot shown again as it is (a scheme without P, change after change): no replot.
+    if (series.empty() && m_content.series.empty() && m_plot->graphCount() == 0 &&
+        title == m_content.title && xTitle == m_content.xTitle && yTitle == m_content.yTitle &&
+        xLabels == m_content.xLabels)
+        return;
     m_content = LinePlotContent{title, xTitle, yTitle, series, xLabels};
     static const QColor kColours[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
                                       QColor(0x2c, 0xa0, 0x2c), QColor(0xd6, 0x27, 0x28),
