@@ -130,6 +130,9 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     layout->setSpacing(2);
     layout->addWidget(m_plot, 1);
     m_plot->setNoAntialiasingOnDrag(true);
+    // A replot schedules a paint (update) rather than painting and flushing this plot at once
+    // (QCustomPlot's default): the plots a change touches are painted in one pass of the window.
+    m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
     m_plot->setAntialiasedElements(QCP::aeNone);
 
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);

@@ -15,6 +15,9 @@ LinePlotView::LinePlotView(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
+    // A replot schedules a paint (update) rather than painting and flushing this plot at once
+    // (QCustomPlot's default): the plots a change touches are painted in one pass of the window.
+    m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(
         0, 0, new QCPTextElement(m_plot, QString(), QFont(font().family(), 10, QFont::Bold)));
