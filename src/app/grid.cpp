@@ -3,12 +3,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <type_traits>
 
 namespace pe {
 
 namespace {
+
+/** Slices with at least this many elements are pooled / scanned by two threads. */
+constexpr std::int64_t kSplitElements = std::int64_t{1} << 20;
 
 /** Calls f with the tensor's typed element pointer (the views read every element: no per-element
  *  dtype dispatch or bounds check). */
@@ -100,7 +104,7 @@ namespace {
  */
 template <typename T>
 Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
-              const std::vector<int>& colEdge, PoolMode mode) {
+              const std::vector<int>& colEdge, PoolMode mode, bool split = false) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     Grid out;
     out.rows = static_cast<int>(rowEdge.size()) - 1;
@@ -108,52 +112,66 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
     out.values.resize(static_cast<std::size_t>(out.rows) * out.cols);
     const int c0 = colEdge.front();
     const auto w = static_cast<std::size_t>(colEdge.back() - c0);
-    std::vector<double> acc(w), cnt(mode == PoolMode::Mean ? w : 0);
-    for (int o = 0; o < out.rows; ++o) {
-        const int ra = rowEdge[static_cast<std::size_t>(o)];
-        const int rb = rowEdge[static_cast<std::size_t>(o) + 1];
-        double* a = acc.data();
-        if (mode == PoolMode::Max) {
-            std::fill(acc.begin(), acc.end(), -kInf);
-            for (int r = ra; r < rb; ++r) {
-                const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
-                for (std::size_t c = 0; c < w; ++c) {
-                    const double v = static_cast<double>(line[c]);
-                    a[c] = a[c] < v ? v : a[c]; // NaN: kept out
-                }
-            }
-        } else {
-            std::fill(acc.begin(), acc.end(), 0.0);
-            std::fill(cnt.begin(), cnt.end(), 0.0);
-            double* n = cnt.data();
-            for (int r = ra; r < rb; ++r) {
-                const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
-                for (std::size_t c = 0; c < w; ++c) {
-                    const double v = static_cast<double>(line[c]);
-                    const bool finite = v - v == 0.0; // false for ±inf and NaN
-                    a[c] += finite ? v : 0.0;
-                    n[c] += finite ? 1.0 : 0.0;
-                }
-            }
-        }
-        double* dst = out.values.data() + static_cast<std::size_t>(o) * out.cols;
-        for (int k = 0; k < out.cols; ++k) {
-            const auto ca = static_cast<std::size_t>(colEdge[static_cast<std::size_t>(k)] - c0);
-            const auto cb = static_cast<std::size_t>(colEdge[static_cast<std::size_t>(k) + 1] - c0);
+    // Output rows [o0, o1), with their own line buffers.
+    auto band = [&](int o0, int o1) {
+        std::vector<double> acc(w), cnt(mode == PoolMode::Mean ? w : 0);
+        for (int o = o0; o < o1; ++o) {
+            const int ra = rowEdge[static_cast<std::size_t>(o)];
+            const int rb = rowEdge[static_cast<std::size_t>(o) + 1];
+            double* a = acc.data();
             if (mode == PoolMode::Max) {
-                double m = -kInf;
-                for (std::size_t c = ca; c < cb; ++c)
-                    m = std::max(m, acc[c]);
-                dst[k] = m;
-            } else {
-                double sum = 0.0, count = 0.0;
-                for (std::size_t c = ca; c < cb; ++c) {
-                    sum += acc[c];
-                    count += cnt[c];
+                std::fill(acc.begin(), acc.end(), -kInf);
+                for (int r = ra; r < rb; ++r) {
+                    const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
+                    for (std::size_t c = 0; c < w; ++c) {
+                        const double v = static_cast<double>(line[c]);
+                        a[c] = a[c] < v ? v : a[c]; // NaN: kept out
+                    }
                 }
-                dst[k] = count > 0 ? sum / count : -kInf;
+            } else {
+                std::fill(acc.begin(), acc.end(), 0.0);
+                std::fill(cnt.begin(), cnt.end(), 0.0);
+                double* n = cnt.data();
+                for (int r = ra; r < rb; ++r) {
+                    const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
+                    for (std::size_t c = 0; c < w; ++c) {
+                        const double v = static_cast<double>(line[c]);
+                        const bool finite = v - v == 0.0; // false for ±inf and NaN
+                        a[c] += finite ? v : 0.0;
+                        n[c] += finite ? 1.0 : 0.0;
+                    }
+                }
+            }
+            double* dst = out.values.data() + static_cast<std::size_t>(o) * out.cols;
+            for (int k = 0; k < out.cols; ++k) {
+                const auto ca = static_cast<std::size_t>(colEdge[static_cast<std::size_t>(k)] - c0);
+                const auto cb =
+                    static_cast<std::size_t>(colEdge[static_cast<std::size_t>(k) + 1] - c0);
+                if (mode == PoolMode::Max) {
+                    double m = -kInf;
+                    for (std::size_t c = ca; c < cb; ++c)
+                        m = std::max(m, acc[c]);
+                    dst[k] = m;
+                } else {
+                    double sum = 0.0, count = 0.0;
+                    for (std::size_t c = ca; c < cb; ++c) {
+                        sum += acc[c];
+                        count += cnt[c];
+                    }
+                    dst[k] = count > 0 ? sum / count : -kInf;
+                }
             }
         }
+    };
+    const std::int64_t elements =
+        static_cast<std::int64_t>(rowEdge.back() - rowEdge.front()) * static_cast<std::int64_t>(w);
+    if (split && out.rows >= 2 && elements >= kSplitElements) {
+        // A large slice (the window reads it once the computation is done): two halves at once.
+        auto other = std::async(std::launch::async, band, out.rows / 2, out.rows);
+        band(0, out.rows / 2);
+        other.get();
+    } else {
+        band(0, out.rows);
     }
     return out;
 }
@@ -171,7 +189,7 @@ std::vector<int> proportionalEdges(int lo, int length, int bins) {
 /** pool() on any element type: `src` is a rows × cols row-major matrix. */
 template <typename T>
 Grid poolElements(const T* src, int rows, int cols, int r0, int r1, int c0, int c1, int outRows,
-                  int outCols, PoolMode mode) {
+                  int outCols, PoolMode mode, bool split = false) {
     r0 = std::clamp(r0, 0, rows);
     r1 = std::clamp(r1, r0, rows);
     c0 = std::clamp(c0, 0, cols);
@@ -181,7 +199,7 @@ Grid poolElements(const T* src, int rows, int cols, int r0, int r1, int c0, int 
     if (h == 0 || w == 0)
         return {};
     return poolBins(src, cols, proportionalEdges(r0, h, std::clamp(outRows, 1, h)),
-                    proportionalEdges(c0, w, std::clamp(outCols, 1, w)), mode);
+                    proportionalEdges(c0, w, std::clamp(outCols, 1, w)), mode, split);
 }
 
 /** Element pointer, rows and columns of head `head` of a [heads, r, c], [r, c] or [c] tensor. */
@@ -218,7 +236,7 @@ Grid poolSlice(const Tensor& t, int head, int r0, int r1, int c0, int c1, int ou
                PoolMode mode) {
     Grid out;
     withSlice(t, head, [&](const auto* src, int rows, int cols) {
-        out = poolElements(src, rows, cols, r0, r1, c0, c1, outRows, outCols, mode);
+        out = poolElements(src, rows, cols, r0, r1, c0, c1, outRows, outCols, mode, true);
     });
     return out;
 }
@@ -227,23 +245,37 @@ bool sliceRange(const Tensor& t, int head, double* lo, double* hi) {
     bool any = false;
     withSlice(t, head, [&](const auto* src, int rows, int cols) {
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
-        const std::int64_t count = static_cast<std::int64_t>(rows) * cols;
-        T mn = std::numeric_limits<T>::max();
-        T mx = std::numeric_limits<T>::lowest();
-        for (std::int64_t k = 0; k < count; ++k) {
-            const T v = src[k];
-            // Infinite (masked) and NaN entries take no part: v − v is 0 only for finite v.
-            if constexpr (std::is_floating_point_v<T>) {
-                if (!(v - v == T(0)))
-                    continue;
+        struct Range {
+            T lo = std::numeric_limits<T>::max();
+            T hi = std::numeric_limits<T>::lowest();
+            bool any = false;
+        };
+        auto scan = [src](std::int64_t k0, std::int64_t k1) {
+            Range r;
+            for (std::int64_t k = k0; k < k1; ++k) {
+                const T v = src[k];
+                // Infinite (masked) and NaN entries take no part: v − v is 0 only for finite v.
+                const bool finite = v - v == T(0);
+                r.lo = finite && v < r.lo ? v : r.lo;
+                r.hi = finite && v > r.hi ? v : r.hi;
+                r.any |= finite;
             }
-            mn = std::min(mn, v);
-            mx = std::max(mx, v);
-            any = true;
+            return r;
+        };
+        const std::int64_t count = static_cast<std::int64_t>(rows) * cols;
+        Range r;
+        if (count >= kSplitElements) { // two halves at once, as poolBins does
+            auto other = std::async(std::launch::async, scan, count / 2, count);
+            r = scan(0, count / 2);
+            const Range b = other.get();
+            r = {std::min(r.lo, b.lo), std::max(r.hi, b.hi), r.any || b.any};
+        } else {
+            r = scan(0, count);
         }
+        any = r.any;
         if (any) {
-            *lo = static_cast<double>(mn);
-            *hi = static_cast<double>(mx);
+            *lo = static_cast<double>(r.lo);
+            *hi = static_cast<double>(r.hi);
         }
     });
     return any;

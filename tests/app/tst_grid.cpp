@@ -145,6 +145,9 @@ void TestGrid::poolSliceEqualsPoolOfSlice_data() {
     QTest::newRow("copy") << 9 << 7 << 0 << 16 << 0;
     QTest::newRow("masked mean") << 40 << 40 << 1 << 7 << 0;
     QTest::newRow("masked max") << 40 << 40 << 1 << 7 << 1;
+    // Over 2^20 elements: pooled and scanned by two threads.
+    QTest::newRow("large masked mean") << 1030 << 1030 << 1 << 100 << 0;
+    QTest::newRow("large max") << 1030 << 1030 << 0 << 99 << 1;
 }
 
 void TestGrid::poolSliceEqualsPoolOfSlice() {
@@ -170,6 +173,15 @@ void TestGrid::poolSliceEqualsPoolOfSlice() {
                 QVERIFY(std::abs(a.values[k] - b.values[k]) < 1e-12);
         }
     }
+    double lo = 0, hi = 0, glo = std::numeric_limits<double>::infinity(), ghi = -glo;
+    QVERIFY(sliceRange(t, head, &lo, &hi));
+    for (double v : full.values)
+        if (std::isfinite(v)) {
+            glo = std::min(glo, v);
+            ghi = std::max(ghi, v);
+        }
+    QCOMPARE(lo, glo);
+    QCOMPARE(hi, ghi);
     // Known answer for the bins: column c of w goes to bin ⌊c·out/w⌋ (3 → 2: {0, 1}, {2}).
     if (rows == 3 && cols == 3) {
         const Grid p = poolSlice(t, 0, 0, 3, 0, 3, 2, 2, PoolMode::Mean);
