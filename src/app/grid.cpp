@@ -6,6 +6,7 @@
 #include <future>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 namespace pe {
 
@@ -95,6 +96,16 @@ std::vector<double> row(const Grid& g, int r) {
 
 namespace {
 
+/** lo[c] / hi[c] take in line[c] where it is finite (branch-free: vectorised). */
+template <typename T> void foldRange(const T* line, std::size_t w, double* lo, double* hi) {
+    for (std::size_t c = 0; c < w; ++c) {
+        const double v = static_cast<double>(line[c]);
+        const bool finite = v - v == 0.0;
+        lo[c] = finite && v < lo[c] ? v : lo[c];
+        hi[c] = finite && v > hi[c] ? v : hi[c];
+    }
+}
+
 /**
  * Pools src (row-major, `cols` per row) into rowEdge.size() − 1 × colEdge.size() − 1 cells: cell
  * (o, k) covers rows [rowEdge[o], rowEdge[o+1]) and columns [colEdge[k], colEdge[k+1]). The mean
@@ -104,7 +115,8 @@ namespace {
  */
 template <typename T>
 Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
-              const std::vector<int>& colEdge, PoolMode mode, bool split = false) {
+              const std::vector<int>& colEdge, PoolMode mode, bool split = false,
+              double* rangeLo = nullptr, double* rangeHi = nullptr) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     Grid out;
     out.rows = static_cast<int>(rowEdge.size()) - 1;
@@ -112,9 +124,10 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
     out.values.resize(static_cast<std::size_t>(out.rows) * out.cols);
     const int c0 = colEdge.front();
     const auto w = static_cast<std::size_t>(colEdge.back() - c0);
-    // Output rows [o0, o1), with their own line buffers.
+    // Output rows [o0, o1), with their own line buffers; returns the finite entries' range.
     auto band = [&](int o0, int o1) {
         std::vector<double> acc(w), cnt(mode == PoolMode::Mean ? w : 0);
+        std::vector<double> lo(rangeLo ? w : 0, kInf), hi(rangeLo ? w : 0, -kInf);
         for (int o = o0; o < o1; ++o) {
             const int ra = rowEdge[static_cast<std::size_t>(o)];
             const int rb = rowEdge[static_cast<std::size_t>(o) + 1];
@@ -127,6 +140,8 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
                         const double v = static_cast<double>(line[c]);
                         a[c] = a[c] < v ? v : a[c]; // NaN: kept out
                     }
+                    if (rangeLo)
+                        foldRange(line, w, lo.data(), hi.data());
                 }
             } else {
                 std::fill(acc.begin(), acc.end(), 0.0);
@@ -140,6 +155,8 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
                         a[c] += finite ? v : 0.0;
                         n[c] += finite ? 1.0 : 0.0;
                     }
+                    if (rangeLo)
+                        foldRange(line, w, lo.data(), hi.data());
                 }
             }
             double* dst = out.values.data() + static_cast<std::size_t>(o) * out.cols;
@@ -162,16 +179,30 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
                 }
             }
         }
+        std::pair<double, double> range{kInf, -kInf};
+        for (std::size_t c = 0; c < lo.size(); ++c) {
+            range.first = std::min(range.first, lo[c]);
+            range.second = std::max(range.second, hi[c]);
+        }
+        return range;
     };
     const std::int64_t elements =
         static_cast<std::int64_t>(rowEdge.back() - rowEdge.front()) * static_cast<std::int64_t>(w);
     if (split && out.rows >= 2 && elements >= kSplitElements) {
         // A large slice (the window reads it once the computation is done): two halves at once.
         auto other = std::async(std::launch::async, band, out.rows / 2, out.rows);
-        band(0, out.rows / 2);
-        other.get();
+        const auto a = band(0, out.rows / 2);
+        const auto b = other.get();
+        if (rangeLo) {
+            *rangeLo = std::min(a.first, b.first);
+            *rangeHi = std::max(a.second, b.second);
+        }
     } else {
-        band(0, out.rows);
+        const auto a = band(0, out.rows);
+        if (rangeLo) {
+            *rangeLo = a.first;
+            *rangeHi = a.second;
+        }
     }
     return out;
 }
@@ -189,7 +220,8 @@ std::vector<int> proportionalEdges(int lo, int length, int bins) {
 /** pool() on any element type: `src` is a rows × cols row-major matrix. */
 template <typename T>
 Grid poolElements(const T* src, int rows, int cols, int r0, int r1, int c0, int c1, int outRows,
-                  int outCols, PoolMode mode, bool split = false) {
+                  int outCols, PoolMode mode, bool split = false, double* lo = nullptr,
+                  double* hi = nullptr) {
     r0 = std::clamp(r0, 0, rows);
     r1 = std::clamp(r1, r0, rows);
     c0 = std::clamp(c0, 0, cols);
@@ -199,7 +231,7 @@ Grid poolElements(const T* src, int rows, int cols, int r0, int r1, int c0, int 
     if (h == 0 || w == 0)
         return {};
     return poolBins(src, cols, proportionalEdges(r0, h, std::clamp(outRows, 1, h)),
-                    proportionalEdges(c0, w, std::clamp(outCols, 1, w)), mode, split);
+                    proportionalEdges(c0, w, std::clamp(outCols, 1, w)), mode, split, lo, hi);
 }
 
 /** Element pointer, rows and columns of head `head` of a [heads, r, c], [r, c] or [c] tensor. */
@@ -233,11 +265,20 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
 }
 
 Grid poolSlice(const Tensor& t, int head, int r0, int r1, int c0, int c1, int outRows, int outCols,
-               PoolMode mode) {
+               PoolMode mode, double* lo, double* hi, bool* any) {
     Grid out;
+    double a = std::numeric_limits<double>::infinity(), b = -a;
     withSlice(t, head, [&](const auto* src, int rows, int cols) {
-        out = poolElements(src, rows, cols, r0, r1, c0, c1, outRows, outCols, mode, true);
+        out = poolElements(src, rows, cols, r0, r1, c0, c1, outRows, outCols, mode, true,
+                           lo ? &a : nullptr, lo ? &b : nullptr);
     });
+    if (lo) {
+        *any = a <= b;
+        if (*any) {
+            *lo = a;
+            *hi = b;
+        }
+    }
     return out;
 }
 

@@ -50,9 +50,13 @@ std::vector<double> row(const Grid& g, int r);
  */
 Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCols, PoolMode mode);
 
-/** pool() of sliceHead(t, head), read in place from the tensor (no full-size copy). */
+/**
+ * pool() of sliceHead(t, head), read in place from the tensor (no full-size copy). With `lo`
+ * (and `hi`, `any`), the same pass also gives the smallest and largest finite entry of the
+ * region (*any false when there is none), as sliceRange does for the whole slice.
+ */
 Grid poolSlice(const Tensor& t, int head, int r0, int r1, int c0, int c1, int outRows, int outCols,
-               PoolMode mode);
+               PoolMode mode, double* lo = nullptr, double* hi = nullptr, bool* any = nullptr);
 /** Smallest and largest finite entry of sliceHead(t, head); false when there is none. */
 bool sliceRange(const Tensor& t, int head, double* lo, double* hi);
 /** sliceHead(t, head).at(r, c), read in place. */

@@ -252,6 +252,7 @@ void HeatmapView::applyGradient() {
 
 void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_grid = std::move(g);
+    m_prepooled = {};
     m_owner.reset();
     m_tensor = nullptr;
     m_rows = m_grid.rows;
@@ -281,7 +282,17 @@ void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tens
     m_sliceHead = rank == 3 ? std::clamp(head, 0, static_cast<int>(tensor->dim(0)) - 1) : 0;
     m_rows = rank == 1 ? 1 : static_cast<int>(tensor->dim(rank - 2));
     m_cols = static_cast<int>(tensor->dim(rank - 1));
-    const bool any = sliceRange(*tensor, m_sliceHead, &m_lo, &m_hi);
+    bool any = false;
+    if (isVisible()) {
+        // The view opens on the whole matrix: pool it and take the colour range in one pass;
+        // rebuild() uses the cells if the plot's size is still the one they were pooled for.
+        m_prepooledFor = poolTarget();
+        m_prepooled = poolSlice(*tensor, m_sliceHead, 0, m_rows, 0, m_cols, m_prepooledFor.height(),
+                                m_prepooledFor.width(), m_pool, &m_lo, &m_hi, &any);
+    } else {
+        m_prepooled = {};
+        any = sliceRange(*tensor, m_sliceHead, &m_lo, &m_hi);
+    }
     showMatrix(info, any);
 }
 
@@ -415,13 +426,18 @@ void HeatmapView::rebuild() {
     const int c1 = std::clamp(static_cast<int>(std::ceil(xr.upper + 0.5)), c0 + 1, m_cols);
     const int r0 = std::clamp(static_cast<int>(std::floor(yr.lower + 0.5)), 0, m_rows - 1);
     const int r1 = std::clamp(static_cast<int>(std::ceil(yr.upper + 0.5)), r0 + 1, m_rows);
-    const QRect px = m_plot->axisRect()->rect();
-    const qreal dpr = m_plot->devicePixelRatioF();
-    const int outCols = std::max(16, static_cast<int>(px.width() * dpr));
-    const int outRows = std::max(16, static_cast<int>(px.height() * dpr));
-    const Grid p = m_tensor
-                       ? poolSlice(*m_tensor, m_sliceHead, r0, r1, c0, c1, outRows, outCols, m_pool)
-                       : pool(m_grid, r0, r1, c0, c1, outRows, outCols, m_pool);
+    const QSize target = poolTarget();
+    const int outCols = target.width();
+    const int outRows = target.height();
+    Grid p;
+    if (!m_prepooled.empty() && r0 == 0 && c0 == 0 && r1 == m_rows && c1 == m_cols &&
+        m_prepooledFor == target)
+        p = std::move(m_prepooled); // pooled by setSlice, with the colour range
+    else if (m_tensor)
+        p = poolSlice(*m_tensor, m_sliceHead, r0, r1, c0, c1, outRows, outCols, m_pool);
+    else
+        p = pool(m_grid, r0, r1, c0, c1, outRows, outCols, m_pool);
+    m_prepooled = {};
     checkTile(r1 - r0 < outRows || c1 - c0 < outCols);
 
     // Bin k covers [c0 + k·w/out, c0 + (k+1)·w/out) in cells; place the bin centres accordingly.
@@ -436,6 +452,13 @@ void HeatmapView::rebuild() {
     m_displayed = QSize(p.cols, p.rows);
     ++m_redraws;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QSize HeatmapView::poolTarget() const {
+    const QRect px = m_plot->axisRect()->rect();
+    const qreal dpr = m_plot->devicePixelRatioF();
+    return {std::max(16, static_cast<int>(px.width() * dpr)),
+            std::max(16, static_cast<int>(px.height() * dpr))};
 }
 
 void HeatmapView::setSource(int sourceRows, int sourceCols) {

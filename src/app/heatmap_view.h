@@ -114,6 +114,8 @@ private:
     void onMousePress(QMouseEvent* e);
     void checkTile(bool zoomedPast);
     void showMatrix(const HeatmapInfo& info, bool any);
+    /** Cells wanted across × down: the axis rect's size in device pixels (16 at least). */
+    QSize poolTarget() const;
     double cell(int r, int c) const;
 
     QCustomPlot* m_plot;
@@ -135,6 +137,8 @@ private:
     std::shared_ptr<const void> m_owner;
     const Tensor* m_tensor = nullptr; ///< setSlice: the matrix is this tensor's head m_sliceHead
     int m_sliceHead = 0;
+    Grid m_prepooled; ///< setSlice: the whole slice pooled to m_prepooledFor, for rebuild()
+    QSize m_prepooledFor;
     int m_rows = 0;
     int m_cols = 0;
     HeatmapInfo m_info;

@@ -182,6 +182,14 @@ void TestGrid::poolSliceEqualsPoolOfSlice() {
         }
     QCOMPARE(lo, glo);
     QCOMPARE(hi, ghi);
+    // Pooling the whole slice can give the same range in the same pass, and the same cells.
+    double plo = 0, phi = 0;
+    bool any = false;
+    const Grid withRange = poolSlice(t, head, 0, rows, 0, cols, out, out, m, &plo, &phi, &any);
+    QVERIFY(any);
+    QCOMPARE(plo, glo);
+    QCOMPARE(phi, ghi);
+    QCOMPARE(withRange, poolSlice(t, head, 0, rows, 0, cols, out, out, m));
     // Known answer for the bins: column c of w goes to bin ⌊c·out/w⌋ (3 → 2: {0, 1}, {2}).
     if (rows == 3 && cols == 3) {
         const Grid p = poolSlice(t, 0, 0, 3, 0, 3, 2, 2, PoolMode::Mean);
