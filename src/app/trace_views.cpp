@@ -432,14 +432,19 @@ void TraceViews::refreshEncoding() {
 
 void TraceViews::refreshRelative() {
     int br = 1, bc = 1;
-    Grid idx = slice("rel_index", 0, &br, &bc);
     const QString scheme = qs(toString(m_trace->params.scheme));
     if (m_poolInfo.pooled) {
         m_relIndex->clear(pooledNote(m_poolInfo));
         m_bias->clear(tr("zoom the attention or logits maps for full-resolution tiles"));
         return;
     }
-    if (idx.empty() && m_trace->find("urpe_C")) {
+    // Index and bias up to kMaxCells per side are shown in place; larger ones binned.
+    const Tensor* idxInPlace = inPlace("rel_index", &br, &bc);
+    Grid idx = idxInPlace ? Grid{} : slice("rel_index", 0, &br, &bc);
+    if (idxInPlace) {
+        m_relIndex->setSlice(m_trace, idxInPlace, 0,
+                             infoFor(tr("relative index / bucket"), tr("index"), br, bc));
+    } else if (idx.empty() && m_trace->find("urpe_C")) {
         // URPE has no index matrix; its per-head table C[h, (j − i) + N − 1] takes the place.
         Grid c = slice("urpe_C", 0, &br, &bc);
         HeatmapInfo info = infoFor(tr("URPE table C"), tr("C"), br, bc);
@@ -454,6 +459,10 @@ void TraceViews::refreshRelative() {
         m_relIndex->setData(idx, infoFor(tr("relative index / bucket"), tr("index"), br, bc));
     }
     const int h = m_head->value();
+    if (const Tensor* b = inPlace("bias", &br, &bc)) {
+        m_bias->setSlice(m_trace, b, h, infoFor(tr("bias, head %1").arg(h), tr("b_ij"), br, bc));
+        return;
+    }
     Grid bias = slice("bias", h, &br, &bc);
     if (bias.empty()) {
         m_bias->clear(tr("%1 has no additive bias").arg(scheme));
