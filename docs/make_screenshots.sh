@@ -48,6 +48,10 @@ if [[ -x "$cli" ]]; then
   figure render-shaw-attention-head.png --session "$here/sessions/shaw-tokens.json" \
     --view attention-head:1
   figure render-sinusoidal-columns.png --scheme sinusoidal --n 60 --d 32 --view position-lines # d2l
+  # Compare with a gallery: six schemes' attention on one sentence, A − B for sinusoidal − RoPE
+  figure render-compare-gallery.png --scheme sinusoidal --n 20 --d 64 --mask causal \
+    --text "The quick brown fox jumps over the lazy dog while the cat sleeps." \
+    --view compare --compare-scheme rope,t5,alibi,shaw,urpe,deberta --size 1500x1250
 else
   echo "pe-explorer-cli not found next to $exe: figures skipped" >&2
 fi

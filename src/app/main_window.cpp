@@ -18,6 +18,10 @@
 #include <QTimer>
 #include <QUndoStack>
 
+#include <algorithm>
+#include <thread>
+#include <vector>
+
 #include "qcp.h"
 
 #include "comparison_view.h"
@@ -178,6 +182,31 @@ void MainWindow::buildMenus() {
             submit(m_current); // show the same parameters from the new engine
         });
     }
+    // Threads of the fast CPU engine: all cores by default; fewer keep a shared machine usable.
+    QMenu* threads = view->addMenu(tr("CPU &threads"));
+    auto* threadGroup = new QActionGroup(this);
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int chosen = m_persist ? m_settings.cpuThreads() : 0;
+    std::vector<int> counts{0};
+    for (int t = 1; t < cores; t *= 2)
+        counts.push_back(t);
+    if (cores > 1)
+        counts.push_back(cores);
+    for (int t : counts) {
+        QAction* a = threads->addAction(t == 0 ? tr("one per core (%1)").arg(cores)
+                                               : tr("%n thread(s)", nullptr, t));
+        a->setCheckable(true);
+        a->setChecked(t == chosen);
+        a->setData(t);
+        threadGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, t] {
+            m_controller->setThreads(t);
+            if (m_persist)
+                m_settings.setCpuThreads(t);
+            submit(m_current);
+        });
+    }
+    m_controller->setThreads(chosen);
     QMenu* pooling = view->addMenu(tr("&Pooling of large matrices"));
     auto* poolGroup = new QActionGroup(this);
     for (PoolMode m : {PoolMode::Mean, PoolMode::Max}) {

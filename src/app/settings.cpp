@@ -5,6 +5,8 @@
 #include <QJsonDocument>
 #include <QSettings>
 
+#include <algorithm>
+
 namespace pe {
 
 namespace {
@@ -14,6 +16,7 @@ const QString kState = QStringLiteral("window/state");
 const QString kColorMap = QStringLiteral("view/colorMap");
 const QString kPool = QStringLiteral("view/pool");
 const QString kBackend = QStringLiteral("compute/backend");
+const QString kCpuThreads = QStringLiteral("compute/cpuThreads");
 const QString kDpi = QStringLiteral("export/dpi");
 const QString kDir = QStringLiteral("export/lastDirectory");
 } // namespace
@@ -87,6 +90,14 @@ void Settings::setBackend(BackendKind k) {
     QSettings().setValue(kBackend, k == BackendKind::CpuReference ? QStringLiteral("reference")
                                    : k == BackendKind::OpenGL     ? QStringLiteral("gl")
                                                                   : QStringLiteral("fast"));
+}
+
+int Settings::cpuThreads() const {
+    return std::max(0, QSettings().value(kCpuThreads, 0).toInt());
+}
+
+void Settings::setCpuThreads(int threads) {
+    QSettings().setValue(kCpuThreads, std::max(0, threads));
 }
 
 int Settings::exportDpi() const {

@@ -27,6 +27,8 @@ public:
     void setPoolMode(PoolMode m);
     BackendKind backend() const; ///< default: the fast CPU engine
     void setBackend(BackendKind k);
+    int cpuThreads() const; ///< threads of the fast CPU engine; 0 (default): one per core
+    void setCpuThreads(int threads);
     int exportDpi() const;
     void setExportDpi(int dpi);
     QString lastDirectory() const;

@@ -167,12 +167,12 @@ std::unique_ptr<QApplication> makeApplication(double pixelRatio) {
     return std::make_unique<QApplication>(argc, argv);
 }
 
-std::shared_ptr<const Trace> compute(const std::string& backend, const TraceInput& in,
+std::shared_ptr<const Trace> compute(const TraceOptions& engine, const TraceInput& in,
                                      const Params& p) {
     Weights w;
     if (Status st = completeTraceWeights(in, p, w); !st)
         throw Failure{st.error().message};
-    BackendRun ran = computeOnBackend(backend, p, w);
+    BackendRun ran = computeOnBackend(engine.backend, p, w, nullptr, engine.threads);
     if (!ran.trace)
         throw Failure{ran.trace.error().message};
     Trace t = std::move(ran.trace).value();
@@ -285,11 +285,11 @@ int run(const RenderOptions& o) {
     for (const std::string& note : notes)
         std::cerr << "pe-explorer-cli: note: " << note << "\n";
     std::unique_ptr<QApplication> app = makeApplication(format == "png" ? o.dpi / 96.0 : 2.0);
-    const std::shared_ptr<const Trace> trace = compute(o.params.backend, in, p);
+    const std::shared_ptr<const Trace> trace = compute(o.params, in, p);
     std::vector<std::shared_ptr<const Trace>> others;
     if (std::find(views.begin(), views.end(), "compare") != views.end())
         for (Scheme s : compared)
-            others.push_back(compute(o.params.backend, in, paramsUnder(p, s)));
+            others.push_back(compute(o.params, in, paramsUnder(p, s)));
 
     if (staged)
         if (Status st = staged->begin(); !st)
@@ -328,7 +328,8 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o) {
         if (session->count() == 0)
             return;
         for (const CLI::Option* opt : params)
-            if (opt->count() > 0 && opt->get_name() != "--backend")
+            if (opt->count() > 0 && opt->get_name() != "--backend" &&
+                opt->get_name() != "--threads")
                 throw CLI::ExcludesError(session->get_name(), opt->get_name());
     });
     std::string names;

@@ -35,6 +35,8 @@ namespace pe {
 
 namespace {
 
+constexpr int kMaxThreads = 1024;
+
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
 
@@ -295,6 +297,9 @@ Json optionsJson(const TraceOptions& o, const Params& p, const std::vector<std::
 void checkBackend(const TraceOptions& o) {
     if (o.backend != "cpu" && o.backend != "gl")
         throw Failure{"--backend: unknown value '" + o.backend + "' (expected one of: cpu, gl)"};
+    if (o.threads < 0 || o.threads > kMaxThreads)
+        throw Failure{"--threads must be between 0 (one per hardware thread) and " +
+                      std::to_string(kMaxThreads) + ", got " + std::to_string(o.threads)};
 }
 
 /** --weights, --input / --text: the given weights, E and the token labels; validates p. */
@@ -396,7 +401,7 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
 
     completeInputs(o.weights, p, w, pooled ? &poolRequest : nullptr);
 
-    BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr);
+    BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads);
     if (!ran.trace)
         throw Failure{ran.trace.error().message};
     const auto& trace = ran.trace;
@@ -459,6 +464,8 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
                               {"mode", o.poolMode},
                               {"seq_len", p.seqLen()}};
     }
+    if (o.threads > 0) // (extension)
+        manifest["options"]["threads"] = o.threads;
     manifest["timings_ms"] = {{"compute", computeMs}, {"write", writeMs}, {"total", msSince(t0)}};
     if (Status st = writeJsonFile(out.filePath("manifest.json"), manifest); !st) {
         if (!dumpTemp.empty())
@@ -545,6 +552,9 @@ std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
                   "tokenize a sample text; embeddings from a seeded per-token table")
         ->excludes(input);
     t->add_option("--backend", o.backend, "cpu or gl")->capture_default_str();
+    t->add_option("--threads", o.threads,
+                  "(extension) threads of the fast CPU engine; 0: one per hardware thread")
+        ->capture_default_str();
     t->add_option("--dtype", o.dtype, "float32 or float64")->capture_default_str();
     std::vector<CLI::Option*> added;
     for (CLI::Option* opt : t->get_options())
@@ -603,7 +613,7 @@ Expected<Trace> pooledAsTrace(Backend& backend, const Params& p, const Weights& 
 } // namespace
 
 BackendRun computeOnBackend(const std::string& backendName, const Params& p, const Weights& w,
-                            const PoolRequest* pool) {
+                            const PoolRequest* pool, int threads) {
     // The GL backend makes its own raw EGL context: no display and no QGuiApplication needed.
     // Its warnings reach the user once, as the note below; QT_LOGGING_RULES can turn them on.
     if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
@@ -613,6 +623,8 @@ BackendRun computeOnBackend(const std::string& backendName, const Params& p, con
         createBackend(backendName == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
     if (!fallback.isEmpty())
         std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
+    if (threads > 0)
+        backend->setThreads(threads);
 
     const auto tCompute = Clock::now();
     BackendRun ran{Error{"not computed"}, 0, {}, {}, {}};

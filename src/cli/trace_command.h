@@ -59,6 +59,7 @@ struct TraceOptions {
     std::string input;
     std::string text;
     std::string backend = "cpu";
+    int threads = 0; ///< (extension) --threads N: the fast CPU engine's threads; 0 = one per core
     std::string dtype = "float32";
     std::string tensors;
     std::string out;
@@ -104,9 +105,12 @@ struct BackendRun {
     QString fallback;  ///< why the requested engine was not used, if so
     int poolCells = 0; ///< pooled runs: the cells per side of logits and weights
 };
-/** With `pool`, logits and weights come pooled (PoolRequest) next to the O(n·d) tensors. */
+/**
+ * With `pool`, logits and weights come pooled (PoolRequest) next to the O(n·d) tensors.
+ * `threads` > 0 sets the engine's thread count (Backend::setThreads).
+ */
 BackendRun computeOnBackend(const std::string& backend, const Params& p, const Weights& w,
-                            const PoolRequest* pool = nullptr);
+                            const PoolRequest* pool = nullptr, int threads = 0);
 
 /**
  * Runs the trace. Prints one line on stderr for any error and returns the exit status

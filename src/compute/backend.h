@@ -94,6 +94,11 @@ public:
     virtual Expected<PooledTrace> computePooled(const Params& p, const Weights& w,
                                                 const PoolRequest& request,
                                                 const std::atomic<bool>* cancel = nullptr);
+    /**
+     * Threads the engine may use (threads <= 0: one per hardware thread). Engines that do not
+     * thread on the CPU ignore it.
+     */
+    virtual void setThreads(int threads) { (void)threads; }
     /** Why the last compute() ran on the CPU instead (float64, shader error, …); empty if not. */
     virtual QString lastFallbackReason() const { return {}; }
 };

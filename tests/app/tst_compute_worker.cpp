@@ -154,6 +154,13 @@ void TestComputeWorker::switchingBackendsGivesTheSameWeights() {
         QVERIFY2(results.back().trace, qPrintable(results.back().error));
     }
     QCOMPARE(results[0].backend, QStringLiteral("cpu"));
+    // The fast engine runs on as many threads as asked.
+    c.setBackendKind(BackendKind::CpuFast);
+    c.setThreads(1);
+    c.submit(p, InputChoice{});
+    QVERIFY(spy.wait(10000));
+    const ComputeResult one = spy.takeFirst().at(0).value<ComputeResult>();
+    QVERIFY2(one.device.endsWith(QLatin1String(" 1 thread")), qPrintable(one.device));
     // Mesa's llvmpipe gives every CI machine a GL 4.5 context through EGL.
     QVERIFY2(results[2].backend == QStringLiteral("gl"), qPrintable(results[2].backendNote));
     const Tensor* ref = results[0].trace->find("weights");

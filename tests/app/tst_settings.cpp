@@ -59,6 +59,9 @@ void TestSettings::valuesRoundTrip() {
     QVERIFY(t.colorMap() == ColorMapKind::Magma);
     QVERIFY(t.poolMode() == PoolMode::Max);
     QCOMPARE(t.exportDpi(), 1200);
+    QCOMPARE(t.cpuThreads(), 0); // one per core unless chosen
+    s.setCpuThreads(3);
+    QCOMPARE(Settings().cpuThreads(), 3);
     for (BackendKind k : {BackendKind::OpenGL, BackendKind::CpuReference, BackendKind::CpuFast}) {
         s.setBackend(k);
         QVERIFY(Settings().backend() == k);

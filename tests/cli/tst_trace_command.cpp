@@ -283,6 +283,8 @@ private Q_SLOTS:
         QTest::newRow("input malformed npy")
             << s("--scheme none --d 8 --heads 2") << QStringLiteral("badnpy")
             << QStringLiteral("--input");
+        QTest::newRow("negative threads")
+            << s("--scheme none --threads -1") << QString() << QStringLiteral("--threads");
         QTest::newRow("input wrong width")
             << s("--scheme none --d 8 --heads 2") << QStringLiteral("widenpy")
             << QStringLiteral("--input");
@@ -570,6 +572,44 @@ private Q_SLOTS:
         const QJsonObject fm = QJsonDocument::fromJson(ff.readAll()).object();
         QVERIFY(!fm.contains(QLatin1String("pooled")));
         QVERIFY(!fm.value(QLatin1String("options")).toObject().contains(QLatin1String("pool")));
+    }
+
+    void threadCountIsSettable() {
+        // --threads N runs the fast engine on N threads: the same tensors, the manifest says so.
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QStringList common{
+            QStringLiteral("trace"), QStringLiteral("--scheme"), QStringLiteral("shaw"),
+            QStringLiteral("--n"),   QStringLiteral("70"),       QStringLiteral("--d"),
+            QStringLiteral("32"),    QStringLiteral("--heads"),  QStringLiteral("4")};
+        const QString one = tmp.filePath(QStringLiteral("one"));
+        const QString all = tmp.filePath(QStringLiteral("all"));
+        Run r = runCli(common + QStringList{QStringLiteral("--threads"), QStringLiteral("1"),
+                                            QStringLiteral("--out"), one});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runCli(common + QStringList{QStringLiteral("--out"), all});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto manifest = [](const QString& dir) {
+            QFile f(dir + QStringLiteral("/manifest.json"));
+            return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
+                                               : QJsonObject();
+        };
+        const QJsonObject m1 = manifest(one);
+        QCOMPARE(
+            m1.value(QLatin1String("options")).toObject().value(QLatin1String("threads")).toInt(),
+            1);
+        QVERIFY2(m1.value(QLatin1String("device")).toString().contains(QLatin1String(" 1 thread")),
+                 qPrintable(m1.value(QLatin1String("device")).toString()));
+        QVERIFY(!manifest(all)
+                     .value(QLatin1String("options"))
+                     .toObject()
+                     .contains(QLatin1String(
+                         "threads"))); // absent unless given: the contract is unchanged
+        const Tensor a = readTensor(one + QStringLiteral("/weights.npy"));
+        const Tensor b = readTensor(all + QStringLiteral("/weights.npy"));
+        QCOMPARE(a.shape(), b.shape());
+        for (std::int64_t k = 0; k < a.size(); ++k)
+            QVERIFY(std::abs(a.at(k) - b.at(k)) <= 1e-6);
     }
 
     void pooledErrors_data() {

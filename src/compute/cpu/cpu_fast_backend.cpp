@@ -99,10 +99,11 @@ void CpuFastBackend::setThreads(int threads) {
 }
 
 QString CpuFastBackend::device() const {
-    return QStringLiteral("%1 fast SIMD engine (%2), GEMM %3, %4 threads")
+    return QStringLiteral("%1 fast SIMD engine (%2), GEMM %3, %4 thread%5")
         .arg(QSysInfo::currentCpuArchitecture(), QLatin1String(cpu::simdTarget()),
              QLatin1String(cpu::gemmTarget()))
-        .arg(m_threads);
+        .arg(m_threads)
+        .arg(m_threads == 1 ? QString() : QStringLiteral("s"));
 }
 
 void CpuFastBackend::recycle(Trace&& trace) {

@@ -60,7 +60,7 @@ public:
                                         const PoolRequest& request,
                                         const std::atomic<bool>* cancel = nullptr) override;
 
-    void setThreads(int threads);
+    void setThreads(int threads) override;
     int threads() const { return m_threads; }
 
     /**

@@ -130,6 +130,8 @@ void ComputeWorker::process(const ComputeRequest& request) {
         return;
     }
     ensureBackend();
+    if (m_backend)
+        m_backend->setThreads(m_threads.load());
     result.backend = m_backend ? m_backend->name() : QString();
     result.device = m_backend ? m_backend->device() : QString();
     result.backendNote = m_note;
@@ -158,6 +160,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         if (engine->kind() == BackendKind::CpuReference) {
             if (!m_streaming)
                 m_streaming = createBackend(BackendKind::CpuFast);
+            m_streaming->setThreads(m_threads.load());
             engine = m_streaming.get();
             result.device = engine->device();
         }

@@ -81,6 +81,8 @@ public:
     void setBackendKind(BackendKind kind) { m_requested.store(static_cast<int>(kind)); }
     /** Thread-safe: an OpenGL backend made from now on uses this surface (GlBackend::create). */
     void setGlSurface(QSurface* surface) { m_glSurface.store(surface); }
+    /** Thread-safe: CPU threads of the next computations (Backend::setThreads; 0 = all). */
+    void setThreads(int threads) { m_threads.store(threads); }
     /** Requests whose trace would exceed this many bytes are refused with a message. */
     void setMemoryBudget(std::uint64_t bytes) { m_budget.store(bytes); }
     /** A third of physical memory: room for the trace, the views and a comparison trace. */
@@ -109,6 +111,7 @@ private:
 
     std::atomic<int> m_requested;
     std::atomic<QSurface*> m_glSurface{nullptr};
+    std::atomic<int> m_threads{0};
     BackendKind m_createdFor = BackendKind::CpuReference;
     std::unique_ptr<Backend> m_backend;
     QString m_note;
@@ -153,6 +156,8 @@ public:
      * application, the GUI thread first makes the QOffscreenSurface the worker's context uses.
      */
     void setBackendKind(BackendKind kind);
+    /** CPU threads of the fast engine from the next request on (0: one per hardware thread). */
+    void setThreads(int threads) { m_worker->setThreads(threads); }
 
     bool busy() const { return m_busy; }
     /** Busy with a tile (which a newer tile or trace may supersede). */
