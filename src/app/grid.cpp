@@ -335,22 +335,9 @@ double sliceAt(const Tensor& t, int head, int r, int c) {
 namespace pe {
 Grid sliceHeadBinned(const Tensor& t, int head, int maxRows, int maxCols, int* binRows,
                      int* binCols) {
-    int rows = 0, cols = 0;
-    std::int64_t offset = 0;
-    if (t.rank() == 3) {
-        head = std::clamp(head, 0, static_cast<int>(t.dim(0)) - 1);
-        rows = static_cast<int>(t.dim(1));
-        cols = static_cast<int>(t.dim(2));
-        offset = static_cast<std::int64_t>(head) * rows * cols;
-    } else if (t.rank() == 2) {
-        rows = static_cast<int>(t.dim(0));
-        cols = static_cast<int>(t.dim(1));
-    }
-    const int br = std::max(1, (rows + maxRows - 1) / std::max(maxRows, 1));
-    const int bc = std::max(1, (cols + maxCols - 1) / std::max(maxCols, 1));
-    *binRows = br;
-    *binCols = bc;
-    if (br == 1 && bc == 1)
+    *binRows = 1;
+    *binCols = 1;
+    if (t.rank() < 2)
         return sliceHead(t, head);
     // Bins of br × bc positions (the last ones may be short), mean-pooled from the tensor.
     auto fixedEdges = [](int length, int bin) {
@@ -360,10 +347,14 @@ Grid sliceHeadBinned(const Tensor& t, int head, int maxRows, int maxCols, int* b
         return edge;
     };
     Grid g;
-    withElements(t, [&](const auto* src) {
-        g = poolBins(src + offset, cols, fixedEdges(rows, br), fixedEdges(cols, bc),
-                     PoolMode::Mean);
+    withSlice(t, head, [&](const auto* src, int rows, int cols) {
+        const int br = std::max(1, (rows + maxRows - 1) / std::max(maxRows, 1));
+        const int bc = std::max(1, (cols + maxCols - 1) / std::max(maxCols, 1));
+        *binRows = br;
+        *binCols = bc;
+        if (br > 1 || bc > 1)
+            g = poolBins(src, cols, fixedEdges(rows, br), fixedEdges(cols, bc), PoolMode::Mean);
     });
-    return g;
+    return g.empty() ? sliceHead(t, head) : g;
 }
 } // namespace pe
