@@ -59,10 +59,10 @@ private:
     int m_outRows;
     int m_outCols;
     PoolMode m_mode;
-    std::vector<int> m_rowCell;  ///< cell of each region row
-    std::vector<int> m_colStart; ///< R_c + 1 column bin starts, relative to c0
-    std::vector<double> m_sum;   ///< mean: sums; max: maxima
-    std::vector<std::int32_t> m_count; ///< mean: finite entries per cell
+    std::vector<int> m_rowCell;            ///< cell of each region row
+    std::vector<int> m_colStart;           ///< R_c + 1 column bin starts, relative to c0
+    std::vector<double> m_sum;             ///< mean: sums; max: maxima
+    std::vector<std::int32_t> m_count;     ///< mean: finite entries per cell
     std::unique_ptr<std::mutex[]> m_locks; ///< one per head
 };
 
