@@ -72,71 +72,27 @@ FigureFormat figureFormatFor(const QString& path, bool* ok) {
     return FigureFormat::Png;
 }
 
-Status exportPlot(QCustomPlot* plot, const QString& path, FigureFormat fmt, int dpi) {
-    const int w = std::max(plot->width(), 200);
-    const int h = std::max(plot->height(), 150);
-    return atomicWrite(path, [&](QSaveFile& f, QString& why) {
-        switch (fmt) {
-        case FigureFormat::Png: {
-            const double scale = std::max(dpi, 1) / 96.0;
-            QPixmap pm = plot->toPixmap(w, h, scale);
-            QImage img = pm.toImage();
-            img.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
-            img.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
-            if (img.isNull() || !img.save(&f, "PNG")) {
-                why = QStringLiteral("PNG encoding failed");
-                return false;
-            }
-            return true;
-        }
-        case FigureFormat::Svg: {
-            QSvgGenerator gen;
-            gen.setOutputDevice(&f);
-            gen.setSize(QSize(w, h));
-            gen.setViewBox(QRect(0, 0, w, h));
-            gen.setTitle(QStringLiteral("pe-explorer figure"));
-            QCPPainter painter;
-            if (!painter.begin(&gen)) {
-                why = QStringLiteral("SVG painter failed");
-                return false;
-            }
-            plot->toPainter(&painter, w, h);
-            painter.end();
-            return true;
-        }
-        case FigureFormat::Pdf: {
-            QPdfWriter pdf(&f);
-            pdf.setCreator(QStringLiteral("pe-explorer"));
-            pdf.setResolution(96);
-            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-            pdf.setPageSize(QPageSize(QSizeF(w, h) * 72.0 / 96.0, QPageSize::Point));
-            QCPPainter painter;
-            if (!painter.begin(&pdf)) {
-                why = QStringLiteral("PDF painter failed");
-                return false;
-            }
-            painter.setMode(QCPPainter::pmVectorized);
-            painter.setMode(QCPPainter::pmNoCaching);
-            plot->toPainter(&painter, w, h);
-            painter.end();
-            return true;
-        }
-        }
-        return false;
-    });
-}
+namespace {
 
-Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int dpi) {
-    const QSize size = widget->size();
+/**
+ * Writes one figure of `size` (pixels at 96 dpi) that `paint` draws: PNG at `dpi` (a raster of
+ * size × dpi/96), SVG and PDF as vectors. Plots and whole panels share it.
+ */
+template <typename Paint>
+Status exportPainting(const QString& path, FigureFormat fmt, int dpi, QSize size, Paint paint) {
     return atomicWrite(path, [&](QSaveFile& f, QString& why) {
+        QCPPainter painter;
         switch (fmt) {
         case FigureFormat::Png: {
             const double scale = std::max(dpi, 1) / 96.0;
             QImage img(size * scale, QImage::Format_ARGB32);
             img.setDevicePixelRatio(scale);
             img.fill(Qt::white);
-            QCPPainter painter(&img);
-            paintWidgetTree(painter, widget, widget);
+            if (img.isNull() || !painter.begin(&img)) {
+                why = QStringLiteral("PNG painter failed");
+                return false;
+            }
+            paint(painter);
             painter.end();
             img.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
             img.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
@@ -152,12 +108,11 @@ Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int 
             gen.setSize(size);
             gen.setViewBox(QRect(QPoint(0, 0), size));
             gen.setTitle(QStringLiteral("pe-explorer figure"));
-            QCPPainter painter;
             if (!painter.begin(&gen)) {
                 why = QStringLiteral("SVG painter failed");
                 return false;
             }
-            paintWidgetTree(painter, widget, widget);
+            paint(painter);
             painter.end();
             return true;
         }
@@ -167,19 +122,33 @@ Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int 
             pdf.setResolution(96);
             pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
             pdf.setPageSize(QPageSize(QSizeF(size) * 72.0 / 96.0, QPageSize::Point));
-            QCPPainter painter;
             if (!painter.begin(&pdf)) {
                 why = QStringLiteral("PDF painter failed");
                 return false;
             }
             painter.setMode(QCPPainter::pmVectorized);
-            paintWidgetTree(painter, widget, widget);
+            painter.setMode(QCPPainter::pmNoCaching);
+            paint(painter);
             painter.end();
             return true;
         }
         }
         return false;
     });
+}
+
+} // namespace
+
+Status exportPlot(QCustomPlot* plot, const QString& path, FigureFormat fmt, int dpi) {
+    const QSize size(std::max(plot->width(), 200), std::max(plot->height(), 150));
+    return exportPainting(path, fmt, dpi, size, [&](QCPPainter& painter) {
+        plot->toPainter(&painter, size.width(), size.height());
+    });
+}
+
+Status exportWidget(QWidget* widget, const QString& path, FigureFormat fmt, int dpi) {
+    return exportPainting(path, fmt, dpi, widget->size(),
+                          [&](QCPPainter& painter) { paintWidgetTree(painter, widget, widget); });
 }
 
 QByteArray npyBytes(const Grid& g) {
