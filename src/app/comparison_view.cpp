@@ -22,6 +22,11 @@ QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
+/** Whether this view's worker computes `p` pooled (the length rule of ComputeWorker). */
+bool comesPooled(const Params& p) {
+    return p.seqLen() > ComputeWorker::kDefaultPoolThreshold;
+}
+
 } // namespace
 
 Params paramsUnder(const Params& a, Scheme s) {
@@ -135,7 +140,7 @@ void ComparisonView::setPoolMode(PoolMode m) {
     // A − B would mix max and mean cells.
     m_controller->setPooling(ComputeWorker::kDefaultPoolThreshold,
                              ComputeWorker::kDefaultPoolResolution, m);
-    if (m_a && m_a->params.seqLen() > ComputeWorker::kDefaultPoolThreshold) {
+    if (m_a && comesPooled(m_a->params)) {
         m_traces.clear();
         m_requestInFlight = false;
         request();
@@ -163,7 +168,7 @@ void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
         redraw();
         return;
     }
-    if (t->params.seqLen() > ComputeWorker::kDefaultPoolThreshold) {
+    if (comesPooled(t->params)) {
         // A long sequence's trace is mostly its O(n·d) tensors (a few hundred MB at n = 16384):
         // keep only what this view can show, so a gallery of every scheme stays small.
         auto kept = std::make_shared<Trace>();
