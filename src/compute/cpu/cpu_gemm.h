@@ -13,7 +13,9 @@
  *    to one: each call runs on the calling thread.
  *  - Eigen, compiled once per x86 target (AVX-512, AVX2+FMA, baseline SSE2) and picked at run
  *    time: the fallback when OpenBLAS is absent, and the comparison for tests.
- * OpenBLAS is the default where it is available.
+ * OpenBLAS is the default where it is available, unless the CPU has AVX-512 and the installed
+ * OpenBLAS does not use it there (an OpenBLAS older than the CPU: Debian 12's on AMD Zen 5 runs
+ * AVX2 kernels), where Eigen's AVX-512 build is faster. PE_GEMM=openblas|eigen overrides.
  */
 
 namespace pe::cpu {
@@ -34,7 +36,14 @@ void gemmABt(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, 
 
 /** Whether the build links OpenBLAS. */
 bool haveOpenBlas();
-/** The library gemmAB/gemmABt use (process-wide; OpenBlas by default where available). */
+/**
+ * The library used until setGemmLibrary is called: PE_GEMM (openblas or eigen) if set, else the
+ * rule described above. Reads the environment on every call.
+ */
+GemmLibrary defaultGemmLibrary();
+/** Whether OpenBLAS runs AVX-512 kernels on this CPU (false without OpenBLAS). */
+bool openBlasUsesAvx512();
+/** The library gemmAB/gemmABt use (process-wide; the default is described above). */
 GemmLibrary gemmLibrary();
 /** Selects the library of gemmAB/gemmABt; OpenBlas is ignored without OpenBLAS. Not to be
  *  called while GEMMs run. */

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "cpu_gemm.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #ifdef PE_HAVE_OPENBLAS
@@ -67,12 +71,40 @@ bool openBlasReady() {
     return ready;
 }
 
-constexpr GemmLibrary kDefaultLibrary = GemmLibrary::OpenBlas;
-#else
-constexpr GemmLibrary kDefaultLibrary = GemmLibrary::Eigen;
+/** Whether OpenBLAS runs AVX-512 kernels (its core names for them, any case). */
+bool openBlasHasAvx512Kernels() {
+    (void)openBlasReady();
+    const char* core = openblas_get_corename();
+    std::string name = core ? core : "";
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const char* k : {"skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5"})
+        if (name.find(k) != std::string::npos)
+            return true;
+    return false;
+}
 #endif
 
-std::atomic<GemmLibrary> g_library{kDefaultLibrary};
+/** The library in force: chosen by setGemmLibrary or, until then, defaultLibrary(). */
+class LibraryChoice {
+public:
+    GemmLibrary get() {
+        int v = m_value.load(std::memory_order_relaxed);
+        if (v < 0) {
+            static const GemmLibrary initial = defaultGemmLibrary();
+            int expected = -1;
+            m_value.compare_exchange_strong(expected, static_cast<int>(initial));
+            v = m_value.load(std::memory_order_relaxed);
+        }
+        return static_cast<GemmLibrary>(v);
+    }
+    void set(GemmLibrary lib) { m_value.store(static_cast<int>(lib)); }
+
+private:
+    std::atomic<int> m_value{-1};
+};
+
+LibraryChoice g_library;
 std::atomic<bool> g_counting{false};
 std::atomic<std::int64_t> g_countedNs{0};
 std::atomic<double> g_countedFlops{0.0};
@@ -151,13 +183,43 @@ void gemmABt(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, 
 
 void gemmAB(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
             float beta, float* C, int ldc) {
-    gemmAB(g_library.load(std::memory_order_relaxed), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemmAB(g_library.get(), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemmABt(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
              float beta, float* C, int ldc) {
-    gemmABt(g_library.load(std::memory_order_relaxed), m, n, k, alpha, A, lda, B, ldb, beta, C,
-            ldc);
+    gemmABt(g_library.get(), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/**
+ * The library to use when nobody chose: PE_GEMM=openblas|eigen if set; else OpenBLAS, unless
+ * the CPU has AVX-512 and OpenBLAS does not run AVX-512 kernels on it. That happens where the
+ * installed OpenBLAS predates the CPU (Debian 12's 0.3.21 on AMD Zen 5 picks its Haswell AVX2
+ * kernels): there Eigen's AVX-512 build was measured 1.8× faster (464 against 254 GFLOP/s on two
+ * cores). Where OpenBLAS has AVX-512 kernels (Intel Xeon) it was the faster one.
+ */
+GemmLibrary defaultGemmLibrary() {
+#ifdef PE_HAVE_OPENBLAS
+    if (const char* env = std::getenv("PE_GEMM")) {
+        if (std::strcmp(env, "eigen") == 0)
+            return GemmLibrary::Eigen;
+        if (std::strcmp(env, "openblas") == 0)
+            return GemmLibrary::OpenBlas;
+    }
+    if (std::strcmp(eigen().name, "avx512") == 0 && !openBlasHasAvx512Kernels())
+        return GemmLibrary::Eigen;
+    return GemmLibrary::OpenBlas;
+#else
+    return GemmLibrary::Eigen;
+#endif
+}
+
+bool openBlasUsesAvx512() {
+#ifdef PE_HAVE_OPENBLAS
+    return openBlasHasAvx512Kernels();
+#else
+    return false;
+#endif
 }
 
 bool haveOpenBlas() {
@@ -169,11 +231,11 @@ bool haveOpenBlas() {
 }
 
 GemmLibrary gemmLibrary() {
-    return useBlas(g_library.load()) ? GemmLibrary::OpenBlas : GemmLibrary::Eigen;
+    return useBlas(g_library.get()) ? GemmLibrary::OpenBlas : GemmLibrary::Eigen;
 }
 
 void setGemmLibrary(GemmLibrary lib) {
-    g_library.store(lib);
+    g_library.set(lib);
 }
 
 void setGemmCounting(bool on) {
