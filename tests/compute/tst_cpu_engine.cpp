@@ -183,6 +183,20 @@ void TestCpuEngine::matchesReference_data() {
         const std::string tagEigen = tag + "/eigen-gemm";
         add(tagEigen.c_str(), p, 16, true);
     }
+    // Rows long enough for whole vectors between the scalar head and tail of the row pass,
+    // which streams logits and weights to trace rows at every alignment (n = 133: rows start
+    // 4·133 bytes apart), for every normaliser and mask, with URPE's post-factor too.
+    for (Scheme s : {Scheme::ALiBi, Scheme::URPE})
+        for (Normaliser nm : allNormalisers())
+            for (int m = 0; m < 3; ++m) {
+                p = base(s, nm, m, false, false);
+                p.n = 133;
+                p.d = 32;
+                p.validLen = m == 2 ? 101 : -1;
+                const std::string tag = std::string(toString(s)) + "/" + std::string(toString(nm)) +
+                                        "/n133/" + masks[m];
+                add(tag.c_str(), p, 24);
+            }
 }
 
 void TestCpuEngine::matchesReference() {

@@ -507,10 +507,12 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     };
 
     {
-        // Per-worker scratch. The block's dots/logits (S) and weights (W) stay in cache: the fused
-        // pass and A·V work on them, and the trace tensors receive them with streaming stores
-        // (written once, never read back here, so never fetched into the cache). Also: the TXL
+        // Per-worker scratch. The block's dots become its weights in place (S), which stay in
+        // cache for A·V; the row pass streams the logits and weights to the trace as it makes
+        // them (written once, never read back here, so never fetched into the cache). Pooled
+        // mode keeps the logits (S) and weights (W) apart for the sink instead. Also: the TXL
         // band or DeBERTa position-sum row, a row of Shaw's k-term, Shaw's per-offset sums.
+        const bool inPlace = logits != nullptr && weightsT != nullptr;
         const std::size_t workers = static_cast<std::size_t>(pool.threads());
         const std::size_t blockElems = static_cast<std::size_t>(bs) * N;
         std::vector<std::vector<float>> blockS(workers), blockW(workers), scratches(workers),
@@ -538,10 +540,12 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             // the thread that works on them.
             if (blockS[wk].size() != blockElems) {
                 blockS[wk].resize(blockElems);
-                blockW[wk].resize(blockElems);
+                if (!inPlace)
+                    blockW[wk].resize(blockElems);
             }
             float* S = blockS[wk].data();
-            float* Wb = blockW[wk].data();
+            float* Wb = inPlace ? nullptr : blockW[wk].data();
+            const float* A = inPlace ? S : Wb; // the block's weights, for A·V
             std::vector<float>& scratch = scratches[wk];
             std::vector<float>& wsum = wsums[wk];
             const int h = task / blocks;
@@ -657,21 +661,24 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     }
                     rp.add = sum;
                 }
-                cpu::fusedRow(rp, sRow, sRow, Wb + static_cast<std::size_t>(i - i0) * N);
+                if (inPlace) // logits and weights streamed to the trace by the row pass itself
+                    cpu::fusedRow(rp, sRow, sRow, sRow, logits + rowOff, weightsT + rowOff);
+                else
+                    cpu::fusedRow(rp, sRow, sRow, Wb + static_cast<std::size_t>(i - i0) * N);
             }
-            if (logits)
-                cpu::streamCopy(logits + blockOff, S, elems);
+            if (inPlace)
+                cpu::streamFence();
 
             // A · V for the block (weights still in cache).
             float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
             if (profiling)
                 tAv0 = ProfileClock::now();
-            cpu::gemmAB(rows, dh, N, 1.0f, Wb, N, Vh, dh, 0.0f, ho, dh);
+            cpu::gemmAB(rows, dh, N, 1.0f, A, N, Vh, dh, 0.0f, ho, dh);
             if (profiling)
                 tAv1 = ProfileClock::now();
             if (isShaw) {
                 for (int i = i0; i < i1; ++i) {
-                    const float* a = Wb + static_cast<std::size_t>(i - i0) * N;
+                    const float* a = A + static_cast<std::size_t>(i - i0) * N;
                     float* ws = wsum.data() + static_cast<std::size_t>(i - i0) * shawRows;
                     if (kShaw == 0) {
                         ws[0] = rangeSum(a, 0, N - 1, N);
@@ -690,8 +697,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
                     ho[e] += sv[e];
             }
-            if (weightsT)
-                cpu::streamCopy(weightsT + blockOff, Wb, elems);
             if (sink)
                 sink->rows(h, i0, rows, S, Wb);
             if (profiling)

@@ -24,92 +24,136 @@ constexpr int kSoftmax = 0;
 constexpr int kExp = 1;
 constexpr int kL2 = 2;
 
-void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* weights) {
-    const hn::ScalableTag<float> d;
+/**
+ * Calls scalar(j) and vec(j) over [j0, j1): scalar up to the first j where `alignTo + j` lies on
+ * a vector boundary (at once when alignTo is null), then vec(j) for each whole vector, then
+ * scalar for the tail. vec may then use aligned (streaming) stores at alignTo + j.
+ */
+template <class D, class Vec, class Scalar>
+HWY_INLINE void ForEachAligned(D d, int j0, int j1, const float* alignTo, const Vec& vec,
+                               const Scalar& scalar) {
     const int L = static_cast<int>(hn::Lanes(d));
+    int j = j0;
+    if (alignTo) {
+        const std::uintptr_t bytes = static_cast<std::uintptr_t>(L) * sizeof(float);
+        while (j < j1 && reinterpret_cast<std::uintptr_t>(alignTo + j) % bytes != 0)
+            scalar(j++);
+    }
+    for (; j + L <= j1; j += L)
+        vec(j);
+    for (; j < j1; ++j)
+        scalar(j);
+}
+
+void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* weights,
+                  float* logitsOut, float* weightsOut) {
+    const hn::ScalableTag<float> d;
     const int n = p.n;
     const int lim = p.limit < 0 ? 0 : (p.limit > n ? n : p.limit);
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-    // Pass 1: logits and the row maximum.
+    // Pass 1: logits (also streamed to logitsOut) and the row maximum.
     const auto vs = hn::Set(d, p.scale);
     auto vmax = hn::Set(d, kNegInf);
     float smax = kNegInf;
-    int j = 0;
-    if (p.add) {
-        for (; j + L <= lim; j += L) {
-            const auto v = hn::MulAdd(hn::LoadU(d, dots + j), vs, hn::LoadU(d, p.add + j));
-            hn::StoreU(v, d, logits + j);
-            vmax = hn::Max(vmax, v);
-        }
-        for (; j < lim; ++j) {
-            logits[j] = dots[j] * p.scale + p.add[j];
-            smax = std::fmax(smax, logits[j]);
-        }
-    } else {
-        for (; j + L <= lim; j += L) {
-            const auto v = hn::Mul(hn::LoadU(d, dots + j), vs);
-            hn::StoreU(v, d, logits + j);
-            vmax = hn::Max(vmax, v);
-        }
-        for (; j < lim; ++j) {
-            logits[j] = dots[j] * p.scale;
-            smax = std::fmax(smax, logits[j]);
-        }
+    const float* add = p.add;
+    auto logitVec = [&](int j) {
+        const auto x = hn::LoadU(d, dots + j);
+        const auto v = add ? hn::MulAdd(x, vs, hn::LoadU(d, add + j)) : hn::Mul(x, vs);
+        hn::StoreU(v, d, logits + j);
+        if (logitsOut)
+            hn::Stream(v, d, logitsOut + j);
+        vmax = hn::Max(vmax, v);
+    };
+    auto logitScalar = [&](int j) {
+        const float v = add ? dots[j] * p.scale + add[j] : dots[j] * p.scale;
+        logits[j] = v;
+        if (logitsOut)
+            logitsOut[j] = v;
+        smax = std::fmax(smax, v);
+    };
+    ForEachAligned(d, 0, lim, logitsOut, logitVec, logitScalar);
+    if (logitsOut) {
+        const auto vinf = hn::Set(d, kNegInf);
+        ForEachAligned(
+            d, lim, n, logitsOut, [&](int j) { hn::Stream(vinf, d, logitsOut + j); },
+            [&](int j) { logitsOut[j] = kNegInf; });
     }
-    for (j = lim; j < n; ++j)
-        logits[j] = kNegInf;
+    if (logits != weights)
+        for (int j = lim; j < n; ++j)
+            logits[j] = kNegInf;
     const float rowMax = std::fmax(smax, hn::GetLane(hn::MaxOfLanes(d, vmax)));
 
-    // Pass 2: the normaliser over the visible prefix.
-    if (p.norm == kSoftmax || p.norm == kL2 || p.norm == kExp) {
-        const bool shift = p.norm != kExp;
-        const float m = shift ? rowMax : 0.0f;
-        const auto vm = hn::Set(d, m);
+    // Pass 2 (and 3): the normaliser over the visible prefix; the last pass streams the weights.
+    const float* post = p.post;
+    auto finalVec = [&](int j, auto w) {
+        if (post)
+            w = hn::Mul(w, hn::LoadU(d, post + j));
+        hn::StoreU(w, d, weights + j);
+        if (weightsOut)
+            hn::Stream(w, d, weightsOut + j);
+    };
+    auto finalScalar = [&](int j, float w) {
+        if (post)
+            w *= post[j];
+        weights[j] = w;
+        if (weightsOut)
+            weightsOut[j] = w;
+    };
+    if (p.norm == kSoftmax || p.norm == kL2) {
+        const auto vm = hn::Set(d, rowMax);
         auto vacc = hn::Zero(d);
         float sacc = 0.0f;
         const bool squares = p.norm == kL2;
-        for (j = 0; j + L <= lim; j += L) {
-            const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, logits + j), vm));
-            hn::StoreU(e, d, weights + j);
-            vacc = squares ? hn::MulAdd(e, e, vacc) : hn::Add(vacc, e);
-        }
-        for (; j < lim; ++j) {
-            const float e = std::exp(logits[j] - m);
-            weights[j] = e;
-            sacc += squares ? e * e : e;
-        }
-        if (shift && lim > 0) {
+        ForEachAligned(
+            d, 0, lim, nullptr,
+            [&](int j) {
+                const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, logits + j), vm));
+                hn::StoreU(e, d, weights + j);
+                vacc = squares ? hn::MulAdd(e, e, vacc) : hn::Add(vacc, e);
+            },
+            [&](int j) {
+                const float e = std::exp(logits[j] - rowMax);
+                weights[j] = e;
+                sacc += squares ? e * e : e;
+            });
+        if (lim > 0) {
             const float total = sacc + hn::GetLane(hn::SumOfLanes(d, vacc));
             const float inv = squares ? 1.0f / std::sqrt(total) : 1.0f / total;
             const auto vinv = hn::Set(d, inv);
-            for (j = 0; j + L <= lim; j += L)
-                hn::StoreU(hn::Mul(hn::LoadU(d, weights + j), vinv), d, weights + j);
-            for (; j < lim; ++j)
-                weights[j] *= inv;
+            ForEachAligned(
+                d, 0, lim, weightsOut,
+                [&](int j) { finalVec(j, hn::Mul(hn::LoadU(d, weights + j), vinv)); },
+                [&](int j) { finalScalar(j, weights[j] * inv); });
         }
+    } else if (p.norm == kExp) {
+        ForEachAligned(
+            d, 0, lim, weightsOut,
+            [&](int j) { finalVec(j, hn::Exp(d, hn::LoadU(d, logits + j))); },
+            [&](int j) { finalScalar(j, std::exp(logits[j])); });
     } else { // relu2, relu2_visible
         const float inv = p.relu2Denominator > 0.0f ? 1.0f / p.relu2Denominator : 0.0f;
         const auto vinv = hn::Set(d, inv);
         const auto zero = hn::Zero(d);
-        for (j = 0; j + L <= lim; j += L) {
-            const auto r = hn::Max(hn::LoadU(d, logits + j), zero);
-            hn::StoreU(hn::Mul(hn::Mul(r, r), vinv), d, weights + j);
-        }
-        for (; j < lim; ++j) {
-            const float r = std::fmax(logits[j], 0.0f);
-            weights[j] = r * r * inv;
-        }
+        ForEachAligned(
+            d, 0, lim, weightsOut,
+            [&](int j) {
+                const auto r = hn::Max(hn::LoadU(d, logits + j), zero);
+                finalVec(j, hn::Mul(hn::Mul(r, r), vinv));
+            },
+            [&](int j) {
+                const float r = std::fmax(logits[j], 0.0f);
+                finalScalar(j, r * r * inv);
+            });
     }
-    if (p.post) {
-        for (j = 0; j + L <= lim; j += L)
-            hn::StoreU(hn::Mul(hn::LoadU(d, weights + j), hn::LoadU(d, p.post + j)), d,
-                       weights + j);
-        for (; j < lim; ++j)
-            weights[j] *= p.post[j];
-    }
-    for (j = lim; j < n; ++j)
+    for (int j = lim; j < n; ++j)
         weights[j] = 0.0f;
+    if (weightsOut) {
+        const auto zero = hn::Zero(d);
+        ForEachAligned(
+            d, lim, n, weightsOut, [&](int j) { hn::Stream(zero, d, weightsOut + j); },
+            [&](int j) { weightsOut[j] = 0.0f; });
+    }
 }
 
 template <typename T> void StreamCopyT(T* dst, const T* src, std::size_t n) {
@@ -183,8 +227,13 @@ void streamCopy(std::int32_t* dst, const std::int32_t* src, std::size_t n) {
     HWY_DYNAMIC_DISPATCH(StreamCopyI32)(dst, src, n);
 }
 
-void fusedRow(const RowPass& p, const float* dots, float* logits, float* weights) {
-    HWY_DYNAMIC_DISPATCH(FusedRowImpl)(p, dots, logits, weights);
+void fusedRow(const RowPass& p, const float* dots, float* logits, float* weights, float* logitsOut,
+              float* weightsOut) {
+    HWY_DYNAMIC_DISPATCH(FusedRowImpl)(p, dots, logits, weights, logitsOut, weightsOut);
+}
+
+void streamFence() {
+    hwy::FlushStream();
 }
 
 const char* simdTarget() {

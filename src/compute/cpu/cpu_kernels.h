@@ -24,9 +24,16 @@ struct RowPass {
 
 /**
  * logits[j] = dots[j]·scale + add[j] for j < limit and −inf beyond; weights = N(logits) with
- * masked entries exactly 0, then ·post[j]. `dots` may alias `logits`.
+ * masked entries exactly 0, then ·post[j]. `dots` may alias `logits`, and `weights` may alias
+ * both (in place: the row then ends holding the weights; its masked logits are not written).
+ * When given, logitsOut and weightsOut (trace rows, any alignment) receive the logits and
+ * weights with streaming (non-temporal) stores in the same passes: no separate copy reads the
+ * row again. Call streamFence() before another thread reads what was streamed.
  */
-void fusedRow(const RowPass& p, const float* dots, float* logits, float* weights);
+void fusedRow(const RowPass& p, const float* dots, float* logits, float* weights,
+              float* logitsOut = nullptr, float* weightsOut = nullptr);
+/** Orders the streaming stores of fusedRow before later stores (an sfence on x86). */
+void streamFence();
 
 /**
  * dst[0, n) = src[0, n) with non-temporal stores: the destination (a trace tensor written once
