@@ -25,6 +25,47 @@ import subprocess
 import sys
 import time
 
+
+def _cpu_has_avx512():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(ln.startswith("flags") and " avx512f" in ln for ln in f)
+    except OSError:
+        return False
+
+
+# numpy and torch get OpenBLAS at its best on this machine. OpenBLAS's kernel choice can be
+# slower than the CPU allows: OPENBLAS_CORETYPE may pin older kernels (this project's build
+# machines set Haswell), and an OpenBLAS older than the CPU may not know it. On AMD Zen 5 with
+# Debian 12's 0.3.21: 257 GFLOP/s on two cores with the AVX2 "Haswell" kernels, 476 with its own
+# choice (Cooperlake, AVX-512). Unless --blas-as-is is given, when the CPU has AVX-512 this script
+# re-runs itself with OpenBLAS's own choice if that is an AVX-512 kernel, else with
+# OPENBLAS_CORETYPE=SkylakeX (OpenBLAS reads the variable only when it is loaded, so the check
+# runs in a child). pe-bench-cpu inherits the same environment.
+_AVX512_CORES = ("skylakex", "cooperlake", "sapphirerapids")
+
+
+def _openblas_core(env):
+    probe = ("import ctypes, glob\n"
+             "libs = sorted(glob.glob('/usr/lib/x86_64-linux-gnu/openblas*/libopenblas*.so*'))\n"
+             "if libs:\n"
+             "    f = ctypes.CDLL(libs[0]).openblas_get_corename\n"
+             "    f.restype = ctypes.c_char_p\n"
+             "    print(f().decode())\n")
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env=env).stdout.strip().lower()
+
+
+if ("--blas-as-is" not in sys.argv and "PE_COMPARE_BLAS_CHOSEN" not in os.environ
+        and _cpu_has_avx512()):
+    _env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    _core = _openblas_core(_env)
+    if _core and not any(k in _core for k in _AVX512_CORES):
+        _env["OPENBLAS_CORETYPE"] = "SkylakeX"
+    _env["PE_COMPARE_BLAS_CHOSEN"] = "1"
+    if _core:
+        os.execve(sys.executable, [sys.executable] + sys.argv, _env)
+
 import numpy as np
 
 try:
@@ -127,6 +168,53 @@ def forward_numpy(inp, n, d, h, scheme, clip):
     return out, logits, weights
 
 
+def forward_numpy_lean(inp, n, d, h, scheme, clip):
+    """The same forward written for speed, as a performance-minded numpy user would: the per-head
+    logits buffer becomes the weights in place (scale, bias, max shift, exp and normalisation
+    without n×n temporaries), so only the weights are materialised as n×n. Same algorithm for
+    the position terms as forward_numpy."""
+    dh = d // h
+    X = inp["E"]
+    Q = (X @ inp["Wq"]).reshape(n, h, dh).transpose(1, 0, 2)
+    K = (X @ inp["Wk"]).reshape(n, h, dh).transpose(1, 0, 2)
+    V = (X @ inp["Wv"]).reshape(n, h, dh).transpose(1, 0, 2)
+    scale = np.float32(1.0 / math.sqrt(dh))
+    s = Q @ K.transpose(0, 2, 1)  # [h, n, n], becomes the weights
+    if scheme == "t5":
+        s += inp["table"][inp["bucket"]].transpose(2, 0, 1)
+    elif scheme == "alibi":
+        s *= scale
+        for hh in range(h):
+            s[hh] -= inp["slopes"][hh] * inp["absrel"]
+    elif scheme == "shaw":
+        s *= scale
+        qw = (Q @ inp["wk"].T) * scale  # [h, n, 2k+1]
+        s += np.take_along_axis(qw, np.broadcast_to(inp["idx"], (h, n, n)), axis=2)
+    else:
+        s *= scale
+    s -= s.max(axis=-1, keepdims=True)
+    np.exp(s, out=s)
+    s /= s.sum(axis=-1, keepdims=True)
+    head_out = s @ V
+    if scheme == "shaw":
+        k2 = 2 * clip
+        wsum = np.zeros((h, n, k2 + 1), dtype=np.float32)
+        for r in range(k2 + 1):
+            off = r - clip
+            if r == 0 or r == k2:  # the clipped ends: sums of the rows' outer parts
+                mask = inp["idx"] == r
+                wsum[:, :, r] = np.where(mask, s, 0).sum(-1)
+                continue
+            dg = np.diagonal(s, offset=off, axis1=1, axis2=2)
+            if off >= 0:
+                wsum[:, : n - off, r] = dg
+            else:
+                wsum[:, -off:, r] = dg
+        head_out += wsum @ inp["wv"]
+    out = head_out.transpose(1, 0, 2).reshape(n, d) @ inp["Wo"]
+    return out, s
+
+
 def forward_torch(inp, n, d, h, scheme, clip):
     dh = d // h
     X = inp["E"]
@@ -199,6 +287,8 @@ def main():
     ap.add_argument("--heads", type=int, default=8)
     ap.add_argument("--clip", type=int, default=16)
     ap.add_argument("--no-fast", action="store_true", help="skip pe-bench-cpu")
+    ap.add_argument("--blas-as-is", action="store_true",
+                    help="leave OpenBLAS's kernel choice for numpy and torch as it is")
     args = ap.parse_args()
     ns = [int(x) for x in args.n.split(",")]
     schemes = args.schemes.split(",")
@@ -240,23 +330,33 @@ def main():
                 tinp = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in inp.items()}
             np_fn = lambda: forward_numpy(inp, n, args.d, args.heads, s, args.clip)
             th_fn = lambda: forward_torch(tinp, n, args.d, args.heads, s, args.clip)
-            np_fn()  # warm-up
+            lean_fn = lambda: forward_numpy_lean(inp, n, args.d, args.heads, s, args.clip)
+            ref_out, _, ref_w = np_fn()  # warm-up, and the lean forward checked against it
+            lean_out, lean_w = lean_fn()
+            if not (np.allclose(lean_out, ref_out, rtol=1e-3, atol=1e-4)
+                    and np.allclose(lean_w, ref_w, rtol=1e-3, atol=1e-6)):
+                sys.exit(f"numpy lean forward differs from the faithful one ({s}, n = {n})")
+            del ref_out, ref_w, lean_out, lean_w
             if tinp is not None:
                 with torch.no_grad():
                     th_fn()
-            fast_runs, np_times, th_times = [], [], []
+            fast_runs, np_times, lean_times, th_times = [], [], [], []
             for _ in range(args.repeat):
                 if not args.no_fast:
                     r = fast_once(n, s)
                     print(json.dumps(r), flush=True)
                     fast_runs.append(r)
                 np_times.append(time_once(np_fn))
+                lean_times.append(time_once(lean_fn))
                 if tinp is not None:
                     with torch.no_grad():
                         th_times.append(time_once(th_fn))
             np_ms = statistics.median(np_times)
             print(json.dumps({"engine": "numpy", "scheme": s, "n": n, "ms_median": round(np_ms, 3),
                               "ms_runs": [round(t, 1) for t in np_times]}), flush=True)
+            lean_ms = statistics.median(lean_times)
+            print(json.dumps({"engine": "numpy-lean", "scheme": s, "n": n, "ms_median": round(lean_ms, 3),
+                              "ms_runs": [round(t, 1) for t in lean_times]}), flush=True)
             th_ms = statistics.median(th_times) if th_times else None
             if th_ms is not None:
                 print(json.dumps({"engine": "torch", "scheme": s, "n": n, "ms_median": round(th_ms, 3),
@@ -265,7 +365,7 @@ def main():
             f_cold = statistics.median([r["ms_first"] for r in fast_runs]) if fast_runs else None
             gemm_pct = statistics.median([r.get("gemm_pct_peak", 0) for r in fast_runs]) if fast_runs else None
             del inp, tinp
-            rows.append((n, s, f_ms, f_cold, np_ms, th_ms, gemm_pct))
+            rows.append((n, s, f_ms, f_cold, np_ms, lean_ms, th_ms, gemm_pct))
 
     print()
     print(f"d = {args.d}, heads = {args.heads}, fp32, medians of {args.repeat} alternating rounds")
@@ -279,6 +379,8 @@ def main():
     print(f"numpy {np.__version__}" + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else ""))
     for ln in blas_info():
         print(ln)
+    print("OPENBLAS_CORETYPE=" + os.environ.get("OPENBLAS_CORETYPE", "(unset: OpenBLAS's own choice)")
+          + ", OpenBLAS core " + (_openblas_core(dict(os.environ)) or "?"))
     try:
         with open("/proc/loadavg") as f:
             print("load average at the end: " + " ".join(f.read().split()[:3]))
@@ -288,16 +390,18 @@ def main():
     print("fast: warm run (buffers recycled); cold: the first run of the process (fresh buffers); "
           "GEMM % peak: the engine's matrix products against an sgemm peak measured right before each run")
     print()
-    print("| n | scheme | fast (ms) | fast cold (ms) | numpy (ms) | torch (ms) | numpy / fast | torch / fast | GEMM % peak |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for n, s, f, fc, a, b, g in rows:
+    print("| n | scheme | fast (ms) | fast cold (ms) | numpy (ms) | numpy lean (ms) | torch (ms) "
+          "| numpy / fast | numpy lean / fast | torch / fast | GEMM % peak |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for n, s, f, fc, a, lean, b, g in rows:
         fs = f"{f:.1f}" if f else "–"
         fcs = f"{fc:.1f}" if fc else "–"
         bs = f"{b:.1f}" if b else "–"
         ra = f"{a / f:.2f}×" if f else "–"
+        rl = f"{lean / f:.2f}×" if f else "–"
         rb = f"{b / f:.2f}×" if (f and b) else "–"
         gs = f"{g:.0f}%" if g else "–"
-        print(f"| {n} | {s} | {fs} | {fcs} | {a:.1f} | {bs} | {ra} | {rb} | {gs} |")
+        print(f"| {n} | {s} | {fs} | {fcs} | {a:.1f} | {lean:.1f} | {bs} | {ra} | {rl} | {rb} | {gs} |")
 
 
 if __name__ == "__main__":
