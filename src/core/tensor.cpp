@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "tensor.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 namespace pe {
 
@@ -33,18 +40,79 @@ std::size_t dtypeSize(DType t) {
     return t == DType::F64 ? 8 : 4;
 }
 
+namespace detail {
+
+namespace {
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kLine = 64;
+
+std::size_t roundUp(std::size_t v, std::size_t to) {
+    return (v + to - 1) / to * to;
+}
+} // namespace
+
+void* allocateTensorBytes(std::size_t bytes) {
+#ifdef __linux__
+    if (bytes >= kLargeTensorBytes) {
+        // Map 2 MB more than needed, keep the 2 MB-aligned part, give the rest back.
+        const std::size_t size = roundUp(bytes, kHugePage);
+        void* raw = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (raw == MAP_FAILED)
+            throw std::bad_alloc();
+        const auto base = reinterpret_cast<std::uintptr_t>(raw);
+        const std::uintptr_t aligned = roundUp(base, kHugePage);
+        if (aligned > base)
+            ::munmap(raw, aligned - base);
+        if (const std::uintptr_t end = base + size + kHugePage; end > aligned + size)
+            ::munmap(reinterpret_cast<void*>(aligned + size), end - (aligned + size));
+        ::madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE); // a hint only
+        return reinterpret_cast<void*>(aligned);
+    }
+#endif
+    void* p = std::aligned_alloc(kLine, roundUp(std::max<std::size_t>(bytes, 1), kLine));
+    if (!p)
+        throw std::bad_alloc();
+    return p;
+}
+
+void freeTensorBytes(void* p, std::size_t bytes) noexcept {
+    if (!p)
+        return;
+#ifdef __linux__
+    if (bytes >= kLargeTensorBytes) {
+        ::munmap(p, roundUp(bytes, kHugePage));
+        return;
+    }
+#endif
+    std::free(p);
+}
+
+} // namespace detail
+
+namespace {
+/** n zeroed elements; large blocks are fresh mappings, zero already, and are left untouched. */
+template <typename T> TensorBuffer<T> zeroed(std::size_t n) {
+#ifdef __linux__
+    if (n * sizeof(T) >= detail::kLargeTensorBytes)
+        return TensorBuffer<T>(n);
+#endif
+    return TensorBuffer<T>(n, T{});
+}
+} // namespace
+
 Tensor::Tensor(DType dtype, std::vector<std::int64_t> shape)
     : m_shape(std::move(shape)) {
     const auto n = static_cast<std::size_t>(shapeElements(m_shape));
     switch (dtype) {
     case DType::F32:
-        m_data = std::vector<float>(n);
+        m_data = zeroed<float>(n);
         break;
     case DType::F64:
-        m_data = std::vector<double>(n);
+        m_data = zeroed<double>(n);
         break;
     case DType::I32:
-        m_data = std::vector<std::int32_t>(n);
+        m_data = zeroed<std::int32_t>(n);
         break;
     }
 }

@@ -1,13 +1,52 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <new>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 namespace pe {
+
+namespace detail {
+/**
+ * Storage for tensors. Every block is aligned to 64 bytes (a cache line, the widest vector), so
+ * row-wise streaming stores need no scalar head when rows are a multiple of 16 floats. Blocks of
+ * kLargeTensorBytes or more are fresh anonymous mappings aligned to 2 MB and marked for
+ * transparent huge pages (Linux): first touch faults 512× fewer pages, and they start zeroed.
+ */
+void* allocateTensorBytes(std::size_t bytes);
+void freeTensorBytes(void* p, std::size_t bytes) noexcept;
+inline constexpr std::size_t kLargeTensorBytes = std::size_t{4} << 20;
+} // namespace detail
+
+/**
+ * The allocator of tensor storage (see detail::allocateTensorBytes). Its construct() without
+ * arguments default-initialises (no zero fill): Tensor fills small blocks itself and relies on
+ * large ones arriving zeroed, so a large tensor's pages are first touched by whoever writes it.
+ */
+template <class T> struct TensorAllocator {
+    using value_type = T;
+    TensorAllocator() noexcept = default;
+    template <class U> TensorAllocator(const TensorAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) {
+        return static_cast<T*>(detail::allocateTensorBytes(n * sizeof(T)));
+    }
+    void deallocate(T* p, std::size_t n) noexcept { detail::freeTensorBytes(p, n * sizeof(T)); }
+    template <class U> void construct(U* p) { ::new (static_cast<void*>(p)) U; }
+    template <class U, class... Args> void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+    template <class U> bool operator==(const TensorAllocator<U>&) const noexcept { return true; }
+};
+
+/** Contiguous storage of one tensor. */
+template <class T> using TensorBuffer = std::vector<T, TensorAllocator<T>>;
 
 enum class DType { F32, F64, I32 };
 
@@ -25,17 +64,28 @@ std::size_t dtypeSize(DType t);
 class Tensor {
 public:
     using Storage =
-        std::variant<std::vector<float>, std::vector<double>, std::vector<std::int32_t>>;
+        std::variant<TensorBuffer<float>, TensorBuffer<double>, TensorBuffer<std::int32_t>>;
 
     Tensor() = default;
+    /** A zeroed tensor. */
     Tensor(DType dtype, std::vector<std::int64_t> shape);
 
+    /** Takes over a buffer (no copy). */
     template <typename T>
-    static Tensor fromVector(std::vector<std::int64_t> shape, std::vector<T> data) {
+    static Tensor fromVector(std::vector<std::int64_t> shape, TensorBuffer<T> data) {
         Tensor t;
         t.m_shape = std::move(shape);
         t.m_data = std::move(data);
         return t;
+    }
+    /** Copies a std::vector into tensor storage. */
+    template <typename T>
+    static Tensor fromVector(std::vector<std::int64_t> shape, const std::vector<T>& data) {
+        return fromVector(std::move(shape), TensorBuffer<T>(data.begin(), data.end()));
+    }
+    template <typename T>
+    static Tensor fromVector(std::vector<std::int64_t> shape, std::initializer_list<T> data) {
+        return fromVector(std::move(shape), TensorBuffer<T>(data));
     }
 
     DType dtype() const;
@@ -46,10 +96,10 @@ public:
     std::size_t byteSize() const { return static_cast<std::size_t>(size()) * dtypeSize(dtype()); }
     bool empty() const { return size() == 0; }
 
-    template <typename T> T* data() { return std::get<std::vector<T>>(m_data).data(); }
-    template <typename T> const T* data() const { return std::get<std::vector<T>>(m_data).data(); }
+    template <typename T> T* data() { return std::get<TensorBuffer<T>>(m_data).data(); }
+    template <typename T> const T* data() const { return std::get<TensorBuffer<T>>(m_data).data(); }
     template <typename T> bool holds() const {
-        return std::holds_alternative<std::vector<T>>(m_data);
+        return std::holds_alternative<TensorBuffer<T>>(m_data);
     }
 
     /** Raw bytes (little-endian on every platform we build for). */

@@ -838,12 +838,12 @@ Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
         Impl g(*this);
         const int L = p.seqLen(), H = p.heads;
         const std::size_t perHead = static_cast<std::size_t>(L) * L;
-        std::map<std::string, std::vector<float>> nnData;
+        std::map<std::string, TensorBuffer<float>> nnData;
         auto sink = [&](int h0, int count, int i0, int m,
                         const std::map<std::string, GLuint>& bufs) {
             const std::size_t rows = static_cast<std::size_t>(m) * L;
             for (const auto& [name, buf] : bufs) {
-                std::vector<float>& v = nnData[name];
+                TensorBuffer<float>& v = nnData[name];
                 v.resize(perHead * static_cast<std::size_t>(H));
                 for (int hl = 0; hl < count; ++hl)
                     g.readInto(buf, rows,
