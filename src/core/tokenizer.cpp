@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "tokenizer.h"
 
+#include <unordered_map>
+
 #include "weights.h"
 
 namespace pe {
@@ -84,8 +86,17 @@ std::vector<std::string> tokenize(std::string_view s) {
 
 Eigen::MatrixXd embedTokens(const std::vector<std::string>& tokens, int d, std::uint64_t seed) {
     Eigen::MatrixXd E(static_cast<Eigen::Index>(tokens.size()), d);
-    for (std::size_t i = 0; i < tokens.size(); ++i)
-        E.row(static_cast<Eigen::Index>(i)) = seededNormal(1, d, seed, "token:" + tokens[i]).row(0);
+    // A token's row depends on the token alone: draw each distinct token once (a sample
+    // sentence repeated to n = 512 has a few dozen).
+    std::unordered_map<std::string, Eigen::Index> first;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const auto row = static_cast<Eigen::Index>(i);
+        const auto [it, isNew] = first.try_emplace(tokens[i], row);
+        if (isNew)
+            E.row(row) = seededNormal(1, d, seed, "token:" + tokens[i]).row(0);
+        else
+            E.row(row) = E.row(it->second);
+    }
     return E;
 }
 

@@ -20,6 +20,7 @@ private Q_SLOTS:
     void pooledAboveTheThreshold();
     void tileIsTheFullResolutionSlice();
     void overBudgetButPoolableIsPooled();
+    void embeddingsFollowSeedAndWidth();
 };
 
 namespace {
@@ -253,6 +254,41 @@ void TestComputeWorker::overBudgetButPoolableIsPooled() {
     QVERIFY2(r.trace, qPrintable(r.error));
     QVERIFY(r.pool.pooled);
     QCOMPARE(r.trace->find("weights")->shape(), (std::vector<std::int64_t>{2, 256, 256}));
+}
+
+// The worker keeps the last request's embeddings: a change of seed or width must still give
+// the embeddings of the new request, equal to embedding the tokens afresh.
+void TestComputeWorker::embeddingsFollowSeedAndWidth() {
+    ComputeController c;
+    Params p = small(Scheme::None);
+    auto embeddings = [&](const Params& q) {
+        const ComputeResult r = runOne(c, q);
+        const Tensor* e = r.trace ? r.trace->find("E") : nullptr;
+        return e ? std::vector<float>(e->data<float>(), e->data<float>() + e->size())
+                 : std::vector<float>{};
+    };
+    auto expected = [](const Params& q) {
+        const Eigen::MatrixXd E = inputEmbeddings(q, inputTokens(InputChoice{}, q.n));
+        std::vector<float> v;
+        for (Eigen::Index i = 0; i < E.rows(); ++i)
+            for (Eigen::Index j = 0; j < E.cols(); ++j)
+                v.push_back(static_cast<float>(E(i, j)));
+        return v;
+    };
+    const std::vector<float> first = embeddings(p);
+    QVERIFY(!first.empty());
+    QCOMPARE(first, expected(p));
+    p.clip = 5; // not an input of the embeddings: the cached ones are reused
+    QCOMPARE(embeddings(p), first);
+    p.seed += 1;
+    const std::vector<float> reseeded = embeddings(p);
+    QVERIFY(reseeded != first);
+    QCOMPARE(reseeded, expected(p));
+    p.d = 32;
+    QCOMPARE(embeddings(p), expected(p));
+    p.d = 16;
+    p.seed -= 1;
+    QCOMPARE(embeddings(p), first);
 }
 
 QTEST_GUILESS_MAIN(TestComputeWorker)

@@ -124,6 +124,13 @@ private:
     std::unique_ptr<Backend> m_streaming; ///< pooled mode when the chosen engine is the reference
     std::shared_ptr<TraceRecycler> m_recycler; ///< shown traces come back to the engine
     std::unique_ptr<WeightCache> m_weights;    ///< the last request's seeded weights
+    /** The last request's input embeddings and what they depend on (tokens, width, seed). */
+    struct Embedded {
+        std::vector<std::string> tokens;
+        int d = 0;
+        std::uint64_t seed = 0;
+        Eigen::MatrixXd E;
+    } m_embedded;
 };
 
 /**
