@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "grid.h"
 
+#include <QtConcurrent/QtConcurrentRun>
+
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -13,7 +14,7 @@ namespace pe {
 namespace {
 
 /** Slices with at least this many elements are pooled / scanned by two threads. */
-constexpr std::int64_t kSplitElements = std::int64_t{1} << 20;
+constexpr std::int64_t kSplitElements = std::int64_t{1} << 17;
 
 /** Calls f with the tensor's typed element pointer (the views read every element: no per-element
  *  dtype dispatch or bounds check). */
@@ -124,6 +125,7 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
     out.values.resize(static_cast<std::size_t>(out.rows) * out.cols);
     const int c0 = colEdge.front();
     const auto w = static_cast<std::size_t>(colEdge.back() - c0);
+    const bool unitBins = w == static_cast<std::size_t>(out.cols);
     // Output rows [o0, o1), with their own line buffers; returns the finite entries' range.
     auto band = [&](int o0, int o1) {
         std::vector<double> acc(w), cnt(mode == PoolMode::Mean ? w : 0);
@@ -147,19 +149,35 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
                 std::fill(acc.begin(), acc.end(), 0.0);
                 std::fill(cnt.begin(), cnt.end(), 0.0);
                 double* n = cnt.data();
+                double* l = lo.data();
+                double* u = hi.data();
                 for (int r = ra; r < rb; ++r) {
                     const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
-                    for (std::size_t c = 0; c < w; ++c) {
-                        const double v = static_cast<double>(line[c]);
-                        const bool finite = v - v == 0.0; // false for ±inf and NaN
-                        a[c] += finite ? v : 0.0;
-                        n[c] += finite ? 1.0 : 0.0;
-                    }
-                    if (rangeLo)
-                        foldRange(line, w, lo.data(), hi.data());
+                    if (rangeLo) // the colour range in the same pass
+                        for (std::size_t c = 0; c < w; ++c) {
+                            const double v = static_cast<double>(line[c]);
+                            const bool finite = v - v == 0.0; // false for ±inf and NaN
+                            a[c] += finite ? v : 0.0;
+                            n[c] += finite ? 1.0 : 0.0;
+                            l[c] = finite && v < l[c] ? v : l[c];
+                            u[c] = finite && v > u[c] ? v : u[c];
+                        }
+                    else
+                        for (std::size_t c = 0; c < w; ++c) {
+                            const double v = static_cast<double>(line[c]);
+                            const bool finite = v - v == 0.0;
+                            a[c] += finite ? v : 0.0;
+                            n[c] += finite ? 1.0 : 0.0;
+                        }
                 }
             }
             double* dst = out.values.data() + static_cast<std::size_t>(o) * out.cols;
+            if (unitBins && mode == PoolMode::Mean) { // one column per bin: no reduction
+                const double* n = cnt.data();
+                for (std::size_t k = 0; k < w; ++k)
+                    dst[k] = n[k] > 0 ? a[k] / n[k] : -kInf;
+                continue;
+            }
             for (int k = 0; k < out.cols; ++k) {
                 const auto ca = static_cast<std::size_t>(colEdge[static_cast<std::size_t>(k)] - c0);
                 const auto cb =
@@ -190,9 +208,11 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
         static_cast<std::int64_t>(rowEdge.back() - rowEdge.front()) * static_cast<std::int64_t>(w);
     if (split && out.rows >= 2 && elements >= kSplitElements) {
         // A large slice (the window reads it once the computation is done): two halves at once.
-        auto other = std::async(std::launch::async, band, out.rows / 2, out.rows);
+        // On Qt's pool: no thread is started per map.
+        QFuture<std::pair<double, double>> other =
+            QtConcurrent::run([&band, &out] { return band(out.rows / 2, out.rows); });
         const auto a = band(0, out.rows / 2);
-        const auto b = other.get();
+        const auto b = other.result();
         if (rangeLo) {
             *rangeLo = std::min(a.first, b.first);
             *rangeHi = std::max(a.second, b.second);
@@ -306,9 +326,10 @@ bool sliceRange(const Tensor& t, int head, double* lo, double* hi) {
         const std::int64_t count = static_cast<std::int64_t>(rows) * cols;
         Range r;
         if (count >= kSplitElements) { // two halves at once, as poolBins does
-            auto other = std::async(std::launch::async, scan, count / 2, count);
+            QFuture<Range> other =
+                QtConcurrent::run([&scan, count] { return scan(count / 2, count); });
             r = scan(0, count / 2);
-            const Range b = other.get();
+            const Range b = other.result();
             r = {std::min(r.lo, b.lo), std::max(r.hi, b.hi), r.any || b.any};
         } else {
             r = scan(0, count);

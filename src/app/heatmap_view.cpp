@@ -20,9 +20,51 @@ constexpr int kLabelLimit = 48; // token labels on the axes up to this many posi
 /** Masked cells (−inf logits, all-masked pooled cells): a grey no colour map uses. */
 const QColor kMaskedColour(190, 190, 190);
 
-/** What a colour map gets for a value: masked (infinite) cells become NaN, drawn in grey. */
-double cellValue(double v) {
-    return std::isfinite(v) ? v : std::numeric_limits<double>::quiet_NaN();
+/**
+ * Colour-map data whose cells are written in one pass: setCell costs a call, a bounds check and
+ * a bounds update per cell (a millisecond per change on the attention tab at n = 512). The map
+ * keeps one of these and resizes it only when the cell count changes.
+ */
+class DirectMapData : public QCPColorMapData {
+public:
+    using QCPColorMapData::QCPColorMapData;
+    /** Row-major cells (row = value index); the map redraws its image at the next paint. */
+    double* cells() {
+        mDataModified = true;
+        return mData;
+    }
+    void setBounds(double lo, double hi) { mDataBounds = QCPRange(lo, hi); }
+};
+
+/**
+ * Shows a grid on a colour map (cell centres at keys × values), reusing its data object. Masked
+ * (infinite) cells become NaN, drawn in grey.
+ */
+void showGrid(QCPColorMap* map, const Grid& g, const QCPRange& keys, const QCPRange& values) {
+    // QCPColorMapData is not polymorphic: the map remembers the object it was given here.
+    constexpr const char* kDirect = "pe-direct-map-data";
+    auto* data = static_cast<DirectMapData*>(map->property(kDirect).value<void*>());
+    if (!data || static_cast<QCPColorMapData*>(data) != map->data()) {
+        data = new DirectMapData(g.cols, g.rows, keys, values);
+        map->setData(data, false);
+        map->setProperty(kDirect, QVariant::fromValue(static_cast<void*>(data)));
+    } else {
+        data->setSize(g.cols, g.rows); // no reallocation when unchanged
+        data->setRange(keys, values);
+    }
+    if (g.empty())
+        return;
+    double* cells = data->cells();
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    const std::size_t count = g.values.size();
+    for (std::size_t i = 0; i < count; ++i) {
+        const double v = g.values[i];
+        const bool finite = v - v == 0.0; // false for ±inf and NaN
+        cells[i] = finite ? v : std::numeric_limits<double>::quiet_NaN();
+        lo = finite && v < lo ? v : lo;
+        hi = finite && v > hi ? v : hi;
+    }
+    data->setBounds(lo, hi);
 }
 
 QCPColorGradient stops(std::initializer_list<const char*> colours) {
@@ -443,12 +485,8 @@ void HeatmapView::rebuild() {
     // Bin k covers [c0 + k·w/out, c0 + (k+1)·w/out) in cells; place the bin centres accordingly.
     const double cw = static_cast<double>(c1 - c0) / p.cols;
     const double rh = static_cast<double>(r1 - r0) / p.rows;
-    auto* data = new QCPColorMapData(p.cols, p.rows, QCPRange(c0 - 0.5 + cw / 2, c1 - 0.5 - cw / 2),
-                                     QCPRange(r0 - 0.5 + rh / 2, r1 - 0.5 - rh / 2));
-    for (int r = 0; r < p.rows; ++r)
-        for (int c = 0; c < p.cols; ++c)
-            data->setCell(c, r, cellValue(p.at(r, c)));
-    m_map->setData(data, false);
+    showGrid(m_map, p, QCPRange(c0 - 0.5 + cw / 2, c1 - 0.5 - cw / 2),
+             QCPRange(r0 - 0.5 + rh / 2, r1 - 0.5 - rh / 2));
     m_displayed = QSize(p.cols, p.rows);
     ++m_redraws;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -517,12 +555,8 @@ void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
     const double x0 = region.c0 * sx - 0.5, x1 = region.c1 * sx - 0.5;
     const double y0 = region.r0 * sy - 0.5, y1 = region.r1 * sy - 0.5;
     const double cw = (x1 - x0) / m_tile.cols, rh = (y1 - y0) / m_tile.rows;
-    auto* data = new QCPColorMapData(m_tile.cols, m_tile.rows, QCPRange(x0 + cw / 2, x1 - cw / 2),
-                                     QCPRange(y0 + rh / 2, y1 - rh / 2));
-    for (int r = 0; r < m_tile.rows; ++r)
-        for (int c = 0; c < m_tile.cols; ++c)
-            data->setCell(c, r, cellValue(m_tile.at(r, c)));
-    m_tileMap->setData(data, false);
+    showGrid(m_tileMap, m_tile, QCPRange(x0 + cw / 2, x1 - cw / 2),
+             QCPRange(y0 + rh / 2, y1 - rh / 2));
     m_tileMap->setVisible(true);
     m_tileNote = note;
     if (m_subtitle) // under the title: "tile i a–b × j c–d, full resolution"
