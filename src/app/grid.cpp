@@ -285,11 +285,11 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
 }
 
 Grid poolSlice(const Tensor& t, int head, int r0, int r1, int c0, int c1, int outRows, int outCols,
-               PoolMode mode, double* lo, double* hi, bool* any) {
+               PoolMode mode, double* lo, double* hi, bool* any, bool split) {
     Grid out;
     double a = std::numeric_limits<double>::infinity(), b = -a;
     withSlice(t, head, [&](const auto* src, int rows, int cols) {
-        out = poolElements(src, rows, cols, r0, r1, c0, c1, outRows, outCols, mode, true,
+        out = poolElements(src, rows, cols, r0, r1, c0, c1, outRows, outCols, mode, split,
                            lo ? &a : nullptr, lo ? &b : nullptr);
     });
     if (lo) {

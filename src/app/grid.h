@@ -53,10 +53,12 @@ Grid pool(const Grid& g, int r0, int r1, int c0, int c1, int outRows, int outCol
 /**
  * pool() of sliceHead(t, head), read in place from the tensor (no full-size copy). With `lo`
  * (and `hi`, `any`), the same pass also gives the smallest and largest finite entry of the
- * region (*any false when there is none), as sliceRange does for the whole slice.
+ * region (*any false when there is none), as sliceRange does for the whole slice. Large slices
+ * are pooled by two threads unless `split` is false (callers that already run views in parallel).
  */
 Grid poolSlice(const Tensor& t, int head, int r0, int r1, int c0, int c1, int outRows, int outCols,
-               PoolMode mode, double* lo = nullptr, double* hi = nullptr, bool* any = nullptr);
+               PoolMode mode, double* lo = nullptr, double* hi = nullptr, bool* any = nullptr,
+               bool split = true);
 /** Smallest and largest finite entry of sliceHead(t, head); false when there is none. */
 bool sliceRange(const Tensor& t, int head, double* lo, double* hi);
 /** sliceHead(t, head).at(r, c), read in place. */

@@ -313,6 +313,30 @@ void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
 
 void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tensor, int head,
                            const HeatmapInfo& info) {
+    setSlice(std::move(owner), tensor, head, info, PreparedSlice{});
+}
+
+std::function<HeatmapView::PreparedSlice()> HeatmapView::slicePreparer(const Tensor* tensor,
+                                                                       int head) const {
+    if (!tensor || tensor->empty() || tensor->rank() < 2 || tensor->rank() > 3)
+        return [] { return PreparedSlice{}; };
+    const QSize target = poolTarget();
+    const PoolMode mode = m_pool;
+    return [tensor, head, target, mode] {
+        PreparedSlice s;
+        s.target = target;
+        s.mode = mode;
+        const std::size_t rank = tensor->rank();
+        const int rows = static_cast<int>(tensor->dim(rank - 2));
+        const int cols = static_cast<int>(tensor->dim(rank - 1));
+        s.cells = poolSlice(*tensor, head, 0, rows, 0, cols, target.height(), target.width(), mode,
+                            &s.lo, &s.hi, &s.any, false);
+        return s;
+    };
+}
+
+void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tensor, int head,
+                           const HeatmapInfo& info, PreparedSlice prepared) {
     if (!tensor || tensor->empty() || tensor->rank() < 1 || tensor->rank() > 3) {
         setData(Grid{}, info);
         return;
@@ -325,7 +349,14 @@ void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tens
     m_rows = rank == 1 ? 1 : static_cast<int>(tensor->dim(rank - 2));
     m_cols = static_cast<int>(tensor->dim(rank - 1));
     bool any = false;
-    if (isVisible()) {
+    if (isVisible() && !prepared.target.isEmpty() && prepared.target == poolTarget() &&
+        prepared.mode == m_pool) {
+        m_prepooledFor = prepared.target; // pooled ahead, maybe with other views in parallel
+        m_prepooled = std::move(prepared.cells);
+        m_lo = prepared.lo;
+        m_hi = prepared.hi;
+        any = prepared.any;
+    } else if (isVisible()) {
         // The view opens on the whole matrix: pool it and take the colour range in one pass;
         // rebuild() uses the cells if the plot's size is still the one they were pooled for.
         m_prepooledFor = poolTarget();

@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 #include "grid.h"
@@ -53,6 +54,23 @@ public:
      */
     void setSlice(std::shared_ptr<const void> owner, const Tensor* tensor, int head,
                   const HeatmapInfo& info);
+    /** What setSlice pools, computed ahead by a job from slicePreparer() (on any thread). */
+    struct PreparedSlice {
+        QSize target; ///< the plot size the cells were pooled for
+        PoolMode mode = PoolMode::Mean;
+        Grid cells;
+        double lo = 0.0, hi = 0.0;
+        bool any = false;
+    };
+    /**
+     * A job that pools head `head` of `tensor` as setSlice would at this view's current size
+     * (single-threaded; it reads only the tensor, so views can prepare in parallel). Call on
+     * the GUI thread, run the job anywhere, hand its result to setSlice while the tensor lives.
+     */
+    std::function<PreparedSlice()> slicePreparer(const Tensor* tensor, int head) const;
+    /** setSlice with the cells prepared; re-pools if the view's size or mode changed since. */
+    void setSlice(std::shared_ptr<const void> owner, const Tensor* tensor, int head,
+                  const HeatmapInfo& info, PreparedSlice prepared);
     void clear(const QString& message);
     /** The matrix shown, at full resolution (a slice shown in place is copied out on demand). */
     const Grid& data() const;

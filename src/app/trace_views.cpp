@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "trace_views.h"
 
+#include <QtConcurrent/QtConcurrentRun>
+
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -48,18 +50,23 @@ constexpr TermName kTerms[] = {
  * the computation is done by now), so a large trace is converted on every core rather than on
  * the GUI thread alone. Results come back in order.
  */
-std::vector<Grid> sliceConcurrently(std::vector<std::function<Grid()>> jobs) {
-    std::vector<std::future<Grid>> pending;
+/** Runs the jobs on Qt's thread pool, the first on this thread; the results in job order. */
+template <typename R> std::vector<R> runConcurrently(std::vector<std::function<R()>> jobs) {
+    std::vector<QFuture<R>> pending;
     pending.reserve(jobs.size());
     for (std::size_t k = 1; k < jobs.size(); ++k)
-        pending.push_back(std::async(std::launch::async, std::move(jobs[k])));
-    std::vector<Grid> out;
+        pending.push_back(QtConcurrent::run(std::move(jobs[k])));
+    std::vector<R> out;
     out.reserve(jobs.size());
     if (!jobs.empty())
         out.push_back(jobs[0]()); // the GUI thread takes the first
-    for (std::future<Grid>& f : pending)
-        out.push_back(f.get());
+    for (QFuture<R>& f : pending)
+        out.push_back(f.takeResult());
     return out;
+}
+
+std::vector<Grid> sliceConcurrently(std::vector<std::function<Grid()>> jobs) {
+    return runConcurrently(std::move(jobs));
 }
 
 } // namespace
@@ -555,7 +562,24 @@ void TraceViews::refreshAttention() {
         jobs.emplace_back([w, k, b = &bins[2 * static_cast<std::size_t>(k + 1)]] {
             return sliceHeadBinned(*w, k, 256, 256, b, b + 1);
         });
-    std::vector<Grid> grids = sliceConcurrently(std::move(jobs));
+    // In place (the weights are not larger than kMaxCells): each small multiple pools its head
+    // straight to its own pixel size, all of them in parallel, and shows those cells as they are.
+    std::vector<Grid> grids;
+    std::vector<HeatmapView::PreparedSlice> prepared;
+    if (whole) {
+        std::vector<std::function<HeatmapView::PreparedSlice()>> preparers;
+        for (int k = 0; k < heads; ++k) {
+            HeatmapView* v = m_heads[static_cast<std::size_t>(k)];
+            if (v->isHidden()) // not laid out yet: setSlice pools it at its real size
+                preparers.emplace_back([] { return HeatmapView::PreparedSlice{}; });
+            else
+                preparers.push_back(v->slicePreparer(whole, k));
+        }
+        prepared = runConcurrently(std::move(preparers));
+        grids.emplace_back(); // the enlarged head is shown in place too
+    } else {
+        grids = sliceConcurrently(std::move(jobs));
+    }
     for (int k = 0; k < static_cast<int>(m_heads.size()); ++k) {
         HeatmapView* v = m_heads[static_cast<std::size_t>(k)];
         if (k >= heads) {
@@ -566,9 +590,13 @@ void TraceViews::refreshAttention() {
         v->show();
         HeatmapInfo info;
         info.title = k == h ? tr("▶ head %1").arg(k) : tr("head %1").arg(k);
-        info.binRows = bins[2 * static_cast<std::size_t>(k + 1)];
-        info.binCols = bins[2 * static_cast<std::size_t>(k + 1) + 1];
-        v->setData(std::move(grids[static_cast<std::size_t>(k + 1)]), info);
+        // Positions per cell: the in-place tensor's own (pooled mode) or the binning's.
+        info.binRows = bins[whole ? 0 : 2 * static_cast<std::size_t>(k + 1)];
+        info.binCols = bins[whole ? 1 : 2 * static_cast<std::size_t>(k + 1) + 1];
+        if (whole)
+            v->setSlice(m_trace, whole, k, info, std::move(prepared[static_cast<std::size_t>(k)]));
+        else
+            v->setData(std::move(grids[static_cast<std::size_t>(k + 1)]), info);
     }
     const int br = bins[0], bc = bins[1];
     Grid g = std::move(grids[0]);
