@@ -206,64 +206,85 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     };
 
     // ---- Inputs: E (special rows included), P, X ----
+    // Blocks of rows in parallel; E arrives column-major in double, so each block reads its rows
+    // column by column (contiguous) and writes them row-major.
     Tensor& tE = make("E", {N, D});
+    Tensor& tX = make("X", {N, D});
+    const bool absolute = isAbsolute(scheme);
+    float* pp = absolute ? make("P", {N, D}).data<float>() : nullptr;
+    const int tokenRow0 = p.cls ? 1 : 0;
+    const int tokenRows = static_cast<int>(w.E.rows());
+    if (w.E.cols() != D || tokenRow0 + tokenRows + (p.sep ? 1 : 0) != N)
+        return Error{"E has " + std::to_string(w.E.rows()) + " rows; n is " + std::to_string(p.n)};
+    if (scheme == Scheme::Learned && w.learnedTable.rows() < N)
+        return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
+                     " rows; the sequence needs " + std::to_string(N)};
+    const float* sinP = nullptr;
+    if (scheme == Scheme::Sinusoidal) {
+        // The table depends on (n, d, base, layout) only: kept for the next computation.
+        const SinusoidKey key{N, D, p.base, static_cast<int>(p.layout)};
+        if (!(m_sinKey == key) || m_sinTable.size() != static_cast<std::size_t>(Nd)) {
+            m_sinTable = toRowMajorFloat(sinusoidal(N, D, p.base, p.layout));
+            m_sinKey = key;
+        }
+        sinP = m_sinTable.data();
+    }
     {
         float* e = tE.data<float>();
-        int row = 0;
-        auto putRow = [&](const Eigen::MatrixXd& m, Eigen::Index r) {
+        float* x = tX.data<float>();
+        auto copyRow = [&](const Eigen::MatrixXd& m, Eigen::Index r, int row) {
             for (int c = 0; c < D; ++c)
                 e[static_cast<std::int64_t>(row) * D + c] = static_cast<float>(m(r, c));
-            ++row;
         };
         if (p.cls)
-            putRow(w.cls, 0);
-        if (w.E.cols() == D && row + w.E.rows() <= N) { // one cast, column-major to row-major
-            Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-                e + static_cast<std::int64_t>(row) * D, w.E.rows(), D) = w.E.cast<float>();
-            row += static_cast<int>(w.E.rows());
-        }
+            copyRow(w.cls, 0, 0);
         if (p.sep)
-            putRow(w.sep, 0);
-        if (row != N)
-            return Error{"E has " + std::to_string(w.E.rows()) + " rows; n is " +
-                         std::to_string(p.n)};
-    }
-    Tensor& tX = make("X", {N, D});
-    std::memcpy(tX.data<float>(), tE.data<float>(), static_cast<std::size_t>(Nd) * sizeof(float));
-    if (isAbsolute(scheme)) {
-        Tensor& tP = make("P", {N, D});
-        float* pp = tP.data<float>();
-        if (scheme == Scheme::Sinusoidal) {
-            const Eigen::MatrixXd pe = sinusoidal(N, D, p.base, p.layout);
-            for (int r = 0; r < N; ++r)
-                for (int c = 0; c < D; ++c)
-                    pp[static_cast<std::int64_t>(r) * D + c] = static_cast<float>(pe(r, c));
-        } else {
-            if (w.learnedTable.rows() < N)
-                return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
-                             " rows; the sequence needs " + std::to_string(N)};
-            for (int r = 0; r < N; ++r)
-                for (int c = 0; c < D; ++c)
-                    pp[static_cast<std::int64_t>(r) * D + c] =
-                        static_cast<float>(w.learnedTable(r, c));
-        }
-        float* x = tX.data<float>();
-        for (std::int64_t i = 0; i < Nd; ++i)
-            x[i] += pp[i];
+            copyRow(w.sep, 0, N - 1);
+        constexpr int kRows = 64;
+        parallelFor((N + kRows - 1) / kRows, [&](int b) {
+            const int r0 = b * kRows, r1 = std::min(N, r0 + kRows);
+            // 16 rows at a time: their 16 output lines stay in L1 while the columns pass (64
+            // rows of a power-of-two width share two L1 sets and evict each other: 4x slower).
+            const int t0 = std::max(r0, tokenRow0), t1 = std::min(r1, tokenRow0 + tokenRows);
+            for (int s0 = t0; s0 < t1; s0 += 16) {
+                const int s1 = std::min(t1, s0 + 16);
+                for (int c = 0; c < D; ++c) {
+                    const double* col = w.E.data() + static_cast<std::int64_t>(c) * tokenRows;
+                    for (int r = s0; r < s1; ++r)
+                        e[static_cast<std::int64_t>(r) * D + c] =
+                            static_cast<float>(col[r - tokenRow0]);
+                }
+            }
+            const std::int64_t a = static_cast<std::int64_t>(r0) * D;
+            const std::int64_t len = static_cast<std::int64_t>(r1 - r0) * D;
+            if (sinP)
+                std::memcpy(pp + a, sinP + a, static_cast<std::size_t>(len) * sizeof(float));
+            else if (pp) // learned: rows of the table
+                for (int r = r0; r < r1; ++r)
+                    for (int c = 0; c < D; ++c)
+                        pp[static_cast<std::int64_t>(r) * D + c] =
+                            static_cast<float>(w.learnedTable(r, c));
+            for (std::int64_t i = a; i < a + len; ++i)
+                x[i] = pp ? e[i] + pp[i] : e[i];
+        });
     }
     const float* X = tX.data<float>();
 
     // ---- Weights in float, row-major ----
     // Column-major W in float is Wᵀ row-major: X·W = gemmABt(X, Wᵀ), a plain contiguous cast.
-    auto toFloat = [](const Eigen::MatrixXd& m) {
-        std::vector<float> v(static_cast<std::size_t>(m.size()));
-        const double* src = m.data();
-        for (std::size_t i = 0; i < v.size(); ++i)
-            v[i] = static_cast<float>(src[i]);
-        return v;
-    };
-    const std::vector<float> WqT = toFloat(w.W_q), WkT = toFloat(w.W_k), WvT = toFloat(w.W_v),
-                             WoT = toFloat(w.W_o);
+    std::vector<float> WqT, WkT, WvT, WoT;
+    {
+        const Eigen::MatrixXd* from[4] = {&w.W_q, &w.W_k, &w.W_v, &w.W_o};
+        std::vector<float>* to[4] = {&WqT, &WkT, &WvT, &WoT};
+        parallelFor(4, [&](int k) {
+            const Eigen::MatrixXd& m = *from[k];
+            to[k]->resize(static_cast<std::size_t>(m.size()));
+            const double* src = m.data();
+            float* dst = to[k]->data();
+            for (Eigen::Index i = 0; i < m.size(); ++i)
+                dst[i] = static_cast<float>(src[i]);
+        });
+    }
 
     Tensor& tQ = make("Q", {H, N, dh});
     Tensor& tK = make("K", {H, N, dh});

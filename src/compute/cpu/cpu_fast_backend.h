@@ -102,6 +102,14 @@ private:
     int m_rowBlock = 0;
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
+    /** The last sinusoidal table (row-major float) and what it depends on. */
+    struct SinusoidKey {
+        int n = 0, d = 0;
+        double base = 0.0;
+        int layout = -1;
+        bool operator==(const SinusoidKey&) const = default;
+    } m_sinKey;
+    std::vector<float> m_sinTable;
     bool m_profiling = false;
     Profile m_profile;
 };
