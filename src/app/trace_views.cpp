@@ -575,6 +575,11 @@ void TraceViews::refreshAttention() {
             else
                 preparers.push_back(v->slicePreparer(whole, k));
         }
+        // The enlarged head too, in the same batch.
+        preparers.push_back(m_enlarged->isHidden()
+                                ? std::function<HeatmapView::PreparedSlice()>(
+                                      [] { return HeatmapView::PreparedSlice{}; })
+                                : m_enlarged->slicePreparer(whole, h));
         prepared = runConcurrently(std::move(preparers));
         grids.emplace_back(); // the enlarged head is shown in place too
     } else {
@@ -611,7 +616,8 @@ void TraceViews::refreshAttention() {
     }
     std::vector<double> r;
     if (whole) {
-        m_enlarged->setSlice(m_trace, whole, h, info);
+        m_enlarged->setSlice(m_trace, whole, h, info,
+                             std::move(prepared[static_cast<std::size_t>(heads)]));
         const int cols = m_enlarged->dataCols();
         r.reserve(static_cast<std::size_t>(cols));
         for (int c = 0; c < cols && q >= 0; ++c)
