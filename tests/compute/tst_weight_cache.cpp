@@ -26,6 +26,7 @@ class TestWeightCache : public QObject {
 private Q_SLOTS:
     void equalsCompleteWeightsThroughChanges();
     void keepsGivenTensors();
+    void neighbourSeedsDrawnAhead();
 };
 
 void TestWeightCache::equalsCompleteWeightsThroughChanges() {
@@ -77,6 +78,43 @@ void TestWeightCache::keepsGivenTensors() {
     cache.complete(p, given);
     QCOMPARE(given.W_q(0, 0), 0.5);
     QVERIFY(given.W_k == first.W_k);
+}
+
+// The worker draws the weights of seed ± 1 while idle: they must be exactly what those seeds
+// give, be kept (a second preparation draws nothing), and a stop request must draw nothing.
+void TestWeightCache::neighbourSeedsDrawnAhead() {
+    Params p;
+    p.scheme = Scheme::Shaw;
+    p.n = 12;
+    p.d = 16;
+    p.heads = 2;
+    p.clip = 3;
+    p.seed = 0; // seed − 1 wraps to 2^64 − 1
+    WeightCache cache;
+    int asked = 0;
+    cache.prepareNeighbourSeeds(p, [&asked] { return ++asked > 0; }); // stops at once
+    QCOMPARE(asked, 1);
+    asked = 0;
+    cache.prepareNeighbourSeeds(p, [&asked] {
+        ++asked;
+        return false;
+    });
+    // W_q, W_k, W_v, W_o, shaw.w_k, shaw.w_v for each of the two seeds (E is the caller's).
+    QCOMPARE(asked, 12);
+    asked = 0;
+    cache.prepareNeighbourSeeds(p, [&asked] {
+        ++asked;
+        return false;
+    });
+    QCOMPARE(asked, 0); // all kept from the first time
+    for (const std::uint64_t seed : {std::uint64_t{1}, ~std::uint64_t{0}}) {
+        Params q = p;
+        q.seed = seed;
+        Weights cached, fresh;
+        cache.complete(q, cached);
+        completeWeights(q, fresh);
+        QVERIFY(sameWeights(q, cached, fresh));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestWeightCache)

@@ -7,6 +7,7 @@
 #include <QMetaObject>
 #include <QOffscreenSurface>
 #include <QSurfaceFormat>
+#include <QTimer>
 
 #include <unistd.h>
 
@@ -202,7 +203,26 @@ void ComputeWorker::process(const ComputeRequest& request) {
         trace.tokens = sequenceLabels(p, tokens);
         result.trace = m_recycler->share(std::move(trace));
     }
+    const bool ok = result.error.isEmpty();
     Q_EMIT finished(result);
+    if (ok)
+        prepareNeighbourSeeds(p, request.generation);
+}
+
+void ComputeWorker::prepareNeighbourSeeds(const Params& p, quint64 generation) {
+    // Up to d = 512 (a W matrix takes about 3 ms there; a newer request waits at most for the
+    // one being drawn). After 30 ms, so as not to compete with the window drawing the result.
+    constexpr int kMaxWidth = 512;
+    constexpr int kDelayMs = 30;
+    if (p.d > kMaxWidth)
+        return;
+    QTimer::singleShot(kDelayMs, this, [this, p, generation] {
+        const auto superseded = [this, generation] {
+            return m_latest.load() != generation || m_cancel.load();
+        };
+        if (!superseded())
+            m_weights->prepareNeighbourSeeds(p, superseded);
+    });
 }
 
 ComputeController::ComputeController(BackendKind kind, QObject* parent)

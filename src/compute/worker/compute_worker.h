@@ -108,6 +108,11 @@ Q_SIGNALS:
 
 private:
     void ensureBackend();
+    /**
+     * Soon after a result, while nothing newer is queued, draws the weights of the neighbouring
+     * seeds (WeightCache::prepareNeighbourSeeds): a seed spin box steps by one.
+     */
+    void prepareNeighbourSeeds(const Params& p, quint64 generation);
 
     std::atomic<int> m_requested;
     std::atomic<QSurface*> m_glSurface{nullptr};

@@ -31,10 +31,9 @@ public:
                                       : spec.shape[0] < 0    ? p.learnedRows
                                                              : spec.shape[0];
             const Eigen::Index cols = spec.shape.back();
-            for (const Entry& e : m_entries)
-                if (e.name == spec.name && e.seed == p.seed && e.d == p.d &&
-                    e.matrix.rows() == rows && e.matrix.cols() == cols) {
-                    m = e.matrix;
+            for (const std::vector<Entry>* from : {&m_entries, &m_ahead})
+                if (const Entry* e = find(*from, spec.name, p.seed, p.d, rows, cols)) {
+                    m = e->matrix;
                     break;
                 }
         }
@@ -44,6 +43,40 @@ public:
         for (const WeightSpec* spec : drawn)
             next.push_back({spec->name, p.seed, p.d, w.*(spec->member)});
         m_entries = std::move(next);
+    }
+
+    /**
+     * Draws, ahead of time, the tensors that `p` would draw with the neighbouring seeds
+     * p.seed ± 1 (a seed spin box steps by one), so that such a change finds them here. Stops
+     * between tensors once `stop()` is true; keeps only the neighbours of the latest p.
+     */
+    template <typename Stop> void prepareNeighbourSeeds(const Params& p, const Stop& stop) {
+        std::vector<Entry> ahead;
+        for (const std::uint64_t seed : {p.seed + 1, p.seed - 1}) {
+            Params q = p;
+            q.seed = seed;
+            for (const WeightSpec& spec : weightSpecs(q)) {
+                if (!spec.used || spec.name == "E") // E: the caller's token embeddings
+                    continue;
+                const Eigen::Index rows = spec.shape.size() == 1 ? 1
+                                          : spec.shape[0] < 0    ? q.learnedRows
+                                                                 : spec.shape[0];
+                const Eigen::Index cols = spec.shape.back();
+                if (const Entry* e = find(m_ahead, spec.name, seed, q.d, rows, cols)) {
+                    ahead.push_back(*e);
+                    continue;
+                }
+                if (stop())
+                    return; // keep what was there: a newer request is waiting
+                Weights one;
+                for (const WeightSpec& other : weightSpecs(q))
+                    if (other.used && other.name != spec.name)
+                        one.*(other.member) = Eigen::MatrixXd::Zero(1, 1);
+                completeWeights(q, one);
+                ahead.push_back({spec.name, seed, q.d, std::move(one.*(spec.member))});
+            }
+        }
+        m_ahead = std::move(ahead);
     }
 
 private:
@@ -80,7 +113,17 @@ private:
         int d;
         Eigen::MatrixXd matrix;
     };
-    std::vector<Entry> m_entries;
+    static const Entry* find(const std::vector<Entry>& in, const std::string& name,
+                             std::uint64_t seed, int d, Eigen::Index rows, Eigen::Index cols) {
+        for (const Entry& e : in)
+            if (e.name == name && e.seed == seed && e.d == d && e.matrix.rows() == rows &&
+                e.matrix.cols() == cols)
+                return &e;
+        return nullptr;
+    }
+
+    std::vector<Entry> m_entries; ///< what the last request drew or took
+    std::vector<Entry> m_ahead;   ///< drawn ahead for the neighbouring seeds
 };
 
 } // namespace pe
