@@ -126,13 +126,18 @@ def make_inputs(n, d, h, scheme, clip, rng):
     return inp
 
 
-def forward_numpy(inp, n, d, h, scheme, clip):
+def project_heads(inp, n, d, h):
+    """Q, K, V as [h, n, d/h] views of the projections, and the 1/sqrt(d/h) scale."""
     dh = d // h
     X = inp["E"]
     Q = (X @ inp["Wq"]).reshape(n, h, dh).transpose(1, 0, 2)
     K = (X @ inp["Wk"]).reshape(n, h, dh).transpose(1, 0, 2)
     V = (X @ inp["Wv"]).reshape(n, h, dh).transpose(1, 0, 2)
-    scale = np.float32(1.0 / math.sqrt(dh))
+    return Q, K, V, np.float32(1.0 / math.sqrt(dh))
+
+
+def forward_numpy(inp, n, d, h, scheme, clip):
+    Q, K, V, scale = project_heads(inp, n, d, h)
     content = Q @ K.transpose(0, 2, 1)
     if scheme == "t5":
         bias = inp["table"][inp["bucket"]].transpose(2, 0, 1)  # [h, n, n]
@@ -173,12 +178,7 @@ def forward_numpy_lean(inp, n, d, h, scheme, clip):
     logits buffer becomes the weights in place (scale, bias, max shift, exp and normalisation
     without n×n temporaries), so only the weights are materialised as n×n. Same algorithm for
     the position terms as forward_numpy."""
-    dh = d // h
-    X = inp["E"]
-    Q = (X @ inp["Wq"]).reshape(n, h, dh).transpose(1, 0, 2)
-    K = (X @ inp["Wk"]).reshape(n, h, dh).transpose(1, 0, 2)
-    V = (X @ inp["Wv"]).reshape(n, h, dh).transpose(1, 0, 2)
-    scale = np.float32(1.0 / math.sqrt(dh))
+    Q, K, V, scale = project_heads(inp, n, d, h)
     s = Q @ K.transpose(0, 2, 1)  # [h, n, n], becomes the weights
     if scheme == "t5":
         s += inp["table"][inp["bucket"]].transpose(2, 0, 1)

@@ -18,6 +18,17 @@ bool sameWeights(const Params& p, const Weights& a, const Weights& b) {
     return true;
 }
 
+/** A small Shaw configuration (its own tables besides the W matrices). */
+Params smallShaw() {
+    Params p;
+    p.scheme = Scheme::Shaw;
+    p.n = 12;
+    p.d = 16;
+    p.heads = 2;
+    p.clip = 3;
+    return p;
+}
+
 } // namespace
 
 class TestWeightCache : public QObject {
@@ -30,12 +41,7 @@ private Q_SLOTS:
 };
 
 void TestWeightCache::equalsCompleteWeightsThroughChanges() {
-    Params p;
-    p.scheme = Scheme::Shaw;
-    p.n = 12;
-    p.d = 16;
-    p.heads = 2;
-    p.clip = 3;
+    Params p = smallShaw();
     std::vector<Params> steps;
     steps.push_back(p);
     p.clip = 5; // a Shaw table of another shape
@@ -83,12 +89,7 @@ void TestWeightCache::keepsGivenTensors() {
 // The worker draws the weights of seed ± 1 while idle: they must be exactly what those seeds
 // give, be kept (a second preparation draws nothing), and a stop request must draw nothing.
 void TestWeightCache::neighbourSeedsDrawnAhead() {
-    Params p;
-    p.scheme = Scheme::Shaw;
-    p.n = 12;
-    p.d = 16;
-    p.heads = 2;
-    p.clip = 3;
+    Params p = smallShaw();
     p.seed = 0; // seed − 1 wraps to 2^64 − 1
     WeightCache cache;
     int asked = 0;
