@@ -123,20 +123,22 @@ private Q_SLOTS:
 void TestCpuEngine::matchesReference_data() {
     QTest::addColumn<Params>("params");
     QTest::addColumn<int>("rowBlock");
-    QTest::addColumn<bool>("eigenGemm"); // the Eigen fallback instead of the default library
+    // 0: the default library (cpu_gemm.h's rule: Eigen or OpenBLAS, by machine), 1: Eigen,
+    // 2: OpenBLAS, so that both run the engine on every machine.
+    QTest::addColumn<int>("gemm");
     const char* masks[] = {"none", "causal", "validlen"};
     for (Scheme s : allSchemes())
         for (Normaliser nm : allNormalisers())
             for (int m = 0; m < 3; ++m) {
                 const std::string tag =
                     std::string(toString(s)) + "/" + std::string(toString(nm)) + "/" + masks[m];
-                QTest::newRow(tag.c_str()) << base(s, nm, m, false, false) << 0 << false;
+                QTest::newRow(tag.c_str()) << base(s, nm, m, false, false) << 0 << 0;
                 const std::string tagCs = tag + "/cls+sep";
-                QTest::newRow(tagCs.c_str()) << base(s, nm, m, true, true) << 5 << false;
+                QTest::newRow(tagCs.c_str()) << base(s, nm, m, true, true) << 5 << 0;
             }
     // Scheme options, a larger n with several row blocks and threads.
-    auto add = [](const char* tag, Params p, int rowBlock = 0, bool eigen = false) {
-        QTest::newRow(tag) << p << rowBlock << eigen;
+    auto add = [](const char* tag, Params p, int rowBlock = 0, int gemm = 0) {
+        QTest::newRow(tag) << p << rowBlock << gemm;
     };
     Params p = base(Scheme::T5, Normaliser::Softmax, 0, true, false);
     p.unidirectional = true;
@@ -181,7 +183,11 @@ void TestCpuEngine::matchesReference_data() {
         const std::string tag = std::string(toString(s)) + "/n48-blocks";
         add(tag.c_str(), p, 16);
         const std::string tagEigen = tag + "/eigen-gemm";
-        add(tagEigen.c_str(), p, 16, true);
+        add(tagEigen.c_str(), p, 16, 1);
+        if (cpu::haveOpenBlas()) {
+            const std::string tagBlas = tag + "/openblas-gemm";
+            add(tagBlas.c_str(), p, 16, 2);
+        }
     }
     // Rows long enough for whole vectors between the scalar head and tail of the row pass,
     // which streams logits and weights to trace rows at every alignment (n = 133: rows start
@@ -202,10 +208,12 @@ void TestCpuEngine::matchesReference_data() {
 void TestCpuEngine::matchesReference() {
     QFETCH(Params, params);
     QFETCH(int, rowBlock);
-    QFETCH(bool, eigenGemm);
+    QFETCH(int, gemm);
     const cpu::GemmLibrary library = cpu::gemmLibrary();
-    if (eigenGemm)
+    if (gemm == 1)
         cpu::setGemmLibrary(cpu::GemmLibrary::Eigen);
+    else if (gemm == 2)
+        cpu::setGemmLibrary(cpu::GemmLibrary::OpenBlas);
     const auto restore = qScopeGuard([library] { cpu::setGemmLibrary(library); });
     Weights w;
     completeWeights(params, w);
