@@ -18,6 +18,8 @@
  * AVX2 kernels), where Eigen's AVX-512 build is faster. PE_GEMM=openblas|eigen overrides.
  */
 
+#include <vector>
+
 namespace pe::cpu {
 
 enum class GemmLibrary { Eigen, OpenBlas };
@@ -33,6 +35,19 @@ void gemmAB(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, i
             const float* B, int ldb, float beta, float* C, int ldc);
 void gemmABt(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, int lda,
              const float* B, int ldb, float beta, float* C, int ldc);
+
+/** A single-threaded product as gemmAB/gemmABt take it (without the library argument). */
+using GemmFunction = void (*)(int m, int n, int k, float alpha, const float* A, int lda,
+                              const float* B, int ldb, float beta, float* C, int ldc);
+/** One of the Eigen builds in the binary: its target, its products, whether this CPU runs it. */
+struct EigenGemmVariant {
+    const char* name; ///< "avx512", "avx2", "sse2" or "generic"
+    GemmFunction ab;
+    GemmFunction abt;
+    bool supported;
+};
+/** Every Eigen build, best first (tests run each one this CPU supports). */
+std::vector<EigenGemmVariant> eigenGemmVariants();
 
 /** Whether the build links OpenBLAS. */
 bool haveOpenBlas();

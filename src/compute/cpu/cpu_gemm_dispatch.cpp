@@ -9,15 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #ifdef PE_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
 
 namespace pe::cpu {
-
-using GemmFn = void (*)(int, int, int, float, const float*, int, const float*, int, float, float*,
-                        int);
 
 #ifdef PE_GEMM_X86_VARIANTS
 #define PE_DECLARE_GEMM(t)                                                                         \
@@ -37,23 +35,31 @@ void gemmABt_generic(int, int, int, float, const float*, int, const float*, int,
 namespace {
 
 struct GemmTable {
-    GemmFn ab;
-    GemmFn abt;
+    GemmFunction ab;
+    GemmFunction abt;
     const char* name;
 };
 
-GemmTable pickEigen() {
+/** Every Eigen build in the binary, best first, and whether this CPU can run it. */
+std::vector<EigenGemmVariant> variants() {
 #ifdef PE_GEMM_X86_VARIANTS
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
-        return {gemmAB_avx512, gemmABt_avx512, "avx512"};
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return {gemmAB_avx2, gemmABt_avx2, "avx2"};
-    return {gemmAB_base, gemmABt_base, "sse2"};
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return {{"avx512", gemmAB_avx512, gemmABt_avx512, avx512},
+            {"avx2", gemmAB_avx2, gemmABt_avx2, avx2},
+            {"sse2", gemmAB_base, gemmABt_base, true}};
 #else
-    return {gemmAB_generic, gemmABt_generic, "generic"};
+    return {{"generic", gemmAB_generic, gemmABt_generic, true}};
 #endif
+}
+
+GemmTable pickEigen() {
+    for (const EigenGemmVariant& v : variants())
+        if (v.supported)
+            return {v.ab, v.abt, v.name};
+    return {nullptr, nullptr, "none"}; // unreachable: the last variant runs everywhere
 }
 
 const GemmTable& eigen() {
@@ -212,6 +218,10 @@ GemmLibrary defaultGemmLibrary() {
 #else
     return GemmLibrary::Eigen;
 #endif
+}
+
+std::vector<EigenGemmVariant> eigenGemmVariants() {
+    return variants();
 }
 
 bool openBlasUsesAvx512() {
