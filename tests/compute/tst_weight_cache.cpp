@@ -108,6 +108,17 @@ void TestWeightCache::neighbourSeedsDrawnAhead() {
         return false;
     });
     QCOMPARE(asked, 0); // all kept from the first time
+    // Tensors above a d = 512 weight matrix are not drawn ahead (a large learned table).
+    Params wide = p;
+    wide.scheme = Scheme::Learned;
+    wide.d = 640;
+    wide.heads = 2;
+    asked = 0;
+    cache.prepareNeighbourSeeds(wide, [&asked] {
+        ++asked;
+        return false;
+    });
+    QCOMPARE(asked, 0);
     for (const std::uint64_t seed : {std::uint64_t{1}, ~std::uint64_t{0}}) {
         Params q = p;
         q.seed = seed;

@@ -210,12 +210,9 @@ void ComputeWorker::process(const ComputeRequest& request) {
 }
 
 void ComputeWorker::prepareNeighbourSeeds(const Params& p, quint64 generation) {
-    // Up to d = 512 (a W matrix takes about 3 ms there; a newer request waits at most for the
+    // Tensors up to a d = 512 weight matrix (about 3 ms: a newer request waits at most for the
     // one being drawn). After 30 ms, so as not to compete with the window drawing the result.
-    constexpr int kMaxWidth = 512;
     constexpr int kDelayMs = 30;
-    if (p.d > kMaxWidth)
-        return;
     QTimer::singleShot(kDelayMs, this, [this, p, generation] {
         const auto superseded = [this, generation] {
             return m_latest.load() != generation || m_cancel.load();

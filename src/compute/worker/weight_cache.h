@@ -48,7 +48,9 @@ public:
     /**
      * Draws, ahead of time, the tensors that `p` would draw with the neighbouring seeds
      * p.seed ± 1 (a seed spin box steps by one), so that such a change finds them here. Stops
-     * between tensors once `stop()` is true; keeps only the neighbours of the latest p.
+     * between tensors once `stop()` is true; keeps only the neighbours of the latest p. Tensors
+     * above kMaxAheadElements (a large learned table) are left to be drawn when asked for: a
+     * request arriving meanwhile would wait for one.
      */
     template <typename Stop> void prepareNeighbourSeeds(const Params& p, const Stop& stop) {
         std::vector<Entry> ahead;
@@ -62,6 +64,8 @@ public:
                                           : spec.shape[0] < 0    ? q.learnedRows
                                                                  : spec.shape[0];
                 const Eigen::Index cols = spec.shape.back();
+                if (rows * cols > kMaxAheadElements)
+                    continue;
                 if (const Entry* e = find(m_ahead, spec.name, seed, q.d, rows, cols)) {
                     ahead.push_back(*e);
                     continue;
@@ -78,6 +82,9 @@ public:
         }
         m_ahead = std::move(ahead);
     }
+
+    /** The largest tensor drawn ahead: a d = 512 weight matrix (about 3 ms). */
+    static constexpr Eigen::Index kMaxAheadElements = Eigen::Index{512} * 512;
 
 private:
     /**
