@@ -315,6 +315,8 @@ int main(int argc, char** argv) {
             p.clip = 16;
             if (p.scheme == Scheme::URPE)
                 p.urpeBias = UrpeBias::T5;
+            if (p.scheme == Scheme::Learned)
+                p.learnedRows = std::max(p.learnedRows, p.seqLen()); // a table as long as n
             if (Status s = validate(p); !s) {
                 std::fprintf(stderr, "pe-bench-cpu: %s\n", s.error().message.c_str());
                 return 2;

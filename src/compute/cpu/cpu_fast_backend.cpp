@@ -360,15 +360,32 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     }
     std::vector<float> txlR, txlU, txlV; // txlR: projected r for t = N−1−r, rows r ∈ [0, 2N−1)
     if (isTxl) {
-        std::vector<float> R(static_cast<std::size_t>(offs) * D);
-        for (int r = 0; r < offs; ++r) {
-            int t = N - 1 - r;
-            if (p.txlClampLen > 0)
-                t = std::min(t, p.txlClampLen);
-            const Eigen::RowVectorXd rt = txlRelativeSinusoid(t, D);
-            for (int c = 0; c < D; ++c)
-                R[static_cast<std::size_t>(r) * D + c] = static_cast<float>(rt(c));
+        // The relative sinusoid of txlRelativeSinusoid (same operations, so the same values),
+        // its frequencies computed once, rows in parallel, and kept: it depends on (n, d, clamp).
+        const SinusoidKey key{N, D, static_cast<double>(p.txlClampLen), -1};
+        if (!(m_txlKey == key) || m_txlTable.size() != static_cast<std::size_t>(offs) * D) {
+            m_txlTable.resize(static_cast<std::size_t>(offs) * D);
+            const int half = D / 2;
+            std::vector<double> freq(static_cast<std::size_t>(half));
+            for (int m = 0; m < half; ++m)
+                freq[static_cast<std::size_t>(m)] = std::pow(10000.0, -2.0 * m / D);
+            constexpr int kRows = 256;
+            parallelFor((offs + kRows - 1) / kRows, [&](int b) {
+                for (int r = b * kRows; r < std::min(offs, (b + 1) * kRows); ++r) {
+                    int t = N - 1 - r;
+                    if (p.txlClampLen > 0)
+                        t = std::min(t, p.txlClampLen);
+                    float* row = m_txlTable.data() + static_cast<std::size_t>(r) * D;
+                    for (int m = 0; m < half; ++m) {
+                        const double a = static_cast<double>(t) * freq[static_cast<std::size_t>(m)];
+                        row[m] = static_cast<float>(std::sin(a));
+                        row[half + m] = static_cast<float>(std::cos(a));
+                    }
+                }
+            });
+            m_txlKey = key;
         }
+        const std::vector<float>& R = m_txlTable;
         const std::vector<float> wr = toRowMajorFloat(w.txlWr);
         txlR.resize(R.size());
         txlU = toRowMajorFloat(w.txlU);

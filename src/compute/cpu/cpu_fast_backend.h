@@ -110,6 +110,9 @@ private:
         bool operator==(const SinusoidKey&) const = default;
     } m_sinKey;
     std::vector<float> m_sinTable;
+    /** The last Transformer-XL relative sinusoid ([2n − 1, d], row r for t = n − 1 − r). */
+    SinusoidKey m_txlKey;
+    std::vector<float> m_txlTable;
     bool m_profiling = false;
     Profile m_profile;
 };
