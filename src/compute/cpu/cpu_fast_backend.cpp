@@ -558,8 +558,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         for (std::size_t t = 0; t < workers; ++t) {
             if (isTxl)
                 scratches[t].resize(static_cast<std::size_t>(bs) * (N + bs));
-            if (isDeberta)
-                scratches[t].resize(static_cast<std::size_t>(N));
+            if (isDeberta) // the row's sum, c2p and p2c
+                scratches[t].resize(3 * static_cast<std::size_t>(N));
             if (isShaw) {
                 wsums[t].resize(static_cast<std::size_t>(bs) * shawRows);
                 rowAdds[t].resize(static_cast<std::size_t>(N));
@@ -672,8 +672,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     rp.add = bd;
                 }
                 if (isDeberta) {
+                    // The row's c2p and p2c terms gathered into scratch rows (in L1), streamed
+                    // to their tensors from there, and their sum handed to the row pass.
                     float* sum = scratch.data();
-                    std::fill(sum, sum + N, 0.0f);
+                    float* rowC2p = sum + N;
+                    float* rowP2c = sum + 2 * static_cast<std::size_t>(N);
                     const float* tc2p =
                         wantC2P ? debC2P.data() + (static_cast<std::size_t>(h) * N + i) * 2 * span
                                 : nullptr;
@@ -681,22 +684,27 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                         wantP2C ? debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span
                                 : nullptr;
                     const bool paper = p.p2cConvention == P2CConvention::Paper;
-                    for (int j = 0; j < N; ++j) {
-                        const int dij = idxOff[i - j + N - 1];
-                        if (tc2p) {
-                            const float v = tc2p[dij];
-                            if (c2p)
-                                c2p[rowOff + j] = v;
-                            sum[j] += v;
-                        }
-                        if (tp2c) {
-                            const int dd = paper ? idxOff[j - i + N - 1] : dij;
-                            const float v = tp2c[static_cast<std::size_t>(j) * 2 * span + dd];
-                            if (p2c)
-                                p2c[rowOff + j] = v;
-                            sum[j] += v;
-                        }
+                    const int* back = idxOff.data() + (i + N - 1); // back[-j]: index of i − j
+                    const int* fwd = idxOff.data() + (N - 1 - i);  // fwd[j]: index of j − i
+                    if (tc2p)
+                        for (int j = 0; j < N; ++j)
+                            rowC2p[j] = tc2p[back[-j]];
+                    if (tp2c) {
+                        const int* dd = paper ? fwd : nullptr;
+                        const std::size_t stride = 2 * static_cast<std::size_t>(span);
+                        for (int j = 0; j < N; ++j)
+                            rowP2c[j] = tp2c[static_cast<std::size_t>(j) * stride +
+                                             static_cast<std::size_t>(dd ? dd[j] : back[-j])];
                     }
+                    if (tc2p && tp2c)
+                        for (int j = 0; j < N; ++j)
+                            sum[j] = rowC2p[j] + rowP2c[j];
+                    else
+                        std::copy(tc2p ? rowC2p : rowP2c, (tc2p ? rowC2p : rowP2c) + N, sum);
+                    if (c2p)
+                        cpu::streamCopy(c2p + rowOff, rowC2p, static_cast<std::size_t>(N));
+                    if (p2c)
+                        cpu::streamCopy(p2c + rowOff, rowP2c, static_cast<std::size_t>(N));
                     rp.add = sum;
                 }
                 if (inPlace) // logits and weights streamed to the trace by the row pass itself
