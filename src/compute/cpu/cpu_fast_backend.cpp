@@ -39,6 +39,23 @@ std::vector<float> toRowMajorFloat(const Eigen::MatrixXd& m) {
 }
 
 /**
+ * Rows [r0, r1) of a column-major double matrix into row-major floats at dst. 16 rows at a time:
+ * their 16 output lines stay in L1 while the columns pass (64 rows of a power-of-two width share
+ * two L1 sets and evict each other, 4x slower).
+ */
+void toRowMajorRows(const Eigen::MatrixXd& m, int r0, int r1, float* dst) {
+    const auto cols = m.cols();
+    for (int s0 = r0; s0 < r1; s0 += 16) {
+        const int s1 = std::min(r1, s0 + 16);
+        for (Eigen::Index c = 0; c < cols; ++c) {
+            const double* col = m.data() + c * m.rows();
+            for (int r = s0; r < s1; ++r)
+                dst[static_cast<std::int64_t>(r - r0) * cols + c] = static_cast<float>(col[r]);
+        }
+    }
+}
+
+/**
  * Rows per block of the n² pass. Each GEMM call packs all n keys (K for the dots, V for A·V), so
  * more rows per block spend less of the GEMM time on packing (it was a fifth of it at 64 rows);
  * fewer rows keep the block's dots and weights (2 · rows · n floats) in L2. Measured at d=512,
@@ -243,27 +260,15 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         constexpr int kRows = 64;
         parallelFor((N + kRows - 1) / kRows, [&](int b) {
             const int r0 = b * kRows, r1 = std::min(N, r0 + kRows);
-            // 16 rows at a time: their 16 output lines stay in L1 while the columns pass (64
-            // rows of a power-of-two width share two L1 sets and evict each other: 4x slower).
             const int t0 = std::max(r0, tokenRow0), t1 = std::min(r1, tokenRow0 + tokenRows);
-            for (int s0 = t0; s0 < t1; s0 += 16) {
-                const int s1 = std::min(t1, s0 + 16);
-                for (int c = 0; c < D; ++c) {
-                    const double* col = w.E.data() + static_cast<std::int64_t>(c) * tokenRows;
-                    for (int r = s0; r < s1; ++r)
-                        e[static_cast<std::int64_t>(r) * D + c] =
-                            static_cast<float>(col[r - tokenRow0]);
-                }
-            }
+            toRowMajorRows(w.E, t0 - tokenRow0, t1 - tokenRow0,
+                           e + static_cast<std::int64_t>(t0) * D);
             const std::int64_t a = static_cast<std::int64_t>(r0) * D;
             const std::int64_t len = static_cast<std::int64_t>(r1 - r0) * D;
             if (sinP)
                 std::memcpy(pp + a, sinP + a, static_cast<std::size_t>(len) * sizeof(float));
             else if (pp) // learned: rows of the table
-                for (int r = r0; r < r1; ++r)
-                    for (int c = 0; c < D; ++c)
-                        pp[static_cast<std::int64_t>(r) * D + c] =
-                            static_cast<float>(w.learnedTable(r, c));
+                toRowMajorRows(w.learnedTable, r0, r1, pp + a);
             for (std::int64_t i = a; i < a + len; ++i)
                 x[i] = pp ? e[i] + pp[i] : e[i];
         });
