@@ -123,23 +123,104 @@ def make_inputs(n, d, h, scheme, clip, rng):
     if scheme == "alibi":
         inp["absrel"] = np.abs(rel).astype(f)
         inp["slopes"] = np.array(alibi_slopes(h), dtype=f)
+    dh = d // h
+    if scheme == "sinusoidal":
+        ang = np.arange(n)[:, None] * np.power(10000.0, -2.0 * np.arange(d // 2)[None, :] / d)
+        P = np.empty((n, d))
+        P[:, 0::2], P[:, 1::2] = np.sin(ang), np.cos(ang)
+        inp["P"] = P.astype(f)
+    if scheme == "learned":
+        inp["P"] = (0.02 * rng.standard_normal((n, d))).astype(f)
+    if scheme == "rope":  # cos/sin cached per position, as RoPE implementations do
+        ang = np.arange(n)[:, None] * np.power(10000.0, -2.0 * np.arange(dh // 2)[None, :] / dh)
+        inp["cos"], inp["sin"] = np.cos(ang).astype(f), np.sin(ang).astype(f)
+    if scheme in ("txl", "urpe"):
+        inp["ridx"] = (rel + n - 1).astype(np.int64)  # row of a per-offset table for j − i
+    if scheme == "txl":  # relative sinusoid for t = i − j at row (j − i) + n − 1, cached
+        t = (n - 1) - np.arange(2 * n - 1)
+        ang = t[:, None] * np.power(10000.0, -2.0 * np.arange(d // 2)[None, :] / d)
+        inp["R"] = np.concatenate([np.sin(ang), np.cos(ang)], axis=1).astype(f)
+        inp["Wr"] = (rng.standard_normal((d, d)) / math.sqrt(d)).astype(f)
+        inp["u"] = (0.02 * rng.standard_normal((h, 1, dh))).astype(f)
+        inp["v"] = (0.02 * rng.standard_normal((h, 1, dh))).astype(f)
+    if scheme == "deberta":  # span 256 (buckets 256), linear relative positions
+        span = 256
+        inp["rel"] = rng.standard_normal((2 * span, d)).astype(f)
+        inp["Wqr"] = (rng.standard_normal((d, d)) / math.sqrt(d)).astype(f)
+        inp["Wkr"] = (rng.standard_normal((d, d)) / math.sqrt(d)).astype(f)
+        inp["didx"] = np.clip(-rel + span, 0, 2 * span - 1).astype(np.int64)  # δ(i − j)
+    if scheme == "urpe":  # T5 bias, then the weights times C[(j − i) + n − 1]
+        inp["bucket"] = t5_bucket(rel)
+        inp["table"] = rng.standard_normal((32, h)).astype(f)
+        inp["C"] = (1.0 + 0.25 * rng.standard_normal((h, 2 * n - 1))).astype(f)
     return inp
 
 
+def heads(M, n, h):
+    """[n, d] -> [h, n, d/h] view (numpy or torch)."""
+    return M.reshape(n, h, -1).transpose(1, 0, 2) if isinstance(M, np.ndarray) \
+        else M.reshape(n, h, -1).transpose(0, 1)
+
+
+def rope(x, cos, sin):
+    """Rotates interleaved pairs of x [h, n, dh] by the cached angles [n, dh/2]."""
+    out = x * 1  # a copy, numpy or torch
+    a, b = x[..., 0::2], x[..., 1::2]
+    out[..., 0::2] = a * cos - b * sin
+    out[..., 1::2] = b * cos + a * sin
+    return out
+
+
 def project_heads(inp, n, d, h):
-    """Q, K, V as [h, n, d/h] views of the projections, and the 1/sqrt(d/h) scale."""
-    dh = d // h
-    X = inp["E"]
-    Q = (X @ inp["Wq"]).reshape(n, h, dh).transpose(1, 0, 2)
-    K = (X @ inp["Wk"]).reshape(n, h, dh).transpose(1, 0, 2)
-    V = (X @ inp["Wv"]).reshape(n, h, dh).transpose(1, 0, 2)
-    return Q, K, V, np.float32(1.0 / math.sqrt(dh))
+    """Q, K, V as [h, n, d/h] (X = E + P for absolute schemes, RoPE applied), the scale."""
+    X = inp["E"] + inp["P"] if "P" in inp else inp["E"]
+    Q, K, V = heads(X @ inp["Wq"], n, h), heads(X @ inp["Wk"], n, h), heads(X @ inp["Wv"], n, h)
+    if "cos" in inp:
+        Q, K = rope(Q, inp["cos"], inp["sin"]), rope(K, inp["cos"], inp["sin"])
+    return Q, K, V, 1.0 / math.sqrt(d // h)
+
+
+def gather_last(x, idx, h, n):
+    """x[..., i, idx[i, j]] for every head: [h, n, m] gathered by [n, n] (numpy or torch)."""
+    if isinstance(x, np.ndarray):
+        return np.take_along_axis(x, np.broadcast_to(idx, (h, n, n)), axis=2)
+    return torch.gather(x, 2, idx.expand(h, n, n))
+
+
+def relative_logits(inp, Q, K, n, h, d, scheme):
+    """Transformer-XL's and DeBERTa's logits (their content and position terms, scaled), as the
+    papers' implementations compute them: per-offset products, then gathers to n × n."""
+    T = (lambda M: M.transpose(0, 2, 1)) if isinstance(Q, np.ndarray) else (lambda M: M.transpose(1, 2))
+    if scheme == "txl":
+        Rp = heads(inp["R"] @ inp["Wr"], 2 * n - 1, h)  # [h, 2n − 1, dh]
+        ac = (Q + inp["u"]) @ T(K)
+        bd = gather_last((Q + inp["v"]) @ T(Rp), inp["ridx"], h, n)
+        return (ac + bd) * (1.0 / math.sqrt(d // h))
+    span2 = inp["rel"].shape[0]
+    Kr = heads(inp["rel"] @ inp["Wkr"], span2, h)
+    Qr = heads(inp["rel"] @ inp["Wqr"], span2, h)
+    c2p = gather_last(Q @ T(Kr), inp["didx"], h, n)
+    p2c = T(gather_last(K @ T(Qr), T(inp["didx"][None])[0], h, n))
+    return (Q @ T(K) + c2p + p2c) * (1.0 / math.sqrt(3 * (d // h)))
+
+
+def urpe_factor(inp, h, n):
+    """URPE's C[h, (j − i) + n − 1] as [h, n, n]."""
+    C = inp["C"]
+    return C[:, inp["ridx"]] if isinstance(C, np.ndarray) else C[:, inp["ridx"]]
 
 
 def forward_numpy(inp, n, d, h, scheme, clip):
     Q, K, V, scale = project_heads(inp, n, d, h)
-    content = Q @ K.transpose(0, 2, 1)
-    if scheme == "t5":
+    scale = np.float32(scale)
+    if scheme in ("txl", "deberta"):
+        logits = relative_logits(inp, Q, K, n, h, d, scheme)
+        content = None
+    else:
+        content = Q @ K.transpose(0, 2, 1)
+    if scheme in ("txl", "deberta"):
+        pass
+    elif scheme in ("t5", "urpe"):
         bias = inp["table"][inp["bucket"]].transpose(2, 0, 1)  # [h, n, n]
         logits = content + bias
     elif scheme == "alibi":
@@ -154,6 +235,8 @@ def forward_numpy(inp, n, d, h, scheme, clip):
     m = logits.max(axis=-1, keepdims=True)
     weights = np.exp(logits - m)
     weights /= weights.sum(axis=-1, keepdims=True)
+    if scheme == "urpe":
+        weights = weights * urpe_factor(inp, h, n)
     head_out = weights @ V
     if scheme == "shaw":
         idx = inp["idx"]
@@ -179,8 +262,14 @@ def forward_numpy_lean(inp, n, d, h, scheme, clip):
     without n×n temporaries), so only the weights are materialised as n×n. Same algorithm for
     the position terms as forward_numpy."""
     Q, K, V, scale = project_heads(inp, n, d, h)
-    s = Q @ K.transpose(0, 2, 1)  # [h, n, n], becomes the weights
-    if scheme == "t5":
+    scale = np.float32(scale)
+    if scheme in ("txl", "deberta"):  # already scaled
+        s = relative_logits(inp, Q, K, n, h, d, scheme)
+    else:
+        s = Q @ K.transpose(0, 2, 1)  # [h, n, n], becomes the weights
+    if scheme in ("txl", "deberta"):
+        pass
+    elif scheme in ("t5", "urpe"):
         s += inp["table"][inp["bucket"]].transpose(2, 0, 1)
     elif scheme == "alibi":
         s *= scale
@@ -195,6 +284,9 @@ def forward_numpy_lean(inp, n, d, h, scheme, clip):
     s -= s.max(axis=-1, keepdims=True)
     np.exp(s, out=s)
     s /= s.sum(axis=-1, keepdims=True)
+    if scheme == "urpe":
+        for hh in range(h):
+            s[hh] *= inp["C"][hh][inp["ridx"]]
     head_out = s @ V
     if scheme == "shaw":
         k2 = 2 * clip
@@ -216,14 +308,14 @@ def forward_numpy_lean(inp, n, d, h, scheme, clip):
 
 
 def forward_torch(inp, n, d, h, scheme, clip):
-    dh = d // h
-    X = inp["E"]
-    Q = (X @ inp["Wq"]).reshape(n, h, dh).transpose(0, 1)
-    K = (X @ inp["Wk"]).reshape(n, h, dh).transpose(0, 1)
-    V = (X @ inp["Wv"]).reshape(n, h, dh).transpose(0, 1)
-    scale = 1.0 / math.sqrt(dh)
-    content = Q @ K.transpose(1, 2)
-    if scheme == "t5":
+    Q, K, V, scale = project_heads(inp, n, d, h)
+    if scheme in ("txl", "deberta"):
+        logits = relative_logits(inp, Q, K, n, h, d, scheme)
+    else:
+        content = Q @ K.transpose(1, 2)
+    if scheme in ("txl", "deberta"):
+        pass
+    elif scheme in ("t5", "urpe"):
         bias = inp["table"][inp["bucket"]].permute(2, 0, 1)
         logits = content + bias
     elif scheme == "alibi":
@@ -236,6 +328,8 @@ def forward_torch(inp, n, d, h, scheme, clip):
     else:
         logits = content * scale
     weights = torch.softmax(logits, dim=-1)
+    if scheme == "urpe":
+        weights = weights * urpe_factor(inp, h, n)
     head_out = weights @ V
     if scheme == "shaw":
         # Per-offset sums of the weights (scatter_add over the clipped index), then W · w_v.
