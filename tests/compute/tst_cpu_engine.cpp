@@ -110,6 +110,7 @@ private Q_SLOTS:
     void matchesReference_data();
     void matchesReference();
     void recycledBuffersGiveTheSameTrace();
+    void keptTablesFollowTheParameters();
     void float64DelegatesToReference();
     void invalidParamsAreAnError();
     void cancelStops();
@@ -245,6 +246,51 @@ void TestCpuEngine::recycledBuffersGiveTheSameTrace() {
     QVERIFY(ref.ok());
     const QString diff = compareTraces(*ref, *second);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// The engine keeps its sinusoidal, Transformer-XL and RoPE tables between computations: one
+// engine through changes of every parameter they depend on must still equal the reference.
+void TestCpuEngine::keptTablesFollowTheParameters() {
+    std::vector<Params> steps;
+    Params p = base(Scheme::Sinusoidal, Normaliser::Softmax, 0, false, false);
+    steps.push_back(p);
+    p.base = 500.0;
+    steps.push_back(p);
+    p.layout = SinLayout::Concat;
+    steps.push_back(p);
+    p.n = 17;
+    steps.push_back(p);
+    p = base(Scheme::TransformerXL, Normaliser::Softmax, 0, false, false);
+    steps.push_back(p);
+    p.txlClampLen = 4;
+    steps.push_back(p);
+    p.n = 17;
+    steps.push_back(p);
+    p.d = 24;
+    steps.push_back(p);
+    p = base(Scheme::RoPE, Normaliser::Softmax, 0, false, false);
+    steps.push_back(p);
+    p.ropeDims = 4;
+    steps.push_back(p);
+    p.base = 100.0;
+    steps.push_back(p);
+    p.n = 17;
+    steps.push_back(p);
+    p.ropeDims = 0;
+    p.ropeConvention = RopeConvention::Half;
+    steps.push_back(p);
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        Weights w;
+        completeWeights(steps[k], w);
+        const Expected<Trace> ref = computeTrace(steps[k], w);
+        QVERIFY(ref.ok());
+        const Expected<Trace> got = fast.compute(steps[k], w);
+        QVERIFY(got.ok());
+        const QString diff = compareTraces(*ref, *got);
+        QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("step %1: %2").arg(k).arg(diff)));
+    }
 }
 
 void TestCpuEngine::float64DelegatesToReference() {

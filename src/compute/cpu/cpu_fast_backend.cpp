@@ -433,14 +433,29 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     if (scheme == Scheme::RoPE) {
         const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
         const int pairs = dRot / 2;
-        std::vector<float> cs(static_cast<std::size_t>(N) * pairs), sn(cs.size());
-        for (int i = 0; i < N; ++i)
-            for (int m = 0; m < pairs; ++m) {
-                const double theta = std::pow(p.base, -2.0 * m / dRot);
-                const double a = static_cast<double>(i) * theta;
-                cs[static_cast<std::size_t>(i) * pairs + m] = static_cast<float>(std::cos(a));
-                sn[static_cast<std::size_t>(i) * pairs + m] = static_cast<float>(std::sin(a));
-            }
+        // cos and sin per position and pair, kept: they depend on (n, rotated dims, base) only.
+        const SinusoidKey key{N, dRot, p.base, -2};
+        if (!(m_ropeKey == key) || m_ropeCos.size() != static_cast<std::size_t>(N) * pairs) {
+            m_ropeCos.resize(static_cast<std::size_t>(N) * pairs);
+            m_ropeSin.resize(m_ropeCos.size());
+            std::vector<double> theta(static_cast<std::size_t>(pairs));
+            for (int m = 0; m < pairs; ++m)
+                theta[static_cast<std::size_t>(m)] = std::pow(p.base, -2.0 * m / dRot);
+            constexpr int kRows = 256;
+            parallelFor((N + kRows - 1) / kRows, [&](int b) {
+                for (int i = b * kRows; i < std::min(N, (b + 1) * kRows); ++i)
+                    for (int m = 0; m < pairs; ++m) {
+                        const double a =
+                            static_cast<double>(i) * theta[static_cast<std::size_t>(m)];
+                        const std::size_t at = static_cast<std::size_t>(i) * pairs + m;
+                        m_ropeCos[at] = static_cast<float>(std::cos(a));
+                        m_ropeSin[at] = static_cast<float>(std::sin(a));
+                    }
+            });
+            m_ropeKey = key;
+        }
+        const std::vector<float>& cs = m_ropeCos;
+        const std::vector<float>& sn = m_ropeSin;
         const bool inter = p.ropeConvention == RopeConvention::Interleaved;
         parallelFor(2 * H, [&](int task) {
             float* base = (task < H ? Q : K) + (task % H) * Ndh;

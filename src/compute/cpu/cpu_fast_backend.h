@@ -113,6 +113,9 @@ private:
     /** The last Transformer-XL relative sinusoid ([2n − 1, d], row r for t = n − 1 − r). */
     SinusoidKey m_txlKey;
     std::vector<float> m_txlTable;
+    /** The last RoPE angles' cos and sin ([n, pairs]). */
+    SinusoidKey m_ropeKey;
+    std::vector<float> m_ropeCos, m_ropeSin;
     bool m_profiling = false;
     Profile m_profile;
 };
