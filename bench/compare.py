@@ -3,16 +3,19 @@
 """Runs the same full forward passes through pe-bench-cpu (the fast CPU engine), numpy and
 torch, and prints a ratio table.
 
-Each forward is faithful to the trace: projections, per-head logits with the scheme's
-bias/position term, mask (none), softmax, weights·V (plus Shaw's value term), output
-projection; every head's n×n logits and weights are materialised (as is T5/ALiBi's bias).
-Use Debian's /usr/bin/python3: with libopenblas0-pthread installed numpy and torch use OpenBLAS.
+Each forward is faithful to the trace: projections (of E + P for the absolute schemes, RoPE
+applied), per-head logits with the scheme's bias/position terms, mask (none), softmax (times C
+for URPE), weights·V (plus Shaw's value term), output projection; numpy and torch materialise
+every head's n×n logits and weights (and the bias), and "numpy lean" updates one n×n buffer in
+place. Every scheme the engine has: none, sinusoidal, learned, rope, t5, shaw, alibi, txl,
+deberta, urpe (the default). Use Debian's /usr/bin/python3: with libopenblas0-pthread installed
+numpy and torch use OpenBLAS.
 
     /usr/bin/python3 bench/compare.py [--bench build/dev/bench/cpu/pe-bench-cpu]
-        [--n 2048,4096] [--schemes none,t5,shaw,alibi] [--repeat 3] [--d 512] [--heads 8]
+        [--n 2048,4096] [--schemes none,t5,...] [--repeat 3] [--d 512] [--heads 8]
 
-The engines alternate run by run (fast, numpy, torch, fast, ...; --repeat rounds after one
-warm-up each), so on a shared machine all three see the same load; the table gives medians
+The engines alternate run by run (fast, numpy, numpy lean, torch, fast, ...; --repeat rounds
+after one warm-up each), so on a shared machine all of them see the same load; the table gives medians
 over the rounds and the ratios of those medians. pe-bench-cpu first prints the machine's sgemm
 peak and memory bandwidth, and each fast run its GEMM rate as a share of that peak.
 """
@@ -375,7 +378,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--bench", default=os.path.join(here, "..", "build", "dev", "bench", "cpu", "pe-bench-cpu"))
     ap.add_argument("--n", default="2048,4096")
-    ap.add_argument("--schemes", default="none,t5,shaw,alibi")
+    ap.add_argument("--schemes", default="none,sinusoidal,learned,rope,t5,shaw,alibi,txl,deberta,urpe")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--d", type=int, default=512)
     ap.add_argument("--heads", type=int, default=8)
