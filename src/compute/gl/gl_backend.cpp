@@ -10,10 +10,12 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -109,7 +111,15 @@ struct GlBackend::Impl {
     GLuint buffer(std::size_t bytes, const void* data = nullptr) {
         if (!ok())
             return 0;
-        bytes = std::max<std::size_t>(bytes, 16);
+        // At least 16 bytes (an empty storage block is not portable); a shorter source is
+        // copied into zeroed padding rather than read past its end.
+        std::array<unsigned char, 16> padded{};
+        if (bytes < padded.size()) {
+            if (data && bytes > 0)
+                std::memcpy(padded.data(), data, bytes);
+            data = data ? padded.data() : nullptr;
+            bytes = padded.size();
+        }
         if (maxSsbo > 0 && bytes > static_cast<std::size_t>(maxSsbo)) {
             error = "a " + std::to_string(bytes >> 20) + " MiB buffer exceeds the GL storage " +
                     "block limit of " + std::to_string(maxSsbo >> 20) + " MiB";
