@@ -209,32 +209,28 @@ def relative_logits(inp, Q, K, n, h, d, scheme):
 
 def urpe_factor(inp, h, n):
     """URPE's C[h, (j − i) + n − 1] as [h, n, n]."""
-    C = inp["C"]
-    return C[:, inp["ridx"]] if isinstance(C, np.ndarray) else C[:, inp["ridx"]]
+    return inp["C"][:, inp["ridx"]]
 
 
 def forward_numpy(inp, n, d, h, scheme, clip):
     Q, K, V, scale = project_heads(inp, n, d, h)
     scale = np.float32(scale)
-    if scheme in ("txl", "deberta"):
+    if scheme in ("txl", "deberta"):  # content and position terms together, scaled
         logits = relative_logits(inp, Q, K, n, h, d, scheme)
-        content = None
     else:
         content = Q @ K.transpose(0, 2, 1)
-    if scheme in ("txl", "deberta"):
-        pass
-    elif scheme in ("t5", "urpe"):
-        bias = inp["table"][inp["bucket"]].transpose(2, 0, 1)  # [h, n, n]
-        logits = content + bias
-    elif scheme == "alibi":
-        bias = -inp["slopes"][:, None, None] * inp["absrel"][None]
-        logits = content * scale + bias
-    elif scheme == "shaw":
-        qw = Q @ inp["wk"].T  # [h, n, 2k+1]
-        kterm = np.take_along_axis(qw, np.broadcast_to(inp["idx"], (h, n, n)), axis=2) * scale
-        logits = content * scale + kterm
-    else:
-        logits = content * scale
+        if scheme in ("t5", "urpe"):
+            bias = inp["table"][inp["bucket"]].transpose(2, 0, 1)  # [h, n, n]
+            logits = content + bias
+        elif scheme == "alibi":
+            bias = -inp["slopes"][:, None, None] * inp["absrel"][None]
+            logits = content * scale + bias
+        elif scheme == "shaw":
+            qw = Q @ inp["wk"].T  # [h, n, 2k+1]
+            kterm = np.take_along_axis(qw, np.broadcast_to(inp["idx"], (h, n, n)), axis=2) * scale
+            logits = content * scale + kterm
+        else:
+            logits = content * scale
     m = logits.max(axis=-1, keepdims=True)
     weights = np.exp(logits - m)
     weights /= weights.sum(axis=-1, keepdims=True)
@@ -266,24 +262,22 @@ def forward_numpy_lean(inp, n, d, h, scheme, clip):
     the position terms as forward_numpy."""
     Q, K, V, scale = project_heads(inp, n, d, h)
     scale = np.float32(scale)
-    if scheme in ("txl", "deberta"):  # already scaled
+    if scheme in ("txl", "deberta"):  # content and position terms together, scaled
         s = relative_logits(inp, Q, K, n, h, d, scheme)
     else:
         s = Q @ K.transpose(0, 2, 1)  # [h, n, n], becomes the weights
-    if scheme in ("txl", "deberta"):
-        pass
-    elif scheme in ("t5", "urpe"):
-        s += inp["table"][inp["bucket"]].transpose(2, 0, 1)
-    elif scheme == "alibi":
-        s *= scale
-        for hh in range(h):
-            s[hh] -= inp["slopes"][hh] * inp["absrel"]
-    elif scheme == "shaw":
-        s *= scale
-        qw = (Q @ inp["wk"].T) * scale  # [h, n, 2k+1]
-        s += np.take_along_axis(qw, np.broadcast_to(inp["idx"], (h, n, n)), axis=2)
-    else:
-        s *= scale
+        if scheme in ("t5", "urpe"):
+            s += inp["table"][inp["bucket"]].transpose(2, 0, 1)
+        elif scheme == "alibi":
+            s *= scale
+            for hh in range(h):
+                s[hh] -= inp["slopes"][hh] * inp["absrel"]
+        elif scheme == "shaw":
+            s *= scale
+            qw = (Q @ inp["wk"].T) * scale  # [h, n, 2k+1]
+            s += np.take_along_axis(qw, np.broadcast_to(inp["idx"], (h, n, n)), axis=2)
+        else:
+            s *= scale
     s -= s.max(axis=-1, keepdims=True)
     np.exp(s, out=s)
     s /= s.sum(axis=-1, keepdims=True)
@@ -312,24 +306,22 @@ def forward_numpy_lean(inp, n, d, h, scheme, clip):
 
 def forward_torch(inp, n, d, h, scheme, clip):
     Q, K, V, scale = project_heads(inp, n, d, h)
-    if scheme in ("txl", "deberta"):
+    if scheme in ("txl", "deberta"):  # content and position terms together, scaled
         logits = relative_logits(inp, Q, K, n, h, d, scheme)
     else:
         content = Q @ K.transpose(1, 2)
-    if scheme in ("txl", "deberta"):
-        pass
-    elif scheme in ("t5", "urpe"):
-        bias = inp["table"][inp["bucket"]].permute(2, 0, 1)
-        logits = content + bias
-    elif scheme == "alibi":
-        bias = -inp["slopes"][:, None, None] * inp["absrel"][None]
-        logits = content * scale + bias
-    elif scheme == "shaw":
-        qw = Q @ inp["wk"].T
-        kterm = torch.gather(qw, 2, inp["idx"].expand(h, n, n)) * scale
-        logits = content * scale + kterm
-    else:
-        logits = content * scale
+        if scheme in ("t5", "urpe"):
+            bias = inp["table"][inp["bucket"]].permute(2, 0, 1)
+            logits = content + bias
+        elif scheme == "alibi":
+            bias = -inp["slopes"][:, None, None] * inp["absrel"][None]
+            logits = content * scale + bias
+        elif scheme == "shaw":
+            qw = Q @ inp["wk"].T
+            kterm = torch.gather(qw, 2, inp["idx"].expand(h, n, n)) * scale
+            logits = content * scale + kterm
+        else:
+            logits = content * scale
     weights = torch.softmax(logits, dim=-1)
     if scheme == "urpe":
         weights = weights * urpe_factor(inp, h, n)

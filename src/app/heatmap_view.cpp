@@ -318,7 +318,8 @@ void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tens
 
 std::function<HeatmapView::PreparedSlice()> HeatmapView::slicePreparer(const Tensor* tensor,
                                                                        int head) const {
-    if (!tensor || tensor->empty() || tensor->rank() < 2 || tensor->rank() > 3)
+    // A view not on screen yet has no size to pool for: setSlice pools it once it has.
+    if (!isVisible() || !tensor || tensor->empty() || tensor->rank() < 2 || tensor->rank() > 3)
         return [] { return PreparedSlice{}; };
     const QSize target = poolTarget();
     const PoolMode mode = m_pool;

@@ -64,8 +64,9 @@ public:
     };
     /**
      * A job that pools head `head` of `tensor` as setSlice would at this view's current size
-     * (single-threaded; it reads only the tensor, so views can prepare in parallel). Call on
-     * the GUI thread, run the job anywhere, hand its result to setSlice while the tensor lives.
+     * (single-threaded; it reads only the tensor, so views can prepare in parallel; nothing for
+     * a view not visible yet). Call on the GUI thread, run the job anywhere, hand its result to
+     * setSlice while the tensor lives.
      */
     std::function<PreparedSlice()> slicePreparer(const Tensor* tensor, int head) const;
     /** setSlice with the cells prepared; re-pools if the view's size or mode changed since. */

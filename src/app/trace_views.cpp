@@ -551,38 +551,26 @@ void TraceViews::refreshAttention() {
     }
     const int columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(heads))));
     const int h = m_head->value();
-    // Slices of the small multiples (256² at most) and of the enlarged head, concurrently.
+    // In place (weights no larger than kMaxCells): the small multiples and the enlarged head
+    // pool their head straight to their own pixel size, all of them in parallel. Otherwise the
+    // slices are binned (the small multiples to 256² at most), concurrently as well.
     std::vector<int> bins(2 * static_cast<std::size_t>(heads + 1), 1);
-    std::vector<std::function<Grid()>> jobs;
-    const Tensor* whole = inPlace("weights", &bins[0], &bins[1]); // the enlarged head in place
-    jobs.emplace_back([this, h, whole, b = bins.data()] {
-        return whole ? Grid{} : slice("weights", h, b, b + 1);
-    });
-    for (int k = 0; k < heads; ++k)
-        jobs.emplace_back([w, k, b = &bins[2 * static_cast<std::size_t>(k + 1)]] {
-            return sliceHeadBinned(*w, k, 256, 256, b, b + 1);
-        });
-    // In place (the weights are not larger than kMaxCells): each small multiple pools its head
-    // straight to its own pixel size, all of them in parallel, and shows those cells as they are.
-    std::vector<Grid> grids;
+    const Tensor* whole = inPlace("weights", &bins[0], &bins[1]);
     std::vector<HeatmapView::PreparedSlice> prepared;
+    std::vector<Grid> grids;
     if (whole) {
         std::vector<std::function<HeatmapView::PreparedSlice()>> preparers;
-        for (int k = 0; k < heads; ++k) {
-            HeatmapView* v = m_heads[static_cast<std::size_t>(k)];
-            if (v->isHidden()) // not laid out yet: setSlice pools it at its real size
-                preparers.emplace_back([] { return HeatmapView::PreparedSlice{}; });
-            else
-                preparers.push_back(v->slicePreparer(whole, k));
-        }
-        // The enlarged head too, in the same batch.
-        preparers.push_back(m_enlarged->isHidden()
-                                ? std::function<HeatmapView::PreparedSlice()>(
-                                      [] { return HeatmapView::PreparedSlice{}; })
-                                : m_enlarged->slicePreparer(whole, h));
+        for (int k = 0; k < heads; ++k)
+            preparers.push_back(m_heads[static_cast<std::size_t>(k)]->slicePreparer(whole, k));
+        preparers.push_back(m_enlarged->slicePreparer(whole, h));
         prepared = runConcurrently(std::move(preparers));
-        grids.emplace_back(); // the enlarged head is shown in place too
     } else {
+        std::vector<std::function<Grid()>> jobs;
+        jobs.emplace_back([this, h, b = bins.data()] { return slice("weights", h, b, b + 1); });
+        for (int k = 0; k < heads; ++k)
+            jobs.emplace_back([w, k, b = &bins[2 * static_cast<std::size_t>(k + 1)]] {
+                return sliceHeadBinned(*w, k, 256, 256, b, b + 1);
+            });
         grids = sliceConcurrently(std::move(jobs));
     }
     for (int k = 0; k < static_cast<int>(m_heads.size()); ++k) {
@@ -604,7 +592,7 @@ void TraceViews::refreshAttention() {
             v->setData(std::move(grids[static_cast<std::size_t>(k + 1)]), info);
     }
     const int br = bins[0], bc = bins[1];
-    Grid g = std::move(grids[0]);
+    Grid g = whole ? Grid{} : std::move(grids[0]);
     const int gRows = whole ? static_cast<int>(whole->dim(whole->rank() - 2)) : g.rows;
     HeatmapInfo info = infoFor(tr("attention weights, head %1").arg(h), tr("a_ij"), br, bc);
     int q = std::min(m_query->value() / br, gRows - 1);

@@ -239,12 +239,10 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const float* sinP = nullptr;
     if (scheme == Scheme::Sinusoidal) {
         // The table depends on (n, d, base, layout) only: kept for the next computation.
-        const SinusoidKey key{N, D, p.base, static_cast<int>(p.layout)};
-        if (!(m_sinKey == key) || m_sinTable.size() != static_cast<std::size_t>(Nd)) {
-            m_sinTable = toRowMajorFloat(sinusoidal(N, D, p.base, p.layout));
-            m_sinKey = key;
-        }
-        sinP = m_sinTable.data();
+        if (!m_sinusoid.holds({N, D, p.base, static_cast<int>(p.layout)},
+                              static_cast<std::size_t>(Nd)))
+            m_sinusoid.values = toRowMajorFloat(sinusoidal(N, D, p.base, p.layout));
+        sinP = m_sinusoid.values.data();
     }
     {
         float* e = tE.data<float>();
@@ -367,9 +365,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     if (isTxl) {
         // The relative sinusoid of txlRelativeSinusoid (same operations, so the same values),
         // its frequencies computed once, rows in parallel, and kept: it depends on (n, d, clamp).
-        const SinusoidKey key{N, D, static_cast<double>(p.txlClampLen), -1};
-        if (!(m_txlKey == key) || m_txlTable.size() != static_cast<std::size_t>(offs) * D) {
-            m_txlTable.resize(static_cast<std::size_t>(offs) * D);
+        if (!m_txlSinusoid.holds({N, D, static_cast<double>(p.txlClampLen), 0},
+                                 static_cast<std::size_t>(offs) * D)) {
             const int half = D / 2;
             std::vector<double> freq(static_cast<std::size_t>(half));
             for (int m = 0; m < half; ++m)
@@ -380,7 +377,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     int t = N - 1 - r;
                     if (p.txlClampLen > 0)
                         t = std::min(t, p.txlClampLen);
-                    float* row = m_txlTable.data() + static_cast<std::size_t>(r) * D;
+                    float* row = m_txlSinusoid.values.data() + static_cast<std::size_t>(r) * D;
                     for (int m = 0; m < half; ++m) {
                         const double a = static_cast<double>(t) * freq[static_cast<std::size_t>(m)];
                         row[m] = static_cast<float>(std::sin(a));
@@ -388,9 +385,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     }
                 }
             });
-            m_txlKey = key;
         }
-        const std::vector<float>& R = m_txlTable;
+        const std::vector<float>& R = m_txlSinusoid.values;
         const std::vector<float> wr = toRowMajorFloat(w.txlWr);
         txlR.resize(R.size());
         txlU = toRowMajorFloat(w.txlU);
@@ -434,10 +430,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
         const int pairs = dRot / 2;
         // cos and sin per position and pair, kept: they depend on (n, rotated dims, base) only.
-        const SinusoidKey key{N, dRot, p.base, -2};
-        if (!(m_ropeKey == key) || m_ropeCos.size() != static_cast<std::size_t>(N) * pairs) {
-            m_ropeCos.resize(static_cast<std::size_t>(N) * pairs);
-            m_ropeSin.resize(m_ropeCos.size());
+        const std::size_t angles = static_cast<std::size_t>(N) * pairs;
+        const bool kept = m_ropeAngles.holds({N, dRot, p.base, 0}, 2 * angles);
+        float* cs = m_ropeAngles.values.data(); // [N, pairs] each
+        float* sn = cs + angles;
+        if (!kept) {
             std::vector<double> theta(static_cast<std::size_t>(pairs));
             for (int m = 0; m < pairs; ++m)
                 theta[static_cast<std::size_t>(m)] = std::pow(p.base, -2.0 * m / dRot);
@@ -448,14 +445,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                         const double a =
                             static_cast<double>(i) * theta[static_cast<std::size_t>(m)];
                         const std::size_t at = static_cast<std::size_t>(i) * pairs + m;
-                        m_ropeCos[at] = static_cast<float>(std::cos(a));
-                        m_ropeSin[at] = static_cast<float>(std::sin(a));
+                        cs[at] = static_cast<float>(std::cos(a));
+                        sn[at] = static_cast<float>(std::sin(a));
                     }
             });
-            m_ropeKey = key;
         }
-        const std::vector<float>& cs = m_ropeCos;
-        const std::vector<float>& sn = m_ropeSin;
         const bool inter = p.ropeConvention == RopeConvention::Interleaved;
         parallelFor(2 * H, [&](int task) {
             float* base = (task < H ? Q : K) + (task % H) * Ndh;
@@ -719,13 +713,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     if (tc2p && tp2c)
                         for (int j = 0; j < N; ++j)
                             sum[j] = rowC2p[j] + rowP2c[j];
-                    else
-                        std::copy(tc2p ? rowC2p : rowP2c, (tc2p ? rowC2p : rowP2c) + N, sum);
                     if (c2p)
                         cpu::streamCopy(c2p + rowOff, rowC2p, static_cast<std::size_t>(N));
                     if (p2c)
                         cpu::streamCopy(p2c + rowOff, rowP2c, static_cast<std::size_t>(N));
-                    rp.add = sum;
+                    rp.add = tc2p && tp2c ? sum : (tc2p ? rowC2p : rowP2c); // one term: as is
                 }
                 if (inPlace) // logits and weights streamed to the trace by the row pass itself
                     cpu::fusedRow(rp, sRow, sRow, sRow, logits + rowOff, weightsT + rowOff);

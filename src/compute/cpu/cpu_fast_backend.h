@@ -102,20 +102,29 @@ private:
     int m_rowBlock = 0;
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
-    /** The last sinusoidal table (row-major float) and what it depends on. */
-    struct SinusoidKey {
-        int n = 0, d = 0;
-        double base = 0.0;
-        int layout = -1;
-        bool operator==(const SinusoidKey&) const = default;
-    } m_sinKey;
-    std::vector<float> m_sinTable;
-    /** The last Transformer-XL relative sinusoid ([2n − 1, d], row r for t = n − 1 − r). */
-    SinusoidKey m_txlKey;
-    std::vector<float> m_txlTable;
-    /** The last RoPE angles' cos and sin ([n, pairs]). */
-    SinusoidKey m_ropeKey;
-    std::vector<float> m_ropeCos, m_ropeSin;
+    /**
+     * A table that depends on a few parameters only, kept until they change: the sinusoid
+     * [n, d], Transformer-XL's relative sinusoid [2n − 1, d], RoPE's cos then sin [2, n, pairs].
+     */
+    struct KeptTable {
+        struct Key {
+            int n = -1, d = -1;
+            double parameter = 0.0; ///< base or clamp length
+            int variant = 0;        ///< layout
+            bool operator==(const Key&) const = default;
+        };
+        Key key;
+        std::vector<float> values;
+        /** True if the values are those of `k`; else sizes them for `k` (the caller fills them). */
+        bool holds(const Key& k, std::size_t size) {
+            if (key == k && values.size() == size)
+                return true;
+            key = k;
+            values.resize(size);
+            return false;
+        }
+    };
+    KeptTable m_sinusoid, m_txlSinusoid, m_ropeAngles;
     bool m_profiling = false;
     Profile m_profile;
 };

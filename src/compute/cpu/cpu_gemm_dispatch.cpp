@@ -40,23 +40,8 @@ struct GemmTable {
     const char* name;
 };
 
-/** Every Eigen build in the binary, best first, and whether this CPU can run it. */
-std::vector<EigenGemmVariant> variants() {
-#ifdef PE_GEMM_X86_VARIANTS
-    __builtin_cpu_init();
-    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return {{"avx512", gemmAB_avx512, gemmABt_avx512, avx512},
-            {"avx2", gemmAB_avx2, gemmABt_avx2, avx2},
-            {"sse2", gemmAB_base, gemmABt_base, true}};
-#else
-    return {{"generic", gemmAB_generic, gemmABt_generic, true}};
-#endif
-}
-
 GemmTable pickEigen() {
-    for (const EigenGemmVariant& v : variants())
+    for (const EigenGemmVariant& v : eigenGemmVariants())
         if (v.supported)
             return {v.ab, v.abt, v.name};
     return {nullptr, nullptr, "none"}; // unreachable: the last variant runs everywhere
@@ -77,37 +62,22 @@ bool openBlasReady() {
     return ready;
 }
 
-/** Whether OpenBLAS runs AVX-512 kernels (its core names for them, any case). */
-bool openBlasHasAvx512Kernels() {
-    (void)openBlasReady();
-    const char* core = openblas_get_corename();
-    std::string name = core ? core : "";
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const char* k : {"skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5"})
-        if (name.find(k) != std::string::npos)
-            return true;
-    return false;
-}
 #endif
 
-/** The library in force: chosen by setGemmLibrary or, until then, defaultLibrary(). */
+/** The library in force: chosen by setGemmLibrary or, until then, defaultGemmLibrary(). */
 class LibraryChoice {
 public:
-    GemmLibrary get() {
-        int v = m_value.load(std::memory_order_relaxed);
-        if (v < 0) {
-            static const GemmLibrary initial = defaultGemmLibrary();
-            int expected = -1;
-            m_value.compare_exchange_strong(expected, static_cast<int>(initial));
-            v = m_value.load(std::memory_order_relaxed);
-        }
-        return static_cast<GemmLibrary>(v);
+    GemmLibrary get() const {
+        const int v = m_value.load(std::memory_order_relaxed);
+        if (v >= 0)
+            return static_cast<GemmLibrary>(v);
+        static const GemmLibrary initial = defaultGemmLibrary();
+        return initial;
     }
     void set(GemmLibrary lib) { m_value.store(static_cast<int>(lib)); }
 
 private:
-    std::atomic<int> m_value{-1};
+    std::atomic<int> m_value{-1}; ///< −1: not chosen
 };
 
 LibraryChoice g_library;
@@ -212,7 +182,7 @@ GemmLibrary defaultGemmLibrary() {
         if (std::strcmp(env, "openblas") == 0)
             return GemmLibrary::OpenBlas;
     }
-    if (std::strcmp(eigen().name, "avx512") == 0 && !openBlasHasAvx512Kernels())
+    if (std::strcmp(eigen().name, "avx512") == 0 && !openBlasUsesAvx512())
         return GemmLibrary::Eigen;
     return GemmLibrary::OpenBlas;
 #else
@@ -221,15 +191,31 @@ GemmLibrary defaultGemmLibrary() {
 }
 
 std::vector<EigenGemmVariant> eigenGemmVariants() {
-    return variants();
+#ifdef PE_GEMM_X86_VARIANTS
+    __builtin_cpu_init();
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return {{"avx512", gemmAB_avx512, gemmABt_avx512, avx512},
+            {"avx2", gemmAB_avx2, gemmABt_avx2, avx2},
+            {"sse2", gemmAB_base, gemmABt_base, true}};
+#else
+    return {{"generic", gemmAB_generic, gemmABt_generic, true}};
+#endif
 }
 
 bool openBlasUsesAvx512() {
 #ifdef PE_HAVE_OPENBLAS
-    return openBlasHasAvx512Kernels();
-#else
-    return false;
+    (void)openBlasReady();
+    const char* core = openblas_get_corename(); // its names for AVX-512 kernels, any case
+    std::string name = core ? core : "";
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const char* k : {"skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5"})
+        if (name.find(k) != std::string::npos)
+            return true;
 #endif
+    return false;
 }
 
 bool haveOpenBlas() {

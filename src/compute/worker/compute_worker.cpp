@@ -152,8 +152,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     }
     const std::vector<std::string> tokens = inputTokens(request.input, p.n);
     Weights w;
-    if (m_embedded.E.size() == 0 || m_embedded.tokens != tokens || m_embedded.d != p.d ||
-        m_embedded.seed != p.seed)
+    if (m_embedded.tokens != tokens || m_embedded.d != p.d || m_embedded.seed != p.seed)
         m_embedded = {tokens, p.d, p.seed, inputEmbeddings(p, tokens)};
     w.E = m_embedded.E;
     m_weights->complete(p, w);

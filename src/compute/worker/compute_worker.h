@@ -132,7 +132,7 @@ private:
     /** The last request's input embeddings and what they depend on (tokens, width, seed). */
     struct Embedded {
         std::vector<std::string> tokens;
-        int d = 0;
+        int d = 0; ///< no width is 0: none yet
         std::uint64_t seed = 0;
         Eigen::MatrixXd E;
     } m_embedded;

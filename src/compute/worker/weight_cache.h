@@ -10,6 +10,7 @@
 
 #include <future>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weights.h"
@@ -27,12 +28,8 @@ public:
             if (!spec.used || m.size() > 0)
                 continue; // not needed, or given by the caller
             drawn.push_back(&spec);
-            const Eigen::Index rows = spec.shape.size() == 1 ? 1
-                                      : spec.shape[0] < 0    ? p.learnedRows
-                                                             : spec.shape[0];
-            const Eigen::Index cols = spec.shape.back();
             for (const std::vector<Entry>* from : {&m_entries, &m_ahead})
-                if (const Entry* e = find(*from, spec.name, p.seed, p.d, rows, cols)) {
+                if (const Entry* e = find(*from, spec, p)) {
                     m = e->matrix;
                     break;
                 }
@@ -57,27 +54,20 @@ public:
         for (const std::uint64_t seed : {p.seed + 1, p.seed - 1}) {
             Params q = p;
             q.seed = seed;
-            for (const WeightSpec& spec : weightSpecs(q)) {
+            const std::vector<WeightSpec> specs = weightSpecs(q);
+            for (const WeightSpec& spec : specs) {
                 if (!spec.used || spec.name == "E") // E: the caller's token embeddings
                     continue;
-                const Eigen::Index rows = spec.shape.size() == 1 ? 1
-                                          : spec.shape[0] < 0    ? q.learnedRows
-                                                                 : spec.shape[0];
-                const Eigen::Index cols = spec.shape.back();
+                const auto [rows, cols] = shapeOf(spec, q);
                 if (rows * cols > kMaxAheadElements)
                     continue;
-                if (const Entry* e = find(m_ahead, spec.name, seed, q.d, rows, cols)) {
+                if (const Entry* e = find(m_ahead, spec, q)) {
                     ahead.push_back(*e);
                     continue;
                 }
                 if (stop())
                     return; // keep what was there: a newer request is waiting
-                Weights one;
-                for (const WeightSpec& other : weightSpecs(q))
-                    if (other.used && other.name != spec.name)
-                        one.*(other.member) = Eigen::MatrixXd::Zero(1, 1);
-                completeWeights(q, one);
-                ahead.push_back({spec.name, seed, q.d, std::move(one.*(spec.member))});
+                ahead.push_back({spec.name, seed, q.d, drawOne(q, specs, spec)});
             }
         }
         m_ahead = std::move(ahead);
@@ -87,10 +77,31 @@ public:
     static constexpr Eigen::Index kMaxAheadElements = Eigen::Index{512} * 512;
 
 private:
+    /** The [rows, cols] that completeWeights draws a tensor at. */
+    static std::pair<Eigen::Index, Eigen::Index> shapeOf(const WeightSpec& spec, const Params& p) {
+        const Eigen::Index rows = spec.shape.size() == 1 ? 1
+                                  : spec.shape[0] < 0    ? p.learnedRows
+                                                         : spec.shape[0];
+        return {rows, spec.shape.back()};
+    }
+
     /**
-     * Draws the tensors still missing on all cores, one completeWeights per tensor (every other
-     * used tensor gets a 1×1 placeholder, which completeWeights keeps as given): the same
-     * matrices, in a fraction of the time when the seed or the width changes.
+     * The one tensor `spec` as completeWeights(p) draws it: every other used tensor of `specs`
+     * gets a 1×1 placeholder, which completeWeights keeps as given.
+     */
+    static Eigen::MatrixXd drawOne(const Params& p, const std::vector<WeightSpec>& specs,
+                                   const WeightSpec& spec) {
+        Weights one;
+        for (const WeightSpec& other : specs)
+            if (other.used && other.name != spec.name)
+                one.*(other.member) = Eigen::MatrixXd::Zero(1, 1);
+        completeWeights(p, one);
+        return std::move(one.*(spec.member));
+    }
+
+    /**
+     * Draws the tensors still missing on all cores, one drawOne per tensor: the same matrices,
+     * in a fraction of the time when the seed or the width changes.
      */
     static void drawConcurrently(const Params& p, const std::vector<WeightSpec>& specs,
                                  Weights& w) {
@@ -102,14 +113,8 @@ private:
             return;
         std::vector<std::future<Eigen::MatrixXd>> drawn;
         for (const WeightSpec* spec : missing)
-            drawn.push_back(std::async(std::launch::async, [&p, &specs, spec] {
-                Weights one;
-                for (const WeightSpec& other : specs)
-                    if (other.used && &other != spec)
-                        one.*(other.member) = Eigen::MatrixXd::Zero(1, 1);
-                completeWeights(p, one);
-                return Eigen::MatrixXd(std::move(one.*(spec->member)));
-            }));
+            drawn.push_back(std::async(std::launch::async,
+                                       [&p, &specs, spec] { return drawOne(p, specs, *spec); }));
         for (std::size_t k = 0; k < missing.size(); ++k)
             w.*(missing[k]->member) = drawn[k].get();
     }
@@ -120,10 +125,12 @@ private:
         int d;
         Eigen::MatrixXd matrix;
     };
-    static const Entry* find(const std::vector<Entry>& in, const std::string& name,
-                             std::uint64_t seed, int d, Eigen::Index rows, Eigen::Index cols) {
+    /** The entry holding tensor `spec` as `p` draws it (name, seed, width, shape), if any. */
+    static const Entry* find(const std::vector<Entry>& in, const WeightSpec& spec,
+                             const Params& p) {
+        const auto [rows, cols] = shapeOf(spec, p);
         for (const Entry& e : in)
-            if (e.name == name && e.seed == seed && e.d == d && e.matrix.rows() == rows &&
+            if (e.name == spec.name && e.seed == p.seed && e.d == p.d && e.matrix.rows() == rows &&
                 e.matrix.cols() == cols)
                 return &e;
         return nullptr;
