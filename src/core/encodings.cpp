@@ -159,16 +159,37 @@ std::vector<int> urpeOfficialBuckets(int L) {
     return b;
 }
 
+double ropeNtkBase(double base, int dRot, double scale) {
+    return base * std::pow(scale, static_cast<double>(dRot) / (dRot - 2));
+}
+
+RopeFrequencies ropeFrequencies(double base, int dRot, RopeScaling scaling, double scale) {
+    RopeFrequencies f;
+    const int half = dRot / 2;
+    const double b = scaling == RopeScaling::NTK ? ropeNtkBase(base, dRot, scale) : base;
+    f.theta.resize(static_cast<std::size_t>(half));
+    for (int m = 0; m < half; ++m)
+        f.theta[static_cast<std::size_t>(m)] = std::pow(b, -2.0 * m / dRot);
+    f.positionDivisor = scaling == RopeScaling::PI ? scale : 1.0;
+    return f;
+}
+
+RopeFrequencies ropeFrequencies(const Params& p) {
+    return ropeFrequencies(p.base, p.ropeRotatedDims(), p.ropeScaling, p.ropeScale);
+}
+
 void applyRope(Eigen::Ref<Eigen::MatrixXd> x, const std::vector<double>& positions, double base,
                RopeConvention conv, int dRot) {
-    const int half = dRot / 2;
-    std::vector<double> theta(static_cast<std::size_t>(half));
-    for (int m = 0; m < half; ++m)
-        theta[static_cast<std::size_t>(m)] = std::pow(base, -2.0 * m / dRot);
+    applyRope(x, positions, ropeFrequencies(base, dRot), conv);
+}
+
+void applyRope(Eigen::Ref<Eigen::MatrixXd> x, const std::vector<double>& positions,
+               const RopeFrequencies& f, RopeConvention conv) {
+    const int half = static_cast<int>(f.theta.size());
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
         const double pos = positions[static_cast<std::size_t>(r)];
         for (int m = 0; m < half; ++m) {
-            const double ang = pos * theta[static_cast<std::size_t>(m)];
+            const double ang = f.angle(pos, m);
             const double c = std::cos(ang), s = std::sin(ang);
             const int ia = conv == RopeConvention::Interleaved ? 2 * m : m;
             const int ib = conv == RopeConvention::Interleaved ? 2 * m + 1 : m + half;
@@ -177,6 +198,36 @@ void applyRope(Eigen::Ref<Eigen::MatrixXd> x, const std::vector<double>& positio
             x(r, ib) = b * c + a * s;
         }
     }
+}
+
+Eigen::MatrixXd mlpFourierFeatures(int n, int features, double base, double start) {
+    Eigen::MatrixXd phi(n, 2 * features);
+    for (int k = 0; k < features; ++k) {
+        const double w = std::pow(base, -static_cast<double>(k) / features);
+        for (int p = 0; p < n; ++p) {
+            const double a = (start + p) * w;
+            phi(p, 2 * k) = std::sin(a);
+            phi(p, 2 * k + 1) = std::cos(a);
+        }
+    }
+    return phi;
+}
+
+double gelu(double x) {
+    return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+}
+
+Eigen::MatrixXd mlpEncoding(int n, int features, double base, const Eigen::MatrixXd& W1,
+                            const Eigen::MatrixXd& b1, const Eigen::MatrixXd& W2,
+                            const Eigen::MatrixXd& b2, double start) {
+    assert(W1.rows() == 2 * features && b1.cols() == W1.cols() && W2.rows() == W1.cols() &&
+           b2.cols() == W2.cols() && "mlp encoding: W1 [2F, H], b1 [1, H], W2 [H, d], b2 [1, d]");
+    Eigen::MatrixXd hidden = mlpFourierFeatures(n, features, base, start) * W1;
+    hidden.rowwise() += b1.row(0);
+    hidden = hidden.unaryExpr([](double v) { return gelu(v); });
+    Eigen::MatrixXd P = hidden * W2;
+    P.rowwise() += b2.row(0);
+    return P;
 }
 
 } // namespace pe

@@ -69,10 +69,53 @@ inline int urpeIndex(int i, int j, int L) {
 std::vector<int> urpeOfficialBuckets(int L);
 
 /**
- * RoPE in place on the rows of x [n, d_h]: row r is at absolute position positions[r].
- * θ_m = base^(−2m/d_rot); pairs per `conv`; features [d_rot, d_h) pass through. SPEC §7.
+ * RoPE angles with context stretching: angle(p, m) = (p / positionDivisor)·θ_m, m < d_rot/2.
+ *  - none: θ_m = base^(−2m/d_rot), divisor 1 (SPEC §7);
+ *  - pi (position interpolation, Chen et al. 2023): the same θ_m, divisor s;
+ *  - ntk (NTK-aware base scaling): θ_m = base'^(−2m/d_rot), base' = base·s^(d_rot/(d_rot−2)),
+ *    divisor 1 (d_rot >= 4; validate() refuses ntk at d_rot = 2).
+ * Every engine computes its angles through this, in double.
  */
+struct RopeFrequencies {
+    std::vector<double> theta;    ///< θ_m (or θ'_m), d_rot/2 entries
+    double positionDivisor = 1.0; ///< s for pi, else 1
+    double angle(double position, int m) const {
+        return (position / positionDivisor) * theta[static_cast<std::size_t>(m)];
+    }
+};
+RopeFrequencies ropeFrequencies(double base, int dRot, RopeScaling scaling = RopeScaling::None,
+                                double scale = 1.0);
+/** The frequencies of p (p.base, p.ropeRotatedDims(), p.ropeScaling, p.ropeScale). */
+RopeFrequencies ropeFrequencies(const Params& p);
+/** NTK-aware base base·s^(d_rot/(d_rot−2)), d_rot >= 4. */
+double ropeNtkBase(double base, int dRot, double scale);
+
+/**
+ * RoPE in place on the rows of x [n, d_h]: row r is at absolute position positions[r],
+ * rotated by f.angle(positions[r], m); pairs per `conv`; features [d_rot, d_h) pass through
+ * (d_rot = 2·f.theta.size()). SPEC §7.
+ */
+void applyRope(Eigen::Ref<Eigen::MatrixXd> x, const std::vector<double>& positions,
+               const RopeFrequencies& f, RopeConvention conv);
+/** Unscaled RoPE: θ_m = base^(−2m/d_rot). */
 void applyRope(Eigen::Ref<Eigen::MatrixXd> x, const std::vector<double>& positions, double base,
                RopeConvention conv, int dRot);
+
+/**
+ * Fourier features of the mlp encoding, φ [n, 2F] for positions start … start + n − 1:
+ * φ(p)[2k] = sin(p·ω_k), φ(p)[2k+1] = cos(p·ω_k), ω_k = base^(−k/F), k < F (angles in double).
+ */
+Eigen::MatrixXd mlpFourierFeatures(int n, int features, double base = 10000.0, double start = 0.0);
+
+/** Exact GELU, 0.5·x·(1 + erf(x/√2)). */
+double gelu(double x);
+
+/**
+ * The mlp encoding P [n, d] (row-vector convention): P = GELU(φ·W1 + b1)·W2 + b2 with φ from
+ * mlpFourierFeatures. W1 [2F, H], b1 [1, H], W2 [H, d], b2 [1, d]; computed in double.
+ */
+Eigen::MatrixXd mlpEncoding(int n, int features, double base, const Eigen::MatrixXd& W1,
+                            const Eigen::MatrixXd& b1, const Eigen::MatrixXd& W2,
+                            const Eigen::MatrixXd& b2, double start = 0.0);
 
 } // namespace pe

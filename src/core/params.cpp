@@ -12,7 +12,7 @@ namespace {
 template <typename E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Scheme, 10> kSchemes{{{Scheme::None, "none"},
+constexpr NameTable<Scheme, 11> kSchemes{{{Scheme::None, "none"},
                                           {Scheme::Sinusoidal, "sinusoidal"},
                                           {Scheme::Learned, "learned"},
                                           {Scheme::Shaw, "shaw"},
@@ -21,7 +21,8 @@ constexpr NameTable<Scheme, 10> kSchemes{{{Scheme::None, "none"},
                                           {Scheme::DeBERTa, "deberta"},
                                           {Scheme::RoPE, "rope"},
                                           {Scheme::ALiBi, "alibi"},
-                                          {Scheme::URPE, "urpe"}}};
+                                          {Scheme::URPE, "urpe"},
+                                          {Scheme::Mlp, "mlp"}}};
 constexpr NameTable<Normaliser, 5> kNorms{{{Normaliser::Softmax, "softmax"},
                                            {Normaliser::Exp, "exp"},
                                            {Normaliser::L2, "l2"},
@@ -33,6 +34,8 @@ constexpr NameTable<SinLayout, 3> kLayouts{{{SinLayout::Interleaved, "interleave
                                             {SinLayout::T2T, "t2t"}}};
 constexpr NameTable<RopeConvention, 2> kRope{
     {{RopeConvention::Interleaved, "interleaved"}, {RopeConvention::Half, "half"}}};
+constexpr NameTable<RopeScaling, 3> kRopeScaling{
+    {{RopeScaling::None, "none"}, {RopeScaling::PI, "pi"}, {RopeScaling::NTK, "ntk"}}};
 constexpr NameTable<AlibiMode, 2> kAlibi{
     {{AlibiMode::Symmetric, "symmetric"}, {AlibiMode::Causal, "causal"}}};
 constexpr NameTable<P2CConvention, 2> kP2C{
@@ -77,6 +80,9 @@ std::string_view toString(SinLayout l) {
 std::string_view toString(RopeConvention c) {
     return nameOf(kRope, c);
 }
+std::string_view toString(RopeScaling s) {
+    return nameOf(kRopeScaling, s);
+}
 std::string_view toString(AlibiMode m) {
     return nameOf(kAlibi, m);
 }
@@ -103,6 +109,9 @@ std::optional<SinLayout> layoutFromString(std::string_view s) {
 }
 std::optional<RopeConvention> ropeConventionFromString(std::string_view s) {
     return parse(kRope, s);
+}
+std::optional<RopeScaling> ropeScalingFromString(std::string_view s) {
+    return parse(kRopeScaling, s);
 }
 std::optional<AlibiMode> alibiModeFromString(std::string_view s) {
     return parse(kAlibi, s);
@@ -138,6 +147,7 @@ PE_ALL_VALUES(Normaliser, kNorms)
 PE_ALL_VALUES(MaskKind, kMasks)
 PE_ALL_VALUES(SinLayout, kLayouts)
 PE_ALL_VALUES(RopeConvention, kRope)
+PE_ALL_VALUES(RopeScaling, kRopeScaling)
 PE_ALL_VALUES(AlibiMode, kAlibi)
 PE_ALL_VALUES(P2CConvention, kP2C)
 PE_ALL_VALUES(UrpeBias, kUrpe)
@@ -145,7 +155,7 @@ PE_ALL_VALUES(Precision, kPrecision)
 #undef PE_ALL_VALUES
 
 bool isAbsolute(Scheme s) {
-    return s == Scheme::Sinusoidal || s == Scheme::Learned;
+    return s == Scheme::Sinusoidal || s == Scheme::Learned || s == Scheme::Mlp;
 }
 
 bool hasRelIndex(const Params& p) {
@@ -179,6 +189,15 @@ Status validate(const Params& p) {
         return err("--clip must be >= 0, got " + std::to_string(p.clip));
     if (!(p.base > 1.0) || !std::isfinite(p.base))
         return err("--base must be a finite number greater than 1");
+    if (!(p.ropeScale > 0.0) || !std::isfinite(p.ropeScale))
+        return err("--rope-scale must be a finite number greater than 0, got " +
+                   std::to_string(p.ropeScale));
+    if (p.mlpFeatures < 1 || p.mlpFeatures > kMaxMlpFeatures)
+        return err("--mlp-features must be between 1 and " + std::to_string(kMaxMlpFeatures) +
+                   ", got " + std::to_string(p.mlpFeatures));
+    if (p.mlpHidden < 1 || p.mlpHidden > kMaxMlpHidden)
+        return err("--mlp-hidden must be between 1 and " + std::to_string(kMaxMlpHidden) +
+                   ", got " + std::to_string(p.mlpHidden));
     const int dh = p.headDim();
     switch (p.scheme) {
     case Scheme::Sinusoidal:
@@ -210,13 +229,17 @@ Status validate(const Params& p) {
         }
         break;
     case Scheme::RoPE: {
-        const int dRot = p.ropeDims == 0 ? dh : p.ropeDims;
+        const int dRot = p.ropeRotatedDims();
         if (dRot % 2 != 0)
             return err("rope needs an even head width d/heads (rotary dims), got " +
                        std::to_string(dRot));
         if (dRot < 2 || dRot > dh)
             return err("--rope-dims must be even and between 2 and d/heads = " +
                        std::to_string(dh));
+        if (p.ropeScaling == RopeScaling::NTK && dRot < 4)
+            return err("--rope-scaling ntk needs at least 4 rotated dims (its exponent "
+                       "d_rot/(d_rot - 2) is undefined at d_rot = 2), got " +
+                       std::to_string(dRot));
         break;
     }
     case Scheme::ALiBi:
@@ -226,6 +249,7 @@ Status validate(const Params& p) {
     case Scheme::URPE:
     case Scheme::None:
     case Scheme::Shaw:
+    case Scheme::Mlp:
         break;
     }
     if (p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5)) {

@@ -22,7 +22,8 @@ enum class Scheme {
     DeBERTa,
     RoPE,
     ALiBi,
-    URPE
+    URPE,
+    Mlp ///< learnable absolute encoding: an MLP of fixed Fourier features of p (d2l exercise 2)
 };
 /** The attention normaliser N(S); SPEC §10. */
 enum class Normaliser { Softmax, Exp, L2, Relu2, Relu2Visible };
@@ -31,12 +32,22 @@ enum class MaskKind { None, Causal };
 enum class SinLayout { Interleaved, Concat, T2T };
 /** RoPE pairings, SPEC §7: (2m, 2m+1) or (m, m + d_rot/2). */
 enum class RopeConvention { Interleaved, Half };
+/**
+ * RoPE context stretching for a stretch s (Params::ropeScale): none; position interpolation
+ * (Chen et al. 2023), angle = (p / s)·θ_m; NTK-aware base scaling, base' =
+ * base·s^(d_rot/(d_rot−2)).
+ */
+enum class RopeScaling { None, PI, NTK };
 /** ALiBi forms, SPEC §8: paper −m(i−j) under a causal mask, or −m|i−j|. */
 enum class AlibiMode { Causal, Symmetric };
 /** DeBERTa p2c index, SPEC §6: released code δ(i,j) or the paper's δ(j,i). */
 enum class P2CConvention { Code, Paper };
 enum class UrpeBias { None, T5 };
 enum class Precision { Float32, Float64 };
+
+/** Ranges of the mlp encoding's sizes (Params::mlpFeatures, Params::mlpHidden). */
+inline constexpr int kMaxMlpFeatures = 256;
+inline constexpr int kMaxMlpHidden = 4096;
 
 /**
  * Every parameter of one attention computation: a plain value type, copied into workers.
@@ -57,6 +68,8 @@ struct Params {
     SinLayout layout = SinLayout::Interleaved;
     RopeConvention ropeConvention = RopeConvention::Interleaved;
     int ropeDims = 0; ///< rotated features per head (partial rotary); 0 = d_h
+    RopeScaling ropeScaling = RopeScaling::None;
+    double ropeScale = 1.0; ///< stretch s > 0 of pi / ntk; ignored with RopeScaling::None
 
     int buckets = 32;      ///< T5 num_buckets
     int maxDistance = 128; ///< T5 max_distance
@@ -77,6 +90,9 @@ struct Params {
 
     int learnedRows = 1024; ///< P_max of a generated learned table (GPT-2's n_ctx)
 
+    int mlpFeatures = 8; ///< F: Fourier frequencies of the mlp encoding (φ has 2F entries)
+    int mlpHidden = 64;  ///< H: hidden width of the mlp encoding
+
     bool cls = false;
     bool sep = false;
     std::uint64_t seed = 0;
@@ -88,6 +104,8 @@ struct Params {
     int debertaTerms() const { return (debertaC2P ? 1 : 0) + (debertaP2C ? 1 : 0); }
     /** DeBERTa relative span: k (v1) or position_buckets (v2/v3: pos_ebd_size, SPEC §6). */
     int debertaSpan() const { return debertaLogBuckets ? debertaBuckets : clip; }
+    /** RoPE rotated features per head, d_rot (ropeDims, or the head width when 0). */
+    int ropeRotatedDims() const { return ropeDims == 0 ? headDim() : ropeDims; }
 
     bool operator==(const Params&) const = default;
 };
@@ -108,6 +126,7 @@ std::string_view toString(Normaliser n);
 std::string_view toString(MaskKind m);
 std::string_view toString(SinLayout l);
 std::string_view toString(RopeConvention c);
+std::string_view toString(RopeScaling s);
 std::string_view toString(AlibiMode m);
 std::string_view toString(P2CConvention c);
 std::string_view toString(UrpeBias b);
@@ -117,6 +136,7 @@ std::optional<Normaliser> normaliserFromString(std::string_view s);
 std::optional<MaskKind> maskFromString(std::string_view s);
 std::optional<SinLayout> layoutFromString(std::string_view s);
 std::optional<RopeConvention> ropeConventionFromString(std::string_view s);
+std::optional<RopeScaling> ropeScalingFromString(std::string_view s);
 std::optional<AlibiMode> alibiModeFromString(std::string_view s);
 std::optional<P2CConvention> p2cFromString(std::string_view s);
 std::optional<UrpeBias> urpeBiasFromString(std::string_view s);
@@ -130,6 +150,7 @@ template <> const std::vector<Normaliser>& allValues<Normaliser>();
 template <> const std::vector<MaskKind>& allValues<MaskKind>();
 template <> const std::vector<SinLayout>& allValues<SinLayout>();
 template <> const std::vector<RopeConvention>& allValues<RopeConvention>();
+template <> const std::vector<RopeScaling>& allValues<RopeScaling>();
 template <> const std::vector<AlibiMode>& allValues<AlibiMode>();
 template <> const std::vector<P2CConvention>& allValues<P2CConvention>();
 template <> const std::vector<UrpeBias>& allValues<UrpeBias>();

@@ -29,10 +29,8 @@ ProbeResult runProbe(const Params& base, int layers, bool shawValues) {
     completeWeights(p, w0);
     Eigen::MatrixXd x = assembleSequence(p, w0);
     // The position signal of absolute schemes enters the residual stream once, at the input.
-    if (p.scheme == Scheme::Sinusoidal)
-        x += sinusoidal(p.seqLen(), d, p.base, p.layout);
-    else if (p.scheme == Scheme::Learned)
-        x += w0.learnedTable.topRows(p.seqLen());
+    if (isAbsolute(p.scheme))
+        x += absoluteEncoding(p, w0);
     const int first = p.cls ? 1 : 0;
 
     for (int layer = 0; layer < layers; ++layer) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <type_traits>
@@ -67,6 +68,11 @@ std::string positionFormula(const Params& p) {
         break;
     case Scheme::Learned:
         return "P[p] = table[p] (a learned row per absolute position, P_max rows)";
+    case Scheme::Mlp:
+        return "P[p] = GELU(φ(p)·W1 + b1)·W2 + b2, φ(p) = [sin(p·ω_k), cos(p·ω_k)]_{k<F}, "
+               "ω_k = base^(−k/F), F = " +
+               std::to_string(p.mlpFeatures) + ", H = " + std::to_string(p.mlpHidden) +
+               " (defined at every position)";
     default:
         break;
     }
@@ -78,6 +84,7 @@ std::string logitFormula(const Params& p) {
     case Scheme::None:
     case Scheme::Sinusoidal:
     case Scheme::Learned:
+    case Scheme::Mlp:
         return "S_ij = q_i·k_j / √d_h";
     case Scheme::RoPE:
         return "S_ij = (R_i q_i)·(R_j k_j) / √d_h = q_i·R_{j−i} k_j / √d_h";
@@ -126,9 +133,16 @@ std::string ropeFormula(const Params& p) {
     const std::string pair = p.ropeConvention == RopeConvention::Interleaved
                                  ? "pair m = features (2m, 2m+1)"
                                  : "pair m = features (m, m + d_rot/2)";
-    return "q̃_i = R_i q_i, k̃_j = R_j k_j: (a, b) → (a cos pθ_m − b sin pθ_m, b cos pθ_m + "
-           "a sin pθ_m), θ_m = base^(−2m/d_rot), " +
-           pair;
+    std::string s = "q̃_i = R_i q_i, k̃_j = R_j k_j: (a, b) → (a cos pθ_m − b sin pθ_m, b cos pθ_m + "
+                    "a sin pθ_m), θ_m = base^(−2m/d_rot), " +
+                    pair;
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%g", p.ropeScale);
+    if (p.ropeScaling == RopeScaling::PI)
+        s += std::string("; position interpolation: p → p/s, s = ") + scale;
+    else if (p.ropeScaling == RopeScaling::NTK)
+        s += std::string("; NTK-aware: base → base·s^(d_rot/(d_rot−2)), s = ") + scale;
+    return s;
 }
 
 StageMatrix mat(std::string name, std::string title, std::string traceName, bool perHead,
@@ -168,8 +182,8 @@ double contentScale(const Params& p) {
 StageMat unrotated(const Trace& t, const char* name, int head) {
     Eigen::MatrixXd x = headSlice(*need(t, name), head); // applyRope works on column-major
     const Params& p = t.params;
-    applyRope(x, positionsOf(static_cast<int>(x.rows()), -1.0), p.base, p.ropeConvention,
-              p.ropeDims == 0 ? p.headDim() : p.ropeDims);
+    applyRope(x, positionsOf(static_cast<int>(x.rows()), -1.0), ropeFrequencies(p),
+              p.ropeConvention);
     return StageMat(x);
 }
 
@@ -458,12 +472,17 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
         if (ropeScheme(p)) {
             perHead("Q", "rotated queries R_i q_i", F);
             perHead("K", "rotated keys R_j k_j", F);
-            const int dRot = p.ropeDims == 0 ? p.headDim() : p.ropeDims;
-            StageMat ang(p.seqLen(), dRot / 2);
+            const RopeFrequencies f = ropeFrequencies(p);
+            const int pairs = static_cast<int>(f.theta.size());
+            StageMat ang(p.seqLen(), pairs);
             for (int i = 0; i < p.seqLen(); ++i)
-                for (int m = 0; m < dRot / 2; ++m)
-                    ang(i, m) = i * std::pow(p.base, -2.0 * m / dRot);
-            out.push_back(mat("angle", "rotation angle p·θ_m (radians)", "", false, P, F, ang));
+                for (int m = 0; m < pairs; ++m)
+                    ang(i, m) = f.angle(i, m);
+            out.push_back(mat("angle",
+                              p.ropeScaling == RopeScaling::PI
+                                  ? "rotation angle (p/s)·θ_m (radians)"
+                                  : "rotation angle p·θ_m (radians)",
+                              "", false, P, F, ang));
         }
         break;
     case StageId::Logits: {

@@ -125,10 +125,7 @@ Expected<Trace> forward(const Params& p, const Weights& w, const Eigen::MatrixXd
     if (isAbsolute(p.scheme)) {
         MapR<T> P(add("P", dt, {N64, d64}).template data<T>(), N, d);
         if (addPosition) {
-            if (p.scheme == Scheme::Sinusoidal)
-                P = sinusoidal(N, d, p.base, p.layout).cast<T>();
-            else
-                P = w.learnedTable.topRows(N).cast<T>();
+            P = absoluteEncoding(p, w).cast<T>();
         } else {
             P.setZero();
         }
@@ -149,7 +146,7 @@ Expected<Trace> forward(const Params& p, const Weights& w, const Eigen::MatrixXd
     std::vector<double> positions(static_cast<std::size_t>(N));
     for (int i = 0; i < N; ++i)
         positions[static_cast<std::size_t>(i)] = i;
-    const int dRot = p.ropeDims == 0 ? dh : p.ropeDims;
+    const RopeFrequencies rope = p.scheme == Scheme::RoPE ? ropeFrequencies(p) : RopeFrequencies{};
     for (int h = 0; h < H; ++h) {
         headMap(Qt, h) = Qf.middleCols(h * dh, dh);
         headMap(Kt, h) = Kf.middleCols(h * dh, dh);
@@ -158,7 +155,7 @@ Expected<Trace> forward(const Params& p, const Weights& w, const Eigen::MatrixXd
             // Rotate in double: the angle p·θ loses accuracy in float32 (SPEC §7).
             for (Tensor* t : {&Qt, &Kt}) {
                 Eigen::MatrixXd x = headMap(*t, h).template cast<double>();
-                applyRope(x, positions, p.base, p.ropeConvention, dRot);
+                applyRope(x, positions, rope, p.ropeConvention);
                 headMap(*t, h) = x.cast<T>();
             }
         }
@@ -263,6 +260,7 @@ Expected<Trace> forward(const Params& p, const Weights& w, const Eigen::MatrixXd
         case Scheme::None:
         case Scheme::Sinusoidal:
         case Scheme::Learned:
+        case Scheme::Mlp:
         case Scheme::RoPE:
             S = content * T(invSqrtDh);
             break;
@@ -375,6 +373,20 @@ Expected<Trace> forward(const Params& p, const Weights& w, const Eigen::MatrixXd
 }
 
 } // namespace
+
+Eigen::MatrixXd absoluteEncoding(const Params& p, const Weights& w) {
+    const int N = p.seqLen();
+    switch (p.scheme) {
+    case Scheme::Sinusoidal:
+        return sinusoidal(N, p.d, p.base, p.layout);
+    case Scheme::Learned:
+        return w.learnedTable.topRows(N);
+    case Scheme::Mlp:
+        return mlpEncoding(N, p.mlpFeatures, p.base, w.mlpW1, w.mlpB1, w.mlpW2, w.mlpB2);
+    default:
+        return {};
+    }
+}
 
 Eigen::MatrixXd assembleSequence(const Params& p, const Weights& w) {
     Eigen::MatrixXd E(p.seqLen(), p.d);

@@ -51,6 +51,13 @@ Expected<Trace> computeTrace(const Params& p, const Weights& w,
 /** The sequence attention sees, [seqLen, d]: the [CLS] row, the input tokens E, the [SEP] row. */
 Eigen::MatrixXd assembleSequence(const Params& p, const Weights& w);
 
+/**
+ * The absolute encoding P [seqLen, d] an absolute scheme adds (isAbsolute): the sinusoid, the
+ * first rows of learned.table (checked by checkWeights), or the mlp encoding; in double.
+ * Empty for other schemes.
+ */
+Eigen::MatrixXd absoluteEncoding(const Params& p, const Weights& w);
+
 /** Default token labels: "t0".."t{n-1}" with "[CLS]"/"[SEP]" where present. */
 std::vector<std::string> defaultTokens(const Params& p);
 

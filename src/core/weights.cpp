@@ -79,6 +79,7 @@ Eigen::MatrixXd seededNormal(int rows, int cols, std::uint64_t seed, const std::
 std::vector<WeightSpec> weightSpecs(const Params& p) {
     const std::int64_t n = p.n, d = p.d, H = p.heads, dh = p.headDim(), N = p.seqLen();
     const std::int64_t k = p.clip;
+    const std::int64_t F2 = 2 * static_cast<std::int64_t>(p.mlpFeatures), mh = p.mlpHidden;
     const std::int64_t span = p.debertaSpan();
     const Scheme s = p.scheme;
     const bool t5Table = s == Scheme::T5 || (s == Scheme::URPE && p.urpeBias == UrpeBias::T5);
@@ -101,6 +102,10 @@ std::vector<WeightSpec> weightSpecs(const Params& p) {
         {"deberta.W_qr", {d, d}, &Weights::debertaWqr, s == Scheme::DeBERTa},
         {"deberta.W_kr", {d, d}, &Weights::debertaWkr, s == Scheme::DeBERTa},
         {"urpe.c", {H, 2 * N - 1}, &Weights::urpeC, s == Scheme::URPE},
+        {"mlp.w1", {F2, mh}, &Weights::mlpW1, s == Scheme::Mlp},
+        {"mlp.b1", {mh}, &Weights::mlpB1, s == Scheme::Mlp},
+        {"mlp.w2", {mh, d}, &Weights::mlpW2, s == Scheme::Mlp},
+        {"mlp.b2", {d}, &Weights::mlpB2, s == Scheme::Mlp},
     };
 }
 
@@ -125,6 +130,12 @@ void completeWeights(const Params& p, Weights& w) {
             m *= 0.02; // Transformer-XL's init, N(0, 0.02²)
         else if (spec.name == "urpe.c")
             m = (m * 0.25).array() + 1.0; // near plain attention, with visible variation
+        else if (spec.name == "mlp.w1")
+            m *= 1.0 / std::sqrt(static_cast<double>(p.mlpFeatures)); // |φ(p)|² = F
+        else if (spec.name == "mlp.w2")
+            m *= std::sqrt(2.0 / p.mlpHidden); // He scale: P's entries come out O(1)
+        else if (spec.name == "mlp.b1" || spec.name == "mlp.b2")
+            m *= 0.1;
     }
 }
 

@@ -31,6 +31,8 @@ struct Weights {
     Eigen::MatrixXd debertaRel;             ///< [2 span, d]
     Eigen::MatrixXd debertaWqr, debertaWkr; ///< [d, d]
     Eigen::MatrixXd urpeC;                  ///< [heads, 2 N − 1], N = sequence length
+    Eigen::MatrixXd mlpW1, mlpB1;           ///< [2F, H], [1, H] (mlp encoding)
+    Eigen::MatrixXd mlpW2, mlpB2;           ///< [H, d], [1, d]
 };
 
 /** One named weight: its trace name, the shape the parameters require, and where it lives. */
@@ -44,7 +46,12 @@ struct WeightSpec {
 /** Every weight name the trace contract knows, with shapes for these parameters. */
 std::vector<WeightSpec> weightSpecs(const Params& p);
 
-/** Fills every empty, used tensor from p.seed. Given tensors are kept as they are. */
+/**
+ * Fills every empty, used tensor from p.seed. Given tensors are kept as they are. Scales:
+ * W_* and the other d×d projections N(0, 1/d); learned.table N(0, 0.02²); mlp.w1 N(0, 1/F)
+ * (unit-variance pre-activations, since |φ(p)|² = F), mlp.b1 and mlp.b2 N(0, 0.1²),
+ * mlp.w2 N(0, 2/H) (He: E[GELU(z)²] ≈ 0.43 for z ~ N(0, 1), so P's entries have RMS ≈ 0.9).
+ */
 void completeWeights(const Params& p, Weights& w);
 
 /** Checks the shapes of the used tensors; the error names the tensor and both shapes. */

@@ -167,6 +167,34 @@ void TestCpuEngine::matchesReference_data() {
     add("rope/half", p);
     p.ropeDims = 4;
     add("rope/partial", p);
+    for (RopeScaling sc : {RopeScaling::PI, RopeScaling::NTK}) {
+        p = base(Scheme::RoPE, Normaliser::Softmax, 1, true, false);
+        p.ropeScaling = sc;
+        p.ropeScale = 3.0;
+        add((std::string("rope/") + std::string(toString(sc))).c_str(), p);
+        p.ropeScale = 0.5;
+        p.ropeConvention = RopeConvention::Half;
+        p.ropeDims = 4;
+        add((std::string("rope/") + std::string(toString(sc)) + "/s0.5/half/partial").c_str(), p);
+        p = base(Scheme::RoPE, Normaliser::Softmax, 0, false, false);
+        p.ropeScaling = sc;
+        p.ropeScale = 8.0;
+        p.n = 300;
+        add((std::string("rope/") + std::string(toString(sc)) + "/n300").c_str(), p, 64);
+    }
+    p = base(Scheme::Mlp, Normaliser::Softmax, 0, true, true);
+    p.mlpFeatures = 1;
+    p.mlpHidden = 3;
+    add("mlp/F1-H3", p);
+    p.mlpFeatures = 32;
+    p.mlpHidden = 200;
+    p.base = 50.0;
+    add("mlp/F32-H200-base50", p);
+    p = base(Scheme::Mlp, Normaliser::Softmax, 1, false, false);
+    p.n = 300; // several blocks of the encoding and of the n² pass
+    p.learnedRows = 8;
+    add("mlp/n300", p, 64);
+    add("mlp/n300/eigen-gemm", p, 64, 1);
     p = base(Scheme::Sinusoidal, Normaliser::Softmax, 0, false, false);
     p.layout = SinLayout::T2T;
     add("sinusoidal/t2t", p);
@@ -249,7 +277,8 @@ void TestCpuEngine::recycledBuffersGiveTheSameTrace() {
 }
 
 // The engine keeps its sinusoidal, Transformer-XL and RoPE tables between computations: one
-// engine through changes of every parameter they depend on must still equal the reference.
+// engine through changes of every parameter they depend on (RoPE: n, rotated dims, base,
+// scaling and stretch) must still equal the reference.
 void TestCpuEngine::keptTablesFollowTheParameters() {
     std::vector<Params> steps;
     Params p = base(Scheme::Sinusoidal, Normaliser::Softmax, 0, false, false);
@@ -278,6 +307,19 @@ void TestCpuEngine::keptTablesFollowTheParameters() {
     steps.push_back(p);
     p.ropeDims = 0;
     p.ropeConvention = RopeConvention::Half;
+    steps.push_back(p);
+    p.ropeScaling = RopeScaling::PI;
+    p.ropeScale = 2.0;
+    steps.push_back(p);
+    p.ropeScale = 3.0;
+    steps.push_back(p);
+    p.ropeScaling = RopeScaling::NTK;
+    steps.push_back(p);
+    p.ropeScale = 5.0;
+    steps.push_back(p);
+    p.ropeScaling = RopeScaling::None; // the stretch no longer counts
+    steps.push_back(p);
+    p.ropeScaling = RopeScaling::PI;
     steps.push_back(p);
     CpuFastBackend fast(2);
     fast.setMinParallelWork(0);

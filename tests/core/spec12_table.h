@@ -19,8 +19,9 @@ struct Spec12Row {
     bool causal;
     bool cls;
     bool sep;
-    bool shawValues; ///< false: Shaw "keys only" (w_v = 0)
-    bool broken;     ///< the configuration can tell positions apart
+    bool shawValues;                             ///< false: Shaw "keys only" (w_v = 0)
+    bool broken;                                 ///< the configuration can tell positions apart
+    RopeScaling ropeScaling = RopeScaling::None; ///< RoPE rows: context stretching, s = 2
 };
 
 inline std::vector<Spec12Row> spec12Rows() {
@@ -41,6 +42,11 @@ inline std::vector<Spec12Row> spec12Rows() {
                     true, true});
     rows.push_back(
         {QStringLiteral("learned [IN]"), Scheme::Learned, SM, false, false, false, true, true});
+    rows.push_back({QStringLiteral("mlp [IN]"), Scheme::Mlp, SM, false, false, false, true, true});
+    for (Scheme s : {Scheme::RoPE}) // context stretching keeps RoPE relative: still identical
+        for (RopeScaling sc : {RopeScaling::PI, RopeScaling::NTK})
+            rows.push_back({name(s) + QLatin1Char(' ') + QString::fromLatin1(toString(sc).data()),
+                            s, SM, false, false, false, true, false, sc});
     rows.push_back(
         {QStringLiteral("Shaw with a^V"), Scheme::Shaw, SM, false, false, false, true, true});
     rows.push_back({QStringLiteral("URPE"), Scheme::URPE, SM, false, false, false, true, true});
@@ -79,6 +85,8 @@ inline Params spec12Params(const Spec12Row& r) {
     p.d = 32;
     p.heads = 4;
     p.clip = 4;
+    p.ropeScaling = r.ropeScaling;
+    p.ropeScale = r.ropeScaling == RopeScaling::None ? 1.0 : 2.0;
     return p;
 }
 

@@ -31,6 +31,15 @@ private Q_SLOTS:
     void ropeConventionsPermute();
     void ropeIsOrthogonalAndComposes();
     void shawIndex();
+    void mlpFourierFeatures();
+    void mlpKnownValues_data();
+    void mlpKnownValues();
+    void mlpDefinedAtEveryPosition();
+    void ropeScaledAngles_data();
+    void ropeScaledAngles();
+    void ropeNtkBase();
+    void ropePiIsUnscaledAtDividedPosition();
+    void ropeScaledStaysRelative();
 };
 
 void TestEncodings::t5Bidirectional_data() {
@@ -275,6 +284,162 @@ void TestEncodings::shawIndex() {
     QCOMPARE(pe::shawIndex(5, 4, 2), 1); // key left: rows 0…k−1
     QCOMPARE(pe::shawIndex(5, 0, 2), 0);
     QCOMPARE(pe::shawIndex(5, 0, 0), 0);
+}
+
+void TestEncodings::mlpFourierFeatures() {
+    // F = 2, base 100: ω_0 = 1, ω_1 = 100^(−1/2) = 0.1; φ = [sin pω_0, cos pω_0, sin pω_1, …].
+    const Eigen::MatrixXd phi = pe::mlpFourierFeatures(4, 2, 100.0);
+    QCOMPARE(phi.rows(), Eigen::Index(4));
+    QCOMPARE(phi.cols(), Eigen::Index(4));
+    QCOMPARE(phi(3, 0), std::sin(3.0));
+    QCOMPARE(phi(3, 1), std::cos(3.0));
+    QVERIFY(std::abs(phi(3, 2) - std::sin(0.3)) < 1e-15);
+    QVERIFY(std::abs(phi(3, 3) - std::cos(0.3)) < 1e-15);
+    QCOMPARE(phi(0, 0), 0.0);
+    QCOMPARE(phi(0, 3), 1.0);
+}
+
+namespace {
+// W1 [2F = 2, H = 2], b1 [1, 2], W2 [2, d = 2], b2 [1, 2]; F = 1 so ω_0 = 1 for every base.
+struct TinyMlp {
+    Eigen::MatrixXd W1{{1.0, 0.0}, {2.0, -1.0}}, b1{{0.5, 0.0}}, W2{{1.0, -1.0}, {0.5, 0.0}},
+        b2{{0.0, 0.25}};
+};
+} // namespace
+
+void TestEncodings::mlpKnownValues_data() {
+    // By hand: z = [sin p + 2 cos p + 0.5, −cos p], h = GELU(z), P = [h0 + h1/2, −h0 + 1/4].
+    QTest::addColumn<int>("position");
+    QTest::addColumn<double>("p0");
+    QTest::addColumn<double>("p1");
+    QTest::newRow("p=0") << 0 << 2.405148209719831 << -2.234475836685560;
+    QTest::newRow("p=1") << 1 << 2.323828721458151 << -2.153386691872658;
+    QTest::newRow("p=2") << 2 << 0.551915982873134 << -0.164306893946215;
+    QTest::newRow("p=5") << 5 << 0.003800760999486 << 0.191121312916573;
+}
+
+void TestEncodings::mlpKnownValues() {
+    QFETCH(int, position);
+    QFETCH(double, p0);
+    QFETCH(double, p1);
+    const TinyMlp m;
+    const Eigen::MatrixXd P = mlpEncoding(6, 1, 10000.0, m.W1, m.b1, m.W2, m.b2);
+    QCOMPARE(P.rows(), Eigen::Index(6));
+    QCOMPARE(P.cols(), Eigen::Index(2));
+    QVERIFY(std::abs(P(position, 0) - p0) < 1e-13);
+    QVERIFY(std::abs(P(position, 1) - p1) < 1e-13);
+    QVERIFY(std::abs(gelu(2.5) - 2.4844758366855597) < 1e-14); // exact (erf) GELU, not tanh
+    QCOMPARE(gelu(0.0), 0.0);
+}
+
+void TestEncodings::mlpDefinedAtEveryPosition() {
+    // Unlike a table, every position has a row: far positions are finite and bounded, and a
+    // block that starts at s equals rows s… of the block that starts at 0.
+    const TinyMlp m;
+    const Eigen::MatrixXd far = mlpEncoding(3, 1, 10000.0, m.W1, m.b1, m.W2, m.b2, 1e7);
+    QVERIFY(far.allFinite());
+    QVERIFY(far.cwiseAbs().maxCoeff() < 4.0); // |z| ≤ √5 + 0.5, so |h| < 3
+    const Eigen::MatrixXd all = mlpEncoding(40, 1, 10000.0, m.W1, m.b1, m.W2, m.b2);
+    const Eigen::MatrixXd tail = mlpEncoding(8, 1, 10000.0, m.W1, m.b1, m.W2, m.b2, 32.0);
+    QVERIFY((all.bottomRows(8) - tail).cwiseAbs().maxCoeff() < 1e-12);
+}
+
+void TestEncodings::ropeScaledAngles_data() {
+    QTest::addColumn<int>("scaling");
+    QTest::addColumn<double>("base");
+    QTest::addColumn<int>("dRot");
+    QTest::addColumn<double>("scale");
+    QTest::addColumn<double>("position");
+    QTest::addColumn<int>("pair");
+    QTest::addColumn<double>("angle");
+    const int none = int(RopeScaling::None), pi = int(RopeScaling::PI), ntk = int(RopeScaling::NTK);
+    // θ_1 = 10000^(−2/8) = 0.1.
+    QTest::newRow("none p=10 m=1") << none << 1e4 << 8 << 1.0 << 10.0 << 1 << 1.0;
+    QTest::newRow("none ignores s") << none << 1e4 << 8 << 4.0 << 10.0 << 1 << 1.0;
+    QTest::newRow("none m=0 is p") << none << 1e4 << 8 << 1.0 << 7.0 << 0 << 7.0;
+    // pi: (p/s)·θ_m.
+    QTest::newRow("pi s=4 p=40 m=1") << pi << 1e4 << 8 << 4.0 << 40.0 << 1 << 1.0;
+    QTest::newRow("pi s=2 p=3 m=0") << pi << 1e4 << 8 << 2.0 << 3.0 << 0 << 1.5;
+    QTest::newRow("pi s=0.5 p=3 m=0") << pi << 1e4 << 8 << 0.5 << 3.0 << 0 << 6.0;
+    // ntk: base' = base·s^(d_rot/(d_rot−2)); d_rot 4, s 3: base' = 9·base = 900, θ'_1 = 1/30.
+    QTest::newRow("ntk d4 s=3 p=30 m=1") << ntk << 100.0 << 4 << 3.0 << 30.0 << 1 << 1.0;
+    // d_rot 8, s 8: 8^(4/3) = 16, base' = 160000, θ'_1 = 160000^(−1/4) = 1/20.
+    QTest::newRow("ntk d8 s=8 p=20 m=1") << ntk << 1e4 << 8 << 8.0 << 20.0 << 1 << 1.0;
+    // θ'_2 = 160000^(−1/2) = 1/400.
+    QTest::newRow("ntk d8 s=8 p=400 m=2") << ntk << 1e4 << 8 << 8.0 << 400.0 << 2 << 1.0;
+    QTest::newRow("ntk m=0 is p") << ntk << 1e4 << 8 << 8.0 << 9.0 << 0 << 9.0;
+}
+
+void TestEncodings::ropeScaledAngles() {
+    QFETCH(int, scaling);
+    QFETCH(double, base);
+    QFETCH(int, dRot);
+    QFETCH(double, scale);
+    QFETCH(double, position);
+    QFETCH(int, pair);
+    QFETCH(double, angle);
+    const RopeFrequencies f = ropeFrequencies(base, dRot, RopeScaling(scaling), scale);
+    QCOMPARE(int(f.theta.size()), dRot / 2);
+    QVERIFY2(std::abs(f.angle(position, pair) - angle) < 1e-12 * (1 + angle),
+             qPrintable(QString::number(f.angle(position, pair), 'g', 17)));
+    // The rotation applyRope makes is by that angle: a unit vector on the pair's first axis
+    // goes to (cos, sin).
+    Eigen::MatrixXd x = Eigen::MatrixXd::Zero(1, dRot);
+    x(0, 2 * pair) = 1.0;
+    applyRope(x, {position}, f, RopeConvention::Interleaved);
+    QVERIFY(std::abs(x(0, 2 * pair) - std::cos(angle)) < 1e-12);
+    QVERIFY(std::abs(x(0, 2 * pair + 1) - std::sin(angle)) < 1e-12);
+}
+
+void TestEncodings::ropeNtkBase() {
+    QVERIFY(std::abs(pe::ropeNtkBase(100.0, 4, 3.0) - 900.0) < 1e-10);
+    QVERIFY(std::abs(pe::ropeNtkBase(1e4, 8, 8.0) - 160000.0) < 1e-8);
+    QVERIFY(std::abs(pe::ropeNtkBase(1e4, 64, 2.0) - 1e4 * std::pow(2.0, 64.0 / 62.0)) < 1e-8);
+    QCOMPARE(pe::ropeNtkBase(1e4, 16, 1.0), 1e4); // s = 1 leaves RoPE as it is
+    // The exponent d/(d−2) is chosen so that the lowest frequency is interpolated like pi:
+    // θ'_{d/2−1} = base'^(−(d−2)/d) = base^(−(d−2)/d) / s.
+    const RopeFrequencies a = ropeFrequencies(1e4, 16, RopeScaling::None);
+    const RopeFrequencies b = ropeFrequencies(1e4, 16, RopeScaling::NTK, 4.0);
+    QVERIFY(std::abs(b.theta.back() - a.theta.back() / 4.0) < 1e-15);
+    QCOMPARE(b.theta.front(), 1.0); // the highest frequency is left alone
+}
+
+void TestEncodings::ropePiIsUnscaledAtDividedPosition() {
+    // Position interpolation: the rotation at p equals the unscaled one at p/s, exactly where
+    // p/s is exact.
+    const int n = 11, dh = 8;
+    const Eigen::MatrixXd x = Eigen::MatrixXd::Random(n, dh);
+    for (double s : {2.0, 4.0, 2.5}) {
+        std::vector<double> scaled(n), unscaled(n);
+        for (int i = 0; i < n; ++i) {
+            scaled[size_t(i)] = i * s * 2; // 2s·i: divisible by s
+            unscaled[size_t(i)] = i * 2.0;
+        }
+        for (RopeConvention conv : {RopeConvention::Interleaved, RopeConvention::Half}) {
+            Eigen::MatrixXd a = x, b = x;
+            applyRope(a, scaled, ropeFrequencies(1e4, dh, RopeScaling::PI, s), conv);
+            applyRope(b, unscaled, 1e4, conv, dh);
+            QCOMPARE(a, b);
+        }
+    }
+}
+
+void TestEncodings::ropeScaledStaysRelative() {
+    // (R_m q)·(R_n k) = (R_{m−n} q)·k under either stretch: the scaled rotation is still a
+    // rotation by an angle linear in the position.
+    const int dh = 8;
+    const Eigen::MatrixXd q = Eigen::MatrixXd::Random(1, dh), k = Eigen::MatrixXd::Random(1, dh);
+    for (RopeScaling sc : {RopeScaling::PI, RopeScaling::NTK}) {
+        const RopeFrequencies f = ropeFrequencies(1e4, dh, sc, 3.0);
+        for (auto [m, n] : {std::pair{7.0, 3.0}, std::pair{100.0, 57.0}, std::pair{2.0, 9.0}}) {
+            Eigen::MatrixXd qm = q, kn = k, qd = q;
+            applyRope(qm, {m}, f, RopeConvention::Half);
+            applyRope(kn, {n}, f, RopeConvention::Half);
+            applyRope(qd, {m - n}, f, RopeConvention::Half);
+            QVERIFY(std::abs(qm.row(0).dot(kn.row(0)) - qd.row(0).dot(k.row(0))) < 1e-12);
+            QVERIFY(std::abs(qm.norm() - q.norm()) < 1e-12);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestEncodings)

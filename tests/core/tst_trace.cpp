@@ -62,7 +62,11 @@ private Q_SLOTS:
     void fullyMaskedRowsAreZero();
     void shawEfficientEqualsDirect();
     void txlShiftTrickEqualsDirect();
+    void ropeDependsOnlyOnOffset_data();
     void ropeDependsOnlyOnOffset();
+    void ropeScalingChangesTheRotation();
+    void mlpAddsItsEncoding();
+    void mlpDefaultScale();
     void t5LogitsAreUnscaledPlusBias();
     void alibiBias();
     void debertaTerms();
@@ -250,10 +254,23 @@ void TestTrace::txlShiftTrickEqualsDirect() {
     }
 }
 
+void TestTrace::ropeDependsOnlyOnOffset_data() {
+    QTest::addColumn<int>("scaling");
+    QTest::addColumn<double>("scale");
+    QTest::newRow("none") << int(RopeScaling::None) << 1.0;
+    QTest::newRow("pi s=4") << int(RopeScaling::PI) << 4.0;
+    QTest::newRow("pi s=0.5") << int(RopeScaling::PI) << 0.5;
+    QTest::newRow("ntk s=4") << int(RopeScaling::NTK) << 4.0;
+}
+
 void TestTrace::ropeDependsOnlyOnOffset() {
+    QFETCH(int, scaling);
+    QFETCH(double, scale);
     for (RopeConvention conv : {RopeConvention::Interleaved, RopeConvention::Half}) {
         Params p = base(Scheme::RoPE);
         p.ropeConvention = conv;
+        p.ropeScaling = RopeScaling(scaling);
+        p.ropeScale = scale;
         Weights w;
         completeWeights(p, w);
         w.E = w.E.row(0).replicate(p.n, 1); // identical tokens: only position differs
@@ -266,6 +283,89 @@ void TestTrace::ropeDependsOnlyOnOffset() {
                     QVERIFY(std::abs(L(i, j) - L(i + 1, j + 1)) < 1e-12);
             QVERIFY(std::abs(L(0, 1) - L(0, 2)) > 1e-6); // and it does depend on the offset
         }
+    }
+}
+
+void TestTrace::ropeScalingChangesTheRotation() {
+    // pi with s: the keys at positions 0, s, 2s, … equal the unscaled keys at 0, 1, 2, … of
+    // the same inputs; ntk rotates pair 0 as before and the other pairs more slowly.
+    Params p = base(Scheme::RoPE);
+    p.n = 12;
+    Weights w;
+    completeWeights(p, w);
+    w.E = w.E.row(0).replicate(p.n, 1);
+    const Trace plain = std::move(computeTrace(p, w)).value();
+    p.ropeScaling = RopeScaling::PI;
+    p.ropeScale = 3.0;
+    const Trace pi = std::move(computeTrace(p, w)).value();
+    for (int h = 0; h < p.heads; ++h) {
+        const MatR k0 = head(plain, "K", h), k1 = head(pi, "K", h);
+        for (int i = 0; 3 * i < p.n; ++i)
+            QVERIFY((k1.row(3 * i) - k0.row(i)).cwiseAbs().maxCoeff() < 1e-12);
+        QVERIFY((k1.row(1) - k0.row(1)).cwiseAbs().maxCoeff() > 1e-3);
+    }
+    p.ropeScaling = RopeScaling::NTK;
+    const Trace ntk = std::move(computeTrace(p, w)).value();
+    const MatR k0 = head(plain, "K", 0), k2 = head(ntk, "K", 0);
+    QVERIFY((k2.block(5, 0, 1, 2) - k0.block(5, 0, 1, 2)).cwiseAbs().maxCoeff() < 1e-12);
+    QVERIFY((k2.row(5) - k0.row(5)).cwiseAbs().maxCoeff() > 1e-3);
+    // The scale is ignored without a scaling.
+    p.ropeScaling = RopeScaling::None;
+    const Trace none = std::move(computeTrace(p, w)).value();
+    QVERIFY(head(none, "K", 1) == head(plain, "K", 1));
+}
+
+void TestTrace::mlpAddsItsEncoding() {
+    // P is the mlp of the given weights, X = E + P, and it needs no table: n is past the
+    // learned table's P_max (which the mlp never reads).
+    Params p = base(Scheme::Mlp);
+    p.mlpFeatures = 3;
+    p.mlpHidden = 5;
+    p.learnedRows = 4;
+    p.cls = true;
+    Weights w;
+    const Trace t = run(p, &w);
+    QCOMPARE(w.mlpW1.rows(), Eigen::Index(6));
+    QCOMPARE(w.mlpW1.cols(), Eigen::Index(5));
+    QCOMPARE(w.mlpB1.cols(), Eigen::Index(5));
+    QCOMPARE(w.mlpW2.rows(), Eigen::Index(5));
+    QCOMPARE(w.mlpW2.cols(), Eigen::Index(p.d));
+    QCOMPARE(w.mlpB2.cols(), Eigen::Index(p.d));
+    QCOMPARE(w.learnedTable.size(), Eigen::Index(0));
+    const Eigen::MatrixXd want =
+        mlpEncoding(p.seqLen(), 3, p.base, w.mlpW1, w.mlpB1, w.mlpW2, w.mlpB2);
+    QVERIFY((mat(t, "P") - want).cwiseAbs().maxCoeff() < 1e-15);
+    QVERIFY((mat(t, "X") - mat(t, "E") - mat(t, "P")).cwiseAbs().maxCoeff() < 1e-12);
+    // The names of its weights, as the trace contract lists them.
+    std::vector<std::string> used;
+    for (const WeightSpec& s : weightSpecs(p))
+        if (s.used && s.name.rfind("mlp.", 0) == 0)
+            used.push_back(s.name + (s.shape.size() == 1 ? "/1" : "/2"));
+    QCOMPARE(used, (std::vector<std::string>{"mlp.w1/2", "mlp.b1/1", "mlp.w2/2", "mlp.b2/1"}));
+    // A wrong shape is named.
+    w.mlpW1 = Eigen::MatrixXd::Zero(4, 5);
+    auto bad = computeTrace(p, w);
+    QVERIFY(!bad.ok());
+    QVERIFY(bad.error().message.find("mlp.w1") != std::string::npos);
+}
+
+void TestTrace::mlpDefaultScale() {
+    // The generated weights give P entries of unit scale (weights.h: RMS ≈ 0.9) at every size.
+    for (auto [F, H] : {std::pair{8, 64}, std::pair{1, 1024}, std::pair{64, 16}}) {
+        Params p = base(Scheme::Mlp);
+        p.n = 256;
+        p.d = 64;
+        p.heads = 4;
+        p.mlpFeatures = F;
+        p.mlpHidden = H;
+        Weights w;
+        completeWeights(p, w);
+        const Eigen::MatrixXd P = absoluteEncoding(p, w);
+        const double rms = std::sqrt(P.squaredNorm() / double(P.size()));
+        QVERIFY2(rms > 0.4 && rms < 2.0, qPrintable(QString::number(rms)));
+        // and it varies with position (not a constant row)
+        Eigen::RowVectorXd mean = P.colwise().mean();
+        QVERIFY((P.rowwise() - mean).norm() / std::sqrt(double(P.size())) > 0.05);
     }
 }
 
@@ -444,6 +544,18 @@ void TestTrace::validationNamesTheOption_data() {
                                          << "rope";
     QTest::newRow("n zero") << "n"
                             << "--n";
+    QTest::newRow("mlp features 0") << "mlpF"
+                                    << "--mlp-features";
+    QTest::newRow("mlp features 257") << "mlpF257"
+                                      << "--mlp-features";
+    QTest::newRow("mlp hidden 0") << "mlpH"
+                                  << "--mlp-hidden";
+    QTest::newRow("rope scale 0") << "scale0"
+                                  << "--rope-scale";
+    QTest::newRow("rope scale -1") << "scaleNeg"
+                                   << "--rope-scale";
+    QTest::newRow("ntk d_rot 2") << "ntk2"
+                                 << "--rope-scaling ntk";
 }
 
 void TestTrace::validationNamesTheOption() {
@@ -467,6 +579,18 @@ void TestTrace::validationNamesTheOption() {
         p.scheme = Scheme::RoPE, p.d = 12, p.heads = 4;
     if (what == QLatin1String("n"))
         p.n = 0;
+    if (what == QLatin1String("mlpF"))
+        p.scheme = Scheme::Mlp, p.mlpFeatures = 0;
+    if (what == QLatin1String("mlpF257"))
+        p.scheme = Scheme::Mlp, p.mlpFeatures = 257;
+    if (what == QLatin1String("mlpH"))
+        p.scheme = Scheme::Mlp, p.mlpHidden = 0;
+    if (what == QLatin1String("scale0"))
+        p.scheme = Scheme::RoPE, p.ropeScaling = RopeScaling::PI, p.ropeScale = 0;
+    if (what == QLatin1String("scaleNeg"))
+        p.scheme = Scheme::RoPE, p.ropeScaling = RopeScaling::NTK, p.ropeScale = -1;
+    if (what == QLatin1String("ntk2"))
+        p.scheme = Scheme::RoPE, p.ropeScaling = RopeScaling::NTK, p.ropeDims = 2;
     const Status s = validate(p);
     QVERIFY(!s.ok());
     QVERIFY2(QString::fromStdString(s.error().message).contains(needle), s.error().message.c_str());

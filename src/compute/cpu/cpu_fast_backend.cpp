@@ -99,6 +99,49 @@ private:
     unsigned m_saved = 0;
 };
 
+/**
+ * The mlp encoding P [N, d] row-major in float: blocks of positions in parallel, each
+ * φ·W1 + b1 (φ's angles in double), exact GELU, then ·W2 + b2 with the engine's GEMMs.
+ */
+void mlpEncodingFloat(const Params& p, const Weights& w, cpu::TaskPool& pool, int threads,
+                      float* P) {
+    const int N = p.seqLen(), D = p.d, F = p.mlpFeatures, Hd = p.mlpHidden;
+    const std::vector<float> W1 = toRowMajorFloat(w.mlpW1), W2 = toRowMajorFloat(w.mlpW2);
+    const std::vector<float> b1 = toRowMajorFloat(w.mlpB1), b2 = toRowMajorFloat(w.mlpB2);
+    std::vector<double> omega(static_cast<std::size_t>(F));
+    for (int k = 0; k < F; ++k)
+        omega[static_cast<std::size_t>(k)] = std::pow(p.base, -static_cast<double>(k) / F);
+    constexpr int kRows = 128;
+    pool.run((N + kRows - 1) / kRows,
+             [&](int b, int) {
+                 const int r0 = b * kRows, rows = std::min(N, r0 + kRows) - r0;
+                 std::vector<float> phi(static_cast<std::size_t>(rows) * 2 * F);
+                 std::vector<float> hidden(static_cast<std::size_t>(rows) * Hd);
+                 for (int r = 0; r < rows; ++r)
+                     for (int k = 0; k < F; ++k) {
+                         const double a =
+                             static_cast<double>(r0 + r) * omega[static_cast<std::size_t>(k)];
+                         phi[static_cast<std::size_t>(r) * 2 * F + 2 * k] =
+                             static_cast<float>(std::sin(a));
+                         phi[static_cast<std::size_t>(r) * 2 * F + 2 * k + 1] =
+                             static_cast<float>(std::cos(a));
+                     }
+                 for (int r = 0; r < rows; ++r)
+                     std::memcpy(hidden.data() + static_cast<std::size_t>(r) * Hd, b1.data(),
+                                 sizeof(float) * static_cast<std::size_t>(Hd));
+                 cpu::gemmAB(rows, Hd, 2 * F, 1.0f, phi.data(), 2 * F, W1.data(), Hd, 1.0f,
+                             hidden.data(), Hd);
+                 for (float& v : hidden)
+                     v = 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+                 float* out = P + static_cast<std::size_t>(r0) * D;
+                 for (int r = 0; r < rows; ++r)
+                     std::memcpy(out + static_cast<std::size_t>(r) * D, b2.data(),
+                                 sizeof(float) * static_cast<std::size_t>(D));
+                 cpu::gemmAB(rows, D, Hd, 1.0f, hidden.data(), Hd, W2.data(), D, 1.0f, out, D);
+             },
+             threads);
+}
+
 } // namespace
 
 CpuFastBackend::CpuFastBackend(int threads) {
@@ -236,14 +279,16 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     if (scheme == Scheme::Learned && w.learnedTable.rows() < N)
         return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
                      " rows; the sequence needs " + std::to_string(N)};
-    const float* sinP = nullptr;
+    const float* rowsP = nullptr;
     if (scheme == Scheme::Sinusoidal) {
         // The table depends on (n, d, base, layout) only: kept for the next computation.
         if (!m_sinusoid.holds({N, D, p.base, static_cast<int>(p.layout)},
                               static_cast<std::size_t>(Nd)))
             m_sinusoid.values = toRowMajorFloat(sinusoidal(N, D, p.base, p.layout));
-        sinP = m_sinusoid.values.data();
+        rowsP = m_sinusoid.values.data();
     }
+    if (scheme == Scheme::Mlp) // straight into P; X adds it below
+        mlpEncodingFloat(p, w, pool, threads, pp);
     {
         float* e = tE.data<float>();
         float* x = tX.data<float>();
@@ -263,9 +308,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                            e + static_cast<std::int64_t>(t0) * D);
             const std::int64_t a = static_cast<std::int64_t>(r0) * D;
             const std::int64_t len = static_cast<std::int64_t>(r1 - r0) * D;
-            if (sinP)
-                std::memcpy(pp + a, sinP + a, static_cast<std::size_t>(len) * sizeof(float));
-            else if (pp) // learned: rows of the table
+            if (rowsP)
+                std::memcpy(pp + a, rowsP + a, static_cast<std::size_t>(len) * sizeof(float));
+            else if (scheme == Scheme::Learned) // rows of the table
                 toRowMajorRows(w.learnedTable, r0, r1, pp + a);
             for (std::int64_t i = a; i < a + len; ++i)
                 x[i] = pp ? e[i] + pp[i] : e[i];
@@ -429,21 +474,21 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     if (scheme == Scheme::RoPE) {
         const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
         const int pairs = dRot / 2;
-        // cos and sin per position and pair, kept: they depend on (n, rotated dims, base) only.
+        // cos and sin per position and pair, kept: they depend on (n, rotated dims, base,
+        // scaling, stretch) only.
         const std::size_t angles = static_cast<std::size_t>(N) * pairs;
-        const bool kept = m_ropeAngles.holds({N, dRot, p.base, 0}, 2 * angles);
+        const double stretch = p.ropeScaling == RopeScaling::None ? 1.0 : p.ropeScale;
+        const bool kept = m_ropeAngles.holds(
+            {N, dRot, p.base, static_cast<int>(p.ropeScaling), stretch}, 2 * angles);
         float* cs = m_ropeAngles.values.data(); // [N, pairs] each
         float* sn = cs + angles;
         if (!kept) {
-            std::vector<double> theta(static_cast<std::size_t>(pairs));
-            for (int m = 0; m < pairs; ++m)
-                theta[static_cast<std::size_t>(m)] = std::pow(p.base, -2.0 * m / dRot);
+            const RopeFrequencies freq = ropeFrequencies(p);
             constexpr int kRows = 256;
             parallelFor((N + kRows - 1) / kRows, [&](int b) {
                 for (int i = b * kRows; i < std::min(N, (b + 1) * kRows); ++i)
                     for (int m = 0; m < pairs; ++m) {
-                        const double a =
-                            static_cast<double>(i) * theta[static_cast<std::size_t>(m)];
+                        const double a = freq.angle(static_cast<double>(i), m);
                         const std::size_t at = static_cast<std::size_t>(i) * pairs + m;
                         cs[at] = static_cast<float>(std::cos(a));
                         sn[at] = static_cast<float>(std::sin(a));

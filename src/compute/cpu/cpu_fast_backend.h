@@ -109,8 +109,9 @@ private:
     struct KeptTable {
         struct Key {
             int n = -1, d = -1;
-            double parameter = 0.0; ///< base or clamp length
-            int variant = 0;        ///< layout
+            double parameter = 0.0;  ///< base or clamp length
+            int variant = 0;         ///< layout, RoPE scaling
+            double parameter2 = 0.0; ///< RoPE stretch s
             bool operator==(const Key&) const = default;
         };
         Key key;

@@ -360,15 +360,11 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     RowMatrixXd X = E;
     fw.cpu["E"] = matrixTensor(E);
     if (isAbsolute(p.scheme)) {
-        RowMatrixXd P;
-        if (p.scheme == Scheme::Sinusoidal) {
-            P = sinusoidal(L, d, p.base, p.layout);
-        } else {
-            if (w.learnedTable.rows() < L)
-                return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
-                             " rows, fewer than the " + std::to_string(L) + " positions"};
-            P = w.learnedTable.topRows(L);
-        }
+        if (p.scheme == Scheme::Learned && w.learnedTable.rows() < L)
+            return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
+                         " rows, fewer than the " + std::to_string(L) + " positions"};
+        // Sinusoid, table rows or the mlp encoding: O(n·d) (mlp O(n·H·(2F + d))), on the CPU.
+        const RowMatrixXd P = absoluteEncoding(p, w);
         X += P;
         fw.cpu["P"] = matrixTensor(P);
     }
@@ -407,13 +403,13 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         std::vector<double> positions(static_cast<std::size_t>(L));
         for (int i = 0; i < L; ++i)
             positions[static_cast<std::size_t>(i)] = i;
-        const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
+        const RopeFrequencies freq = ropeFrequencies(p);
         for (std::vector<float>* t : {&q, &k}) {
             for (int h = 0; h < H; ++h) {
                 Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> m(
                     t->data() + static_cast<std::size_t>(h) * L * dh, L, dh);
                 Eigen::MatrixXd x = m.cast<double>();
-                applyRope(x, positions, p.base, p.ropeConvention, dRot);
+                applyRope(x, positions, freq, p.ropeConvention);
                 m = x.cast<float>();
             }
         }
