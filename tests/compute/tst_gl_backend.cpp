@@ -210,6 +210,31 @@ void TstGlBackend::matchesReference_data() {
         p.cls = true;
         row("rope half partial cls", p);
     }
+    {
+        Params p = base(Scheme::RoPE);
+        p.ropeScaling = RopeScaling::PI;
+        p.ropeScale = 4.0;
+        p.mask = MaskKind::Causal;
+        row("rope pi s4 causal", p);
+    }
+    {
+        Params p = base(Scheme::RoPE);
+        p.ropeScaling = RopeScaling::NTK;
+        p.ropeScale = 3.0;
+        p.ropeConvention = RopeConvention::Half;
+        p.sep = true;
+        row("rope ntk s3 half sep", p);
+    }
+    row("mlp", base(Scheme::Mlp));
+    {
+        Params p = base(Scheme::Mlp, 70, 24, 3);
+        p.mlpFeatures = 3;
+        p.mlpHidden = 17;
+        p.learnedRows = 8; // the mlp needs no table
+        p.cls = true;
+        p.norm = Normaliser::L2;
+        row("mlp F3 H17 cls l2 n70", p);
+    }
     row("alibi symmetric", base(Scheme::ALiBi));
     {
         Params p = base(Scheme::ALiBi, 21, 48, 6);
@@ -391,6 +416,12 @@ void TstGlBackend::pooledMatchesCpuPooled_data() {
     p = base(Scheme::RoPE, 37, 32, 2);
     p.cls = true;
     QTest::newRow("rope/cls/mean") << p << 0 << false;
+    p.ropeScaling = RopeScaling::PI;
+    p.ropeScale = 2.0;
+    QTest::newRow("rope/pi/cls/mean") << p << 0 << false;
+    p = base(Scheme::Mlp, 37, 32, 2);
+    p.sep = true;
+    QTest::newRow("mlp/sep/mean") << p << 0 << false;
     p = base(Scheme::DeBERTa, 33, 32, 4);
     p.clip = 5;
     p.validLen = 28;
