@@ -92,7 +92,8 @@ void ParamsPanel::build() {
     auto* f1 = new QFormLayout(sizes);
     m_scheme = enumCombo(allSchemes());
     m_scheme->setToolTip(
-        tr("Position scheme. Absolute: X = E + P (sinusoidal, learned). Relative: Shaw "
+        tr("Position scheme. Absolute: X = E + P (sinusoidal, learned, mlp: a small network of "
+           "Fourier features of p). Relative: Shaw "
            "(a_ij = q_i·(k_j + w^K_clip(j−i,k))), Transformer-XL, T5 (bias b[bucket(j−i)]), "
            "DeBERTa (c2c + c2p + p2c), RoPE (rotate q, k by position), ALiBi (−m_h |i−j|), URPE "
            "(softmax(S) ⊙ C[j−i])."));
@@ -121,8 +122,8 @@ void ParamsPanel::build() {
     m_base->setRange(1.0, 1e9);
     m_base->setDecimals(1);
     m_base->setKeyboardTracking(false);
-    m_base->setToolTip(tr("Base b of the frequencies ω_m = b^(−2m/d) (sinusoidal) or "
-                          "θ_m = b^(−2m/d_rot) (RoPE)"));
+    m_base->setToolTip(tr("Base b of the frequencies ω_m = b^(−2m/d) (sinusoidal), "
+                          "θ_m = b^(−2m/d_rot) (RoPE) or ω_k = b^(−k/F) (mlp features)"));
     f2->addRow(tr("&Base"), m_base);
     m_layout = enumCombo(allValues<SinLayout>());
     m_layout->setToolTip(tr("Sinusoid layout: interleaved PE[p,2m] = sin(pω_m), PE[p,2m+1] = "
@@ -141,6 +142,19 @@ void ParamsPanel::build() {
                          "features [d_rot, d_h) pass through"));
     m_ropeDims->setSpecialValueText(tr("all"));
     f2->addRow(tr("RoPE dims"), m_ropeDims);
+    m_ropeScaling = enumCombo(allValues<RopeScaling>());
+    m_ropeScaling->setToolTip(
+        tr("RoPE context stretching by s: none; pi (position interpolation, Chen et al. 2023): "
+           "angle = (p/s)·θ_m; ntk (NTK-aware base): θ'_m = b'^(−2m/d_rot) with "
+           "b' = b·s^(d_rot/(d_rot−2)), needs d_rot ≥ 4"));
+    f2->addRow(tr("RoPE stretch"), m_ropeScaling);
+    m_ropeScale = new QDoubleSpinBox;
+    m_ropeScale->setRange(0.01, 1e6);
+    m_ropeScale->setDecimals(3);
+    m_ropeScale->setKeyboardTracking(false);
+    m_ropeScale->setToolTip(tr("Stretch s > 0 of pi / ntk, e.g. L'/L to run a model trained at "
+                               "length L at L'; s = 1 changes nothing"));
+    f2->addRow(tr("RoPE stretch s"), m_ropeScale);
     m_buckets = spin(2, 1024,
                      tr("T5 num_buckets: half exact (|r| < B/4 per direction), half "
                         "logarithmic up to max_distance"));
@@ -188,6 +202,15 @@ void ParamsPanel::build() {
                          tr("Rows P_max of the generated learned table (GPT-2: "
                             "n_ctx = 1024); n must not exceed it"));
     f2->addRow(tr("Learned rows"), m_learnedRows);
+    m_mlpFeatures = spin(1, kMaxMlpFeatures,
+                         tr("mlp encoding: F Fourier frequencies, φ(p) = [sin(p·ω_k), cos(p·ω_k)] "
+                            "for k < F, ω_k = b^(−k/F); P = GELU(φ·W1 + b1)·W2 + b2 with "
+                            "W1 [2F, H], W2 [H, d]"));
+    f2->addRow(tr("MLP features F"), m_mlpFeatures);
+    m_mlpHidden = spin(1, kMaxMlpHidden,
+                       tr("mlp encoding: hidden width H of P = GELU(φ·W1 + b1)·W2 + b2 "
+                          "(exact GELU 0.5·x·(1 + erf(x/√2))); defined at every position"));
+    f2->addRow(tr("MLP hidden H"), m_mlpHidden);
     outer->addWidget(opts);
 
     // Attention
@@ -264,13 +287,15 @@ void ParamsPanel::build() {
         m_nSlider->setValue(lengthToSlider(n));
         onEdited();
     });
-    for (QSpinBox* s : {m_d, m_heads, m_clip, m_ropeDims, m_buckets, m_maxDistance, m_debBuckets,
-                        m_debMaxPos, m_clampLen, m_learnedRows, m_validLen})
+    for (QSpinBox* s :
+         {m_d, m_heads, m_clip, m_ropeDims, m_buckets, m_maxDistance, m_debBuckets, m_debMaxPos,
+          m_clampLen, m_learnedRows, m_mlpFeatures, m_mlpHidden, m_validLen})
         connect(s, &QSpinBox::valueChanged, this, &ParamsPanel::onEdited);
     connect(m_seed, &SeedSpinBox::valueChanged, this, &ParamsPanel::onEdited);
     connect(m_base, &QDoubleSpinBox::valueChanged, this, &ParamsPanel::onEdited);
-    for (QComboBox* c : {m_scheme, m_layout, m_ropeConv, m_alibiMode, m_p2cConv, m_urpeBias, m_norm,
-                         m_mask, m_precision, m_inputKind, m_sentence})
+    connect(m_ropeScale, &QDoubleSpinBox::valueChanged, this, &ParamsPanel::onEdited);
+    for (QComboBox* c : {m_scheme, m_layout, m_ropeConv, m_ropeScaling, m_alibiMode, m_p2cConv,
+                         m_urpeBias, m_norm, m_mask, m_precision, m_inputKind, m_sentence})
         connect(c, &QComboBox::currentIndexChanged, this, &ParamsPanel::onEdited);
     for (QCheckBox* c : {m_unidirectional, m_c2p, m_p2c, m_logBuckets, m_cls, m_sep})
         connect(c, &QCheckBox::toggled, this, &ParamsPanel::onEdited);
@@ -282,11 +307,14 @@ void ParamsPanel::updateEnabled() {
     const bool t5 =
         s == Scheme::T5 || (s == Scheme::URPE && enumOf<UrpeBias>(m_urpeBias) == UrpeBias::T5);
     const bool deb = s == Scheme::DeBERTa;
-    m_base->setEnabled(s == Scheme::Sinusoidal || s == Scheme::RoPE);
+    m_base->setEnabled(s == Scheme::Sinusoidal || s == Scheme::RoPE || s == Scheme::Mlp);
     m_layout->setEnabled(s == Scheme::Sinusoidal);
     m_clip->setEnabled(s == Scheme::Shaw || (deb && !m_logBuckets->isChecked()));
     m_ropeConv->setEnabled(s == Scheme::RoPE);
     m_ropeDims->setEnabled(s == Scheme::RoPE);
+    m_ropeScaling->setEnabled(s == Scheme::RoPE);
+    m_ropeScale->setEnabled(s == Scheme::RoPE &&
+                            enumOf<RopeScaling>(m_ropeScaling) != RopeScaling::None);
     m_buckets->setEnabled(t5);
     m_maxDistance->setEnabled(t5);
     m_unidirectional->setEnabled(t5);
@@ -300,6 +328,8 @@ void ParamsPanel::updateEnabled() {
     m_clampLen->setEnabled(s == Scheme::TransformerXL);
     m_urpeBias->setEnabled(s == Scheme::URPE);
     m_learnedRows->setEnabled(s == Scheme::Learned);
+    m_mlpFeatures->setEnabled(s == Scheme::Mlp);
+    m_mlpHidden->setEnabled(s == Scheme::Mlp);
     const auto kind = static_cast<InputKind>(m_inputKind->currentData().toInt());
     m_sentence->setEnabled(kind == InputKind::Sentence);
     m_text->setEnabled(kind == InputKind::Text);
@@ -319,6 +349,8 @@ Params ParamsPanel::params() const {
     p.layout = enumOf<SinLayout>(m_layout);
     p.ropeConvention = enumOf<RopeConvention>(m_ropeConv);
     p.ropeDims = m_ropeDims->value();
+    p.ropeScaling = enumOf<RopeScaling>(m_ropeScaling);
+    p.ropeScale = m_ropeScale->value();
     p.buckets = m_buckets->value();
     p.maxDistance = m_maxDistance->value();
     p.unidirectional = m_unidirectional->isChecked();
@@ -332,6 +364,8 @@ Params ParamsPanel::params() const {
     p.txlClampLen = m_clampLen->value();
     p.urpeBias = enumOf<UrpeBias>(m_urpeBias);
     p.learnedRows = m_learnedRows->value();
+    p.mlpFeatures = m_mlpFeatures->value();
+    p.mlpHidden = m_mlpHidden->value();
     p.cls = m_cls->isChecked();
     p.sep = m_sep->isChecked();
     p.seed = m_seed->value();
@@ -366,6 +400,8 @@ void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
     setEnum(m_layout, p.layout);
     setEnum(m_ropeConv, p.ropeConvention);
     m_ropeDims->setValue(p.ropeDims);
+    setEnum(m_ropeScaling, p.ropeScaling);
+    m_ropeScale->setValue(p.ropeScale);
     m_buckets->setValue(p.buckets);
     m_maxDistance->setValue(p.maxDistance);
     m_unidirectional->setChecked(p.unidirectional);
@@ -379,6 +415,8 @@ void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
     m_clampLen->setValue(p.txlClampLen);
     setEnum(m_urpeBias, p.urpeBias);
     m_learnedRows->setValue(p.learnedRows);
+    m_mlpFeatures->setValue(p.mlpFeatures);
+    m_mlpHidden->setValue(p.mlpHidden);
     m_cls->setChecked(p.cls);
     m_sep->setChecked(p.sep);
     m_seed->setValue(p.seed);

@@ -46,6 +46,11 @@ public:
     QSlider* lengthSlider() const { return m_nSlider; }
     QSpinBox* widthBox() const { return m_d; }
     QSpinBox* headsBox() const { return m_heads; }
+    QComboBox* ropeScalingBox() const { return m_ropeScaling; }
+    QDoubleSpinBox* ropeScaleBox() const { return m_ropeScale; }
+    QSpinBox* mlpFeaturesBox() const { return m_mlpFeatures; }
+    QSpinBox* mlpHiddenBox() const { return m_mlpHidden; }
+    QDoubleSpinBox* baseBox() const { return m_base; }
 
 Q_SIGNALS:
     void changed(const pe::Params& p, const pe::InputChoice& in);
@@ -66,6 +71,8 @@ private:
     QComboBox* m_layout;
     QComboBox* m_ropeConv;
     QSpinBox* m_ropeDims;
+    QComboBox* m_ropeScaling;
+    QDoubleSpinBox* m_ropeScale;
     QSpinBox* m_buckets;
     QSpinBox* m_maxDistance;
     QCheckBox* m_unidirectional;
@@ -79,6 +86,8 @@ private:
     QSpinBox* m_clampLen;
     QComboBox* m_urpeBias;
     QSpinBox* m_learnedRows;
+    QSpinBox* m_mlpFeatures;
+    QSpinBox* m_mlpHidden;
     QComboBox* m_norm;
     QComboBox* m_mask;
     QSpinBox* m_validLen;

@@ -36,6 +36,8 @@ QJsonObject toJson(const Session& s) {
     o[QStringLiteral("layout")] = qs(toString(p.layout));
     o[QStringLiteral("rope_convention")] = qs(toString(p.ropeConvention));
     o[QStringLiteral("rope_dims")] = p.ropeDims;
+    o[QStringLiteral("rope_scaling")] = qs(toString(p.ropeScaling));
+    o[QStringLiteral("rope_scale")] = p.ropeScale;
     o[QStringLiteral("buckets")] = p.buckets;
     o[QStringLiteral("max_distance")] = p.maxDistance;
     o[QStringLiteral("unidirectional")] = p.unidirectional;
@@ -49,6 +51,8 @@ QJsonObject toJson(const Session& s) {
     o[QStringLiteral("txl_clamp_len")] = p.txlClampLen;
     o[QStringLiteral("urpe_bias")] = qs(toString(p.urpeBias));
     o[QStringLiteral("learned_rows")] = p.learnedRows;
+    o[QStringLiteral("mlp_features")] = p.mlpFeatures;
+    o[QStringLiteral("mlp_hidden")] = p.mlpHidden;
     o[QStringLiteral("cls")] = p.cls;
     o[QStringLiteral("sep")] = p.sep;
     o[QStringLiteral("seed")] = QString::number(p.seed);
@@ -109,15 +113,21 @@ Expected<Session> sessionFromJson(const QJsonObject& o) {
     getEnum("mask", p.mask, maskFromString);
     getInt("valid_len", p.validLen);
     getInt("clip", p.clip);
-    if (o.contains(QStringLiteral("base"))) {
-        if (!o.value(QStringLiteral("base")).isDouble())
-            fail(QStringLiteral("base"), "must be a number");
+    auto getDouble = [&](const char* k, double& out) {
+        const QString key = QLatin1String(k);
+        if (!o.contains(key))
+            return;
+        if (!o.value(key).isDouble())
+            fail(key, "must be a number");
         else
-            p.base = o.value(QStringLiteral("base")).toDouble();
-    }
+            out = o.value(key).toDouble();
+    };
+    getDouble("base", p.base);
     getEnum("layout", p.layout, layoutFromString);
     getEnum("rope_convention", p.ropeConvention, ropeConventionFromString);
     getInt("rope_dims", p.ropeDims);
+    getEnum("rope_scaling", p.ropeScaling, ropeScalingFromString);
+    getDouble("rope_scale", p.ropeScale);
     getInt("buckets", p.buckets);
     getInt("max_distance", p.maxDistance);
     getBool("unidirectional", p.unidirectional);
@@ -131,6 +141,8 @@ Expected<Session> sessionFromJson(const QJsonObject& o) {
     getInt("txl_clamp_len", p.txlClampLen);
     getEnum("urpe_bias", p.urpeBias, urpeBiasFromString);
     getInt("learned_rows", p.learnedRows);
+    getInt("mlp_features", p.mlpFeatures);
+    getInt("mlp_hidden", p.mlpHidden);
     getBool("cls", p.cls);
     getBool("sep", p.sep);
     if (o.contains(QStringLiteral("seed"))) {

@@ -141,6 +141,9 @@ Params toParams(const TraceOptions& o) {
     p.ropeConvention = parseEnum("--rope-convention", o.ropeConvention, ropeConventionFromString,
                                  allValues<RopeConvention>());
     p.ropeDims = o.ropeDims;
+    p.ropeScaling =
+        parseEnum("--rope-scaling", o.ropeScaling, ropeScalingFromString, allValues<RopeScaling>());
+    p.ropeScale = o.ropeScale;
     p.buckets = o.buckets;
     p.maxDistance = o.maxDistance;
     p.unidirectional = o.unidirectional;
@@ -163,6 +166,8 @@ Params toParams(const TraceOptions& o) {
     p.debertaMaxPosition = o.debertaMaxPosition;
     p.txlClampLen = o.clampLen;
     p.learnedRows = o.maxPositions;
+    p.mlpFeatures = o.mlpFeatures;
+    p.mlpHidden = o.mlpHidden;
     p.urpeBias = parseEnum("--urpe-bias", o.urpeBias, urpeBiasFromString, allValues<UrpeBias>());
     p.cls = o.cls;
     p.sep = o.sep;
@@ -268,6 +273,8 @@ Json optionsJson(const TraceOptions& o, const Params& p, const std::vector<std::
         {"layout", toString(p.layout)},
         {"rope-convention", toString(p.ropeConvention)},
         {"rope-dims", p.ropeDims},
+        {"rope-scaling", toString(p.ropeScaling)},
+        {"rope-scale", p.ropeScale},
         {"buckets", p.buckets},
         {"max-distance", p.maxDistance},
         {"unidirectional", p.unidirectional},
@@ -279,6 +286,8 @@ Json optionsJson(const TraceOptions& o, const Params& p, const std::vector<std::
         {"deberta-max-position", p.debertaMaxPosition},
         {"clamp-len", p.txlClampLen},
         {"max-positions", p.learnedRows},
+        {"mlp-features", p.mlpFeatures},
+        {"mlp-hidden", p.mlpHidden},
         {"urpe-bias", toString(p.urpeBias)},
         {"cls", p.cls},
         {"sep", p.sep},
@@ -489,7 +498,7 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
 std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
     const std::size_t before = t->get_options().size();
     t->add_option("--scheme", o.scheme,
-                  "none, sinusoidal, learned, shaw, txl, t5, deberta, rope, alibi, urpe");
+                  "none, sinusoidal, learned, shaw, txl, t5, deberta, rope, alibi, urpe, mlp");
     t->add_option("--n", o.n, "input tokens (special tokens come on top)")->capture_default_str();
     t->add_option("--d", o.d, "model width")->capture_default_str();
     t->add_option("--heads", o.heads, "heads; d must divide evenly")->capture_default_str();
@@ -501,13 +510,21 @@ std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
         ->each([&o](const std::string&) { o.validLenGiven = true; });
     t->add_option("--clip", o.clip, "Shaw clip distance k; DeBERTa span k (v1)")
         ->capture_default_str();
-    t->add_option("--base", o.base, "sinusoidal and RoPE base")->capture_default_str();
+    t->add_option("--base", o.base, "sinusoidal, RoPE and mlp-feature base")->capture_default_str();
     t->add_option("--layout", o.layout, "sinusoidal layout: interleaved, concat, t2t")
         ->capture_default_str();
     t->add_option("--rope-convention", o.ropeConvention, "interleaved or half")
         ->capture_default_str();
     t->add_option("--rope-dims", o.ropeDims,
                   "(extension) rotated features per head, partial rotary; 0 = d/heads")
+        ->capture_default_str();
+    t->add_option("--rope-scaling", o.ropeScaling,
+                  "(extension) RoPE context stretching by --rope-scale s: none; pi, position "
+                  "interpolation, angle = (p/s)*theta_m; ntk, NTK-aware base "
+                  "base' = base*s^(d_rot/(d_rot-2)) (needs d_rot >= 4)")
+        ->capture_default_str();
+    t->add_option("--rope-scale", o.ropeScale,
+                  "(extension) stretch s > 0 of --rope-scaling pi|ntk (ignored with none)")
         ->capture_default_str();
     t->add_option("--buckets", o.buckets, "T5 number of buckets")->capture_default_str();
     t->add_option("--max-distance", o.maxDistance, "T5 max distance")->capture_default_str();
@@ -531,6 +548,13 @@ std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
         ->capture_default_str();
     t->add_option("--max-positions", o.maxPositions,
                   "(extension) rows P_max of a generated learned table")
+        ->capture_default_str();
+    t->add_option("--mlp-features", o.mlpFeatures,
+                  "mlp: F Fourier frequencies (1-256), phi(p) = [sin(p*w_k), cos(p*w_k)], "
+                  "w_k = base^(-k/F); P = GELU(phi*W1 + b1)*W2 + b2, weights mlp.w1 [2F, H], "
+                  "mlp.b1 [H], mlp.w2 [H, d], mlp.b2 [d]")
+        ->capture_default_str();
+    t->add_option("--mlp-hidden", o.mlpHidden, "mlp: hidden width H (1-4096)")
         ->capture_default_str();
     t->add_option("--urpe-bias", o.urpeBias, "additive bias used with URPE: none or t5")
         ->capture_default_str();

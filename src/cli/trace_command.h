@@ -40,6 +40,8 @@ struct TraceOptions {
     std::string layout = "interleaved";
     std::string ropeConvention = "interleaved";
     int ropeDims = 0;
+    std::string ropeScaling = "none";
+    double ropeScale = 1.0;
     int buckets = 32;
     int maxDistance = 128;
     bool unidirectional = false;
@@ -51,6 +53,8 @@ struct TraceOptions {
     int debertaMaxPosition = 512;
     int clampLen = 0;
     int maxPositions = 1024;
+    int mlpFeatures = 8;
+    int mlpHidden = 64;
     std::string urpeBias = "none";
     bool cls = false;
     bool sep = false;

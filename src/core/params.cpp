@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace pe {
@@ -189,9 +190,11 @@ Status validate(const Params& p) {
         return err("--clip must be >= 0, got " + std::to_string(p.clip));
     if (!(p.base > 1.0) || !std::isfinite(p.base))
         return err("--base must be a finite number greater than 1");
-    if (!(p.ropeScale > 0.0) || !std::isfinite(p.ropeScale))
-        return err("--rope-scale must be a finite number greater than 0, got " +
-                   std::to_string(p.ropeScale));
+    if (!(p.ropeScale > 0.0) || !std::isfinite(p.ropeScale)) {
+        char got[32];
+        std::snprintf(got, sizeof got, "%g", p.ropeScale);
+        return err(std::string("--rope-scale must be a finite number greater than 0, got ") + got);
+    }
     if (p.mlpFeatures < 1 || p.mlpFeatures > kMaxMlpFeatures)
         return err("--mlp-features must be between 1 and " + std::to_string(kMaxMlpFeatures) +
                    ", got " + std::to_string(p.mlpFeatures));

@@ -38,6 +38,8 @@ void TestSession::roundTrip_data() {
     p.layout = SinLayout::T2T;
     p.ropeConvention = RopeConvention::Half;
     p.ropeDims = 8;
+    p.ropeScaling = RopeScaling::NTK;
+    p.ropeScale = 2.718281828459045;
     p.buckets = 64;
     p.maxDistance = 333;
     p.unidirectional = true;
@@ -51,6 +53,8 @@ void TestSession::roundTrip_data() {
     p.txlClampLen = 99;
     p.urpeBias = UrpeBias::T5;
     p.learnedRows = 2048;
+    p.mlpFeatures = 17;
+    p.mlpHidden = 333;
     p.cls = true;
     p.sep = true;
     p.seed = 18446744073709551557ULL;
@@ -62,6 +66,13 @@ void TestSession::roundTrip_data() {
         c.params.scheme = s;
         c.input.kind = InputKind::Identical;
         QTest::newRow(std::string(toString(s)).c_str()) << c;
+    }
+    for (RopeScaling sc : allValues<RopeScaling>()) {
+        Session r;
+        r.params.scheme = Scheme::RoPE;
+        r.params.ropeScaling = sc;
+        r.params.ropeScale = 0.25;
+        QTest::newRow((std::string("rope ") + std::string(toString(sc))).c_str()) << r;
     }
 }
 
@@ -87,6 +98,12 @@ void TestSession::errorsNameTheKey_data() {
     QTest::newRow("n") << QByteArray(R"({"n": 1.5})") << QStringLiteral("\"n\"");
     QTest::newRow("cls") << QByteArray(R"({"cls": 3})") << QStringLiteral("cls");
     QTest::newRow("seed") << QByteArray(R"({"seed": "x12"})") << QStringLiteral("seed");
+    QTest::newRow("rope_scaling") << QByteArray(R"({"rope_scaling": "yarn"})")
+                                  << QStringLiteral("rope_scaling");
+    QTest::newRow("rope_scale") << QByteArray(R"({"rope_scale": "2"})")
+                                << QStringLiteral("rope_scale");
+    QTest::newRow("mlp_features") << QByteArray(R"({"mlp_features": 2.5})")
+                                  << QStringLiteral("mlp_features");
 }
 
 void TestSession::errorsNameTheKey() {

@@ -133,6 +133,17 @@ void TestStepperPanel::walksEveryStage_data() {
     Params u = small(Scheme::URPE);
     u.urpeBias = UrpeBias::T5;
     QTest::newRow("urpe t5") << u;
+    for (RopeScaling sc : {RopeScaling::PI, RopeScaling::NTK}) {
+        Params r = small(Scheme::RoPE);
+        r.ropeScaling = sc;
+        r.ropeScale = 2.0;
+        QTest::newRow((std::string("rope ") + std::string(toString(sc))).c_str()) << r;
+    }
+    Params m = small(Scheme::Mlp);
+    m.mlpFeatures = 2;
+    m.mlpHidden = 5;
+    m.cls = true;
+    QTest::newRow("mlp F2 H5 cls") << m;
 }
 
 void TestStepperPanel::walksEveryStage() {

@@ -264,7 +264,7 @@ private Q_SLOTS:
             << small("rope", {"--view", "heatmap", "-o", "@/fig.png"}) << "unknown view 'heatmap'";
         QTest::newRow("view not applicable")
             << small("rope", {"--view", "position", "-o", "@/fig.png"})
-            << "does not apply to scheme rope (it applies to: sinusoidal, learned)";
+            << "does not apply to scheme rope (it applies to: sinusoidal, learned, mlp)";
         QTest::newRow("term not applicable")
             << small("rope", {"--view", "term:c2p", "-o", "@/fig.png"}) << "applies to: deberta";
         QTest::newRow("no such head")

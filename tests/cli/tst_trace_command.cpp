@@ -66,6 +66,10 @@ private Q_SLOTS:
                                 "--base",
                                 "--layout",
                                 "--rope-convention",
+                                "--rope-scaling",
+                                "--rope-scale",
+                                "--mlp-features",
+                                "--mlp-hidden",
                                 "--buckets",
                                 "--max-distance",
                                 "--unidirectional",
@@ -85,6 +89,8 @@ private Q_SLOTS:
                                 "--out",
                                 "--dump-weights"})
             QVERIFY2(h.out.contains(QLatin1String(opt)), opt);
+        for (const char* word : {"mlp", "mlp.w1", "ntk", "pi"})
+            QVERIFY2(h.out.contains(QLatin1String(word)), word);
     }
 
     void writesEveryTensor_data() {
@@ -137,6 +143,21 @@ private Q_SLOTS:
                                                       QStringLiteral("shaw_k_term"),
                                                       QStringLiteral("shaw_v_term")}
                               << 4 << QStringLiteral("<f4");
+        QTest::newRow("mlp sep") << QStringList{QStringLiteral("--scheme"),
+                                                QStringLiteral("mlp"),
+                                                QStringLiteral("--n"),
+                                                QStringLiteral("4"),
+                                                QStringLiteral("--d"),
+                                                QStringLiteral("8"),
+                                                QStringLiteral("--heads"),
+                                                QStringLiteral("2"),
+                                                QStringLiteral("--mlp-features"),
+                                                QStringLiteral("3"),
+                                                QStringLiteral("--mlp-hidden"),
+                                                QStringLiteral("5"),
+                                                QStringLiteral("--sep")}
+                                 << common + QStringList{QStringLiteral("P")} << 5
+                                 << QStringLiteral("<f4");
     }
     void writesEveryTensor() {
         QFETCH(QStringList, args);
@@ -169,10 +190,12 @@ private Q_SLOTS:
         QVERIFY(timings.value(QLatin1String("write")).isDouble());
         QVERIFY(timings.value(QLatin1String("compute")).toDouble() >= 0);
         const QJsonObject o = m.value(QLatin1String("options")).toObject();
-        for (const char* key : {"n", "d", "heads", "clip", "buckets", "max-distance", "seed"})
+        for (const char* key : {"n", "d", "heads", "clip", "buckets", "max-distance", "seed",
+                                "rope-scale", "mlp-features", "mlp-hidden"})
             QVERIFY2(o.value(QLatin1String(key)).isDouble(), key);
-        for (const char* key : {"scheme", "norm", "mask", "layout", "rope-convention", "alibi-mode",
-                                "p2c-convention", "urpe-bias", "backend", "dtype"})
+        for (const char* key :
+             {"scheme", "norm", "mask", "layout", "rope-convention", "rope-scaling", "alibi-mode",
+              "p2c-convention", "urpe-bias", "backend", "dtype"})
             QVERIFY2(o.value(QLatin1String(key)).isString(), key);
         for (const char* key : {"cls", "sep", "unidirectional"})
             QVERIFY2(o.value(QLatin1String(key)).isBool(), key);
@@ -285,6 +308,22 @@ private Q_SLOTS:
             << QStringLiteral("--input");
         QTest::newRow("negative threads")
             << s("--scheme none --threads -1") << QString() << QStringLiteral("--threads");
+        QTest::newRow("mlp features 0")
+            << s("--scheme mlp --mlp-features 0") << QString() << QStringLiteral("--mlp-features");
+        QTest::newRow("mlp hidden 5000")
+            << s("--scheme mlp --mlp-hidden 5000") << QString() << QStringLiteral("--mlp-hidden");
+        QTest::newRow("rope scale 0") << s("--scheme rope --rope-scaling pi --rope-scale 0")
+                                      << QString() << QStringLiteral("--rope-scale");
+        QTest::newRow("rope scale -1") << s("--scheme rope --rope-scaling ntk --rope-scale -1")
+                                       << QString() << QStringLiteral("--rope-scale");
+        QTest::newRow("unknown rope scaling") << s("--scheme rope --rope-scaling yarn") << QString()
+                                              << QStringLiteral("--rope-scaling");
+        QTest::newRow("ntk with 2 rotated dims")
+            << s("--scheme rope --rope-scaling ntk --rope-scale 2 --rope-dims 2") << QString()
+            << QStringLiteral("--rope-scaling ntk");
+        QTest::newRow("mlp weight wrong shape")
+            << s("--scheme mlp --d 8 --heads 2") << QStringLiteral("mlpshape")
+            << QStringLiteral("mlp.w2");
         QTest::newRow("input wrong width")
             << s("--scheme none --d 8 --heads 2") << QStringLiteral("widenpy")
             << QStringLiteral("--input");
@@ -298,9 +337,12 @@ private Q_SLOTS:
         const QString wpath = tmp.filePath(QStringLiteral("w.safetensors"));
         const QString npath = tmp.filePath(QStringLiteral("e.npy"));
         if (file == QLatin1String("shape") || file == QLatin1String("dtype") ||
-            file == QLatin1String("unknown") || file == QLatin1String("truncated")) {
+            file == QLatin1String("unknown") || file == QLatin1String("truncated") ||
+            file == QLatin1String("mlpshape")) {
             NamedTensors w;
-            if (file == QLatin1String("shape"))
+            if (file == QLatin1String("mlpshape")) // [H, d] = [64, 8] expected
+                w = {{"mlp.w2", pattern(8, 64, 0.3)}};
+            else if (file == QLatin1String("shape"))
                 w = {{"W_k", pattern(8, 8, 0.3)}, {"W_q", pattern(4, 8, 0.3)}};
             else if (file == QLatin1String("dtype"))
                 w = {{"W_q", pattern(8, 8, 0.3, DType::F64)}};
@@ -369,6 +411,13 @@ private Q_SLOTS:
         row("clamp-len", "--scheme txl", "--clamp-len 2", "txl_bd");
         row("urpe-bias", "--scheme urpe", "--urpe-bias t5", "logits");
         row("sep", "--scheme sinusoidal --cls", "--sep", "P");
+        row("rope-scaling pi", "--scheme rope --rope-scale 2", "--rope-scaling pi", "Q");
+        row("rope-scaling ntk", "--scheme rope --rope-scale 2", "--rope-scaling ntk", "Q");
+        row("rope-scale", "--scheme rope --rope-scaling pi", "--rope-scale 3", "Q");
+        row("mlp-features", "--scheme mlp", "--mlp-features 4", "P");
+        row("mlp-hidden", "--scheme mlp", "--mlp-hidden 32", "P");
+        row("mlp base", "--scheme mlp", "--base 100", "P");
+        row("mlp seed", "--scheme mlp", "--seed 3", "P");
     }
     void optionChangesResult() {
         QFETCH(QString, baseArgs);
