@@ -188,6 +188,29 @@ def _cases() -> dict[str, list[dict]]:
     ]
     # CLI extensions beyond SPEC-trace; the math is SPEC-encodings §4 (clamp_len), §6 (v2/v3
     # log buckets: span = position_buckets, table 2*span rows), §7 (partial rotary).
+    # The mlp encoding (docs/encodings-mlp-rope.md): P = GELU(phi W1 + b1) W2 + b2.
+    g["mlp"] = [
+        dict(small, scheme="mlp"),  # F = 8, H = 64
+        dict(small, scheme="mlp", mlp_features=1, mlp_hidden=1),
+        dict(small, scheme="mlp", mlp_features=3, mlp_hidden=5, base=100, cls=True, sep=True),
+        {"scheme": "mlp", "n": 9, "d": 12, "heads": 3, "mlp_features": 4, "mlp_hidden": 7,
+         "mask": "causal", "norm": "l2"},
+        {"scheme": "mlp", "n": 1, "d": 4, "heads": 1, "mlp_features": 2, "mlp_hidden": 3},
+        # no table: n past any --max-positions
+        dict(small, scheme="mlp", n=12, max_positions=4, mlp_features=2, mlp_hidden=6),
+    ]
+    # RoPE context stretching (docs/encodings-mlp-rope.md): pi angle (p/s) theta_m; ntk base'.
+    g["rope_scaling"] = [
+        dict(small, scheme="rope", rope_scaling="pi", rope_scale=4),
+        dict(small, scheme="rope", rope_scaling="pi", rope_scale=2.5, rope_convention="half",
+             cls=True),
+        dict(small, scheme="rope", rope_scaling="ntk", rope_scale=4),
+        dict(small, scheme="rope", rope_scaling="ntk", rope_scale=0.5, base=500,
+             mask="causal"),
+        dict(small, scheme="rope", d=16, rope_dims=4, rope_scaling="ntk", rope_scale=3),
+        dict(small, scheme="rope", d=16, rope_dims=2, rope_scaling="pi", rope_scale=3),
+        dict(small, scheme="rope", rope_scaling="none", rope_scale=7),  # s ignored
+    ]
     g["extensions"] = [
         dict(small, scheme="rope", d=16, rope_dims=2),
         dict(small, scheme="rope", d=16, rope_dims=4, rope_convention="half"),
@@ -261,6 +284,21 @@ ERROR_CASES = [
     ({"scheme": "txl", "n": 4, "d": 8, "heads": 2}, _bad_shape("txl.u", (2, 3)), ["txl.u"]),
     ({"scheme": "deberta", "n": 4, "d": 8, "heads": 2, "clip": 2},
      _bad_shape("deberta.rel", (5, 8)), ["deberta.rel"]),
+    ({"scheme": "mlp", "n": 4, "d": 8, "heads": 2, "mlp_features": 0}, None,
+     ["mlp-features"]),
+    ({"scheme": "mlp", "n": 4, "d": 8, "heads": 2, "mlp_hidden": 0}, None, ["mlp-hidden"]),
+    ({"scheme": "mlp", "n": 4, "d": 8, "heads": 2, "mlp_features": 2, "mlp_hidden": 3},
+     _bad_shape("mlp.w1", (3, 3)), ["mlp.w1"]),
+    ({"scheme": "mlp", "n": 4, "d": 8, "heads": 2, "mlp_features": 2, "mlp_hidden": 3},
+     _bad_shape("mlp.b2", (7,)), ["mlp.b2"]),
+    ({"scheme": "rope", "n": 4, "d": 8, "heads": 2, "rope_scaling": "pi", "rope_scale": 0},
+     None, ["rope-scale"]),
+    ({"scheme": "rope", "n": 4, "d": 8, "heads": 2, "rope_scaling": "ntk", "rope_scale": -1},
+     None, ["rope-scale"]),
+    ({"scheme": "rope", "n": 4, "d": 8, "heads": 2, "rope_scaling": "yarn"}, None,
+     ["rope-scaling"]),
+    ({"scheme": "rope", "n": 4, "d": 8, "heads": 2, "rope_scaling": "ntk", "rope_scale": 2,
+      "rope_dims": 2}, None, ["rope-scaling", "d_rot"]),
     # urpe.c must have 2N-1 columns with N counting the special tokens
     ({"scheme": "urpe", "n": 4, "d": 8, "heads": 2, "cls": True},
      _bad_shape("urpe.c", (2, 7)), ["urpe.c"]),
@@ -307,6 +345,13 @@ def make_weights(case: dict, seed: int) -> dict:
         w["deberta.W_kr"] = rng.normal(size=(d, d)) / math.sqrt(d)
     if s == "urpe":
         w["urpe.c"] = 1.0 + 0.3 * rng.normal(size=(H, 2 * N - 1))
+    if s == "mlp":
+        F, Hd = int(o["mlp_features"]), int(o["mlp_hidden"])
+        if F >= 1 and Hd >= 1:
+            w["mlp.w1"] = rng.normal(size=(2 * F, Hd)) / math.sqrt(F)
+            w["mlp.b1"] = rng.normal(size=Hd) * 0.1
+            w["mlp.w2"] = rng.normal(size=(Hd, d)) * math.sqrt(2.0 / Hd)
+            w["mlp.b2"] = rng.normal(size=d) * 0.1
     return {key: np.asarray(v, dtype=np.float32) for key, v in w.items()}
 
 
@@ -528,7 +573,7 @@ def check_error_case(cli: str, case: dict, edit, words: list[str], seed: int) ->
     o = ref.full_options(case)
     safe = dict(case)
     if o["scheme"] not in ("none", "sinusoidal", "learned", "shaw", "txl", "t5", "deberta",
-                           "rope", "alibi", "urpe"):
+                           "rope", "alibi", "urpe", "mlp"):
         safe["scheme"] = "none"
     if int(o["d"]) % int(o["heads"]) != 0:
         safe["heads"] = 1

@@ -130,18 +130,32 @@ def alibi_slopes(h: int) -> np.ndarray:
 
 
 def rope(x: np.ndarray, positions: np.ndarray, base: float = 10000.0,
-         convention: str = "interleaved", d_rot: int = 0) -> np.ndarray:
+         convention: str = "interleaved", d_rot: int = 0, scaling: str = "none",
+         scale: float = 1.0) -> np.ndarray:
     """[§7] Rotate rows of x [n, d_h] at the given absolute positions. d_rot = d_h unless
-    partial (0 means d_h): features [0, d_rot) rotate with theta from d_rot, the rest pass."""
+    partial (0 means d_h): features [0, d_rot) rotate with theta from d_rot, the rest pass.
+
+    Context stretching by s (docs/encodings-mlp-rope.md): "pi" (position interpolation) rotates
+    by (p / s) * theta_m; "ntk" uses theta'_m = base'^(-2m/d_rot) with
+    base' = base * s^(d_rot / (d_rot - 2)); "none" ignores s."""
     n, dh = x.shape
     dr = dh if d_rot in (0, None) else int(d_rot)
     if dr % 2 != 0 or dr > dh:
         raise ValueError("rope needs an even rotated width <= head width")
+    rope_base = float(base)
+    if scaling == "ntk":
+        if dr < 4:
+            raise ValueError("ntk needs d_rot >= 4")
+        rope_base = rope_base * float(scale) ** (dr / (dr - 2))
+    elif scaling not in ("none", "pi"):
+        raise ValueError(f"unknown rope scaling {scaling}")
     out = np.array(x, dtype=np.float64, copy=True)
     for r in range(n):
         p = float(positions[r])
+        if scaling == "pi":
+            p = p / float(scale)
         for m in range(dr // 2):
-            theta = float(base) ** (-2.0 * m / dr)
+            theta = rope_base ** (-2.0 * m / dr)
             ang = p * theta
             c, s = math.cos(ang), math.sin(ang)
             if convention == "interleaved":
@@ -154,6 +168,38 @@ def rope(x: np.ndarray, positions: np.ndarray, base: float = 10000.0,
             out[r, ia] = a * c - b * s
             out[r, ib] = b * c + a * s
     return out
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """Exact GELU 0.5 x (1 + erf(x / sqrt 2)), elementwise."""
+    return np.vectorize(lambda v: 0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0))))(x)
+
+
+def mlp_features(n: int, features: int, base: float = 10000.0) -> np.ndarray:
+    """Fourier features phi [n, 2F]: phi[p, 2k] = sin(p w_k), phi[p, 2k+1] = cos(p w_k),
+    w_k = base^(-k/F)."""
+    phi = np.zeros((n, 2 * features), dtype=np.float64)
+    for p in range(n):
+        for k in range(features):
+            a = float(p) * float(base) ** (-float(k) / features)
+            phi[p, 2 * k] = math.sin(a)
+            phi[p, 2 * k + 1] = math.cos(a)
+    return phi
+
+
+def mlp_encoding(n: int, features: int, base: float, w1, b1, w2, b2) -> np.ndarray:
+    """The mlp encoding P [n, d] = GELU(phi W1 + b1) W2 + b2 (row vectors), written out as
+    sums over the hidden units."""
+    phi = mlp_features(n, features, base)
+    H, d = w2.shape
+    P = np.zeros((n, d))
+    for p in range(n):
+        hidden = [sum(phi[p, i] * w1[i, j] for i in range(2 * features)) + b1[j]
+                  for j in range(H)]
+        g = gelu(np.array(hidden))
+        for c in range(d):
+            P[p, c] = sum(g[j] * w2[j, c] for j in range(H)) + b2[c]
+    return P
 
 
 def shaw_index(n_q: int, n_k: int, k: int, q_off: int = 0) -> np.ndarray:
@@ -290,7 +336,8 @@ DEFAULTS = {
     "p2c_convention": "code", "urpe_bias": "none", "cls": False, "sep": False,
     # extensions of the CLI beyond SPEC-trace (math from SPEC-encodings)
     "rope_dims": 0, "clamp_len": 0, "deberta_log_buckets": False, "deberta_buckets": 256,
-    "deberta_max_position": 512,
+    "deberta_max_position": 512, "rope_scaling": "none", "rope_scale": 1.0,
+    "mlp_features": 8, "mlp_hidden": 64,
 }
 
 
@@ -348,6 +395,11 @@ def trace(options: dict, weights: dict) -> dict:
         P = table[:n].copy()
         out["P"] = P
         X = E + P
+    elif scheme == "mlp":
+        P = mlp_encoding(n, int(o["mlp_features"]), float(o["base"]), w["mlp.w1"],
+                         w["mlp.b1"].reshape(-1), w["mlp.w2"], w["mlp.b2"].reshape(-1))
+        out["P"] = P
+        X = E + P
     else:
         X = E.copy()
     out["X"] = X
@@ -361,9 +413,10 @@ def trace(options: dict, weights: dict) -> dict:
     V = heads_of(X @ w["W_v"])
     if scheme == "rope":
         rd = int(o["rope_dims"])
-        Q = np.stack([rope(Q[h], pos, float(o["base"]), o["rope_convention"], rd)
+        sc, stretch = o["rope_scaling"], float(o["rope_scale"])
+        Q = np.stack([rope(Q[h], pos, float(o["base"]), o["rope_convention"], rd, sc, stretch)
                       for h in range(H)])
-        K = np.stack([rope(K[h], pos, float(o["base"]), o["rope_convention"], rd)
+        K = np.stack([rope(K[h], pos, float(o["base"]), o["rope_convention"], rd, sc, stretch)
                       for h in range(H)])
     out["Q"], out["K"], out["V"] = Q, K, V
 
@@ -380,7 +433,7 @@ def trace(options: dict, weights: dict) -> dict:
     # --- logits
     inv = 1.0 / math.sqrt(dh)
     qk = np.einsum("hid,hjd->hij", Q, K)
-    if scheme in ("none", "sinusoidal", "learned", "rope"):
+    if scheme in ("none", "sinusoidal", "learned", "mlp", "rope"):
         logits = qk * inv
     elif scheme == "shaw":
         k = int(o["clip"])
@@ -514,7 +567,7 @@ def expected_tensor_names(options: dict) -> set[str]:
     o = full_options(options)
     s = o["scheme"]
     names = {"E", "X", "Q", "K", "V", "logits", "weights", "head_out", "out"}
-    if s in ("sinusoidal", "learned"):
+    if s in ("sinusoidal", "learned", "mlp"):
         names.add("P")
     if s == "shaw":
         names |= {"rel_index", "shaw_k_term", "shaw_v_term"}

@@ -231,6 +231,68 @@ class Rope(unittest.TestCase):
                                    rtol=1e-13)
 
 
+class RopeScaling(unittest.TestCase):
+    def test_known_angles(self):
+        # A unit vector on pair m's first axis goes to (cos a, sin a) with the stretched angle.
+        def angle(pos, m, dr, base, scaling, scale):
+            x = np.zeros((1, dr))
+            x[0, 2 * m] = 1.0
+            y = ref.rope(x, np.array([pos]), base, "interleaved", dr, scaling, scale)
+            return math.atan2(y[0, 2 * m + 1], y[0, 2 * m])
+        self.assertAlmostEqual(angle(40, 1, 8, 1e4, "pi", 4.0), 1.0, places=12)  # (40/4)*0.1
+        self.assertAlmostEqual(angle(3, 0, 8, 1e4, "pi", 2.0), 1.5, places=12)
+        # ntk: d_rot 4, s 3 -> base' = 9 * 100, theta'_1 = 1/30; d_rot 8, s 8 -> base' = 16e4
+        self.assertAlmostEqual(angle(30, 1, 4, 100.0, "ntk", 3.0), 1.0, places=12)
+        self.assertAlmostEqual(angle(20, 1, 8, 1e4, "ntk", 8.0), 1.0, places=12)
+        self.assertAlmostEqual(angle(10, 1, 8, 1e4, "none", 8.0), 1.0, places=12)  # s ignored
+
+    def test_pi_equals_unscaled_at_divided_position(self):
+        rng = np.random.default_rng(4)
+        x = rng.normal(size=(6, 8))
+        for s in (2.0, 4.0, 2.5):
+            a = ref.rope(x, np.arange(6) * 2 * s, 1e4, "half", 0, "pi", s)
+            b = ref.rope(x, np.arange(6) * 2.0, 1e4, "half")
+            np.testing.assert_array_equal(a, b)
+
+    def test_still_relative(self):
+        rng = np.random.default_rng(5)
+        q, k = rng.normal(size=(1, 8)), rng.normal(size=(1, 8))
+        for sc in ("pi", "ntk"):
+            vals = [float(ref.rope(q, np.array([m]), 1e4, "half", 0, sc, 3.0)[0]
+                          @ ref.rope(k, np.array([n]), 1e4, "half", 0, sc, 3.0)[0])
+                    for m, n in ((5, 2), (13, 10), (103, 100))]
+            np.testing.assert_allclose(vals, vals[0], rtol=1e-10)
+
+    def test_ntk_refuses_two_rotated_dims(self):
+        with self.assertRaises(ValueError):
+            ref.rope(np.ones((1, 2)), np.array([1]), 1e4, "half", 2, "ntk", 2.0)
+
+
+class MlpEncoding(unittest.TestCase):
+    def test_features(self):
+        phi = ref.mlp_features(4, 2, 100.0)  # w_0 = 1, w_1 = 0.1
+        self.assertEqual(phi.shape, (4, 4))
+        self.assertAlmostEqual(phi[3, 0], math.sin(3.0), places=15)
+        self.assertAlmostEqual(phi[3, 3], math.cos(0.3), places=15)
+
+    def test_hand_computed(self):
+        # F = 1, H = 2, d = 2: z = [sin p + 2 cos p + 0.5, -cos p], P = [h0 + h1/2, -h0 + 1/4].
+        w1 = np.array([[1.0, 0.0], [2.0, -1.0]])
+        w2 = np.array([[1.0, -1.0], [0.5, 0.0]])
+        P = ref.mlp_encoding(6, 1, 1e4, w1, np.array([0.5, 0.0]), w2, np.array([0.0, 0.25]))
+        np.testing.assert_allclose(P[0], [2.405148209719831, -2.234475836685560], atol=1e-13)
+        np.testing.assert_allclose(P[5], [0.003800760999486, 0.191121312916573], atol=1e-13)
+        self.assertAlmostEqual(float(ref.gelu(np.array([2.5]))[0]), 2.4844758366855597,
+                               places=14)
+
+    def test_trace_adds_P(self):
+        o = {"scheme": "mlp", "n": 5, "d": 8, "heads": 2, "mlp_features": 3, "mlp_hidden": 4,
+             "cls": True}
+        t = ref.trace(o, _weights(o))
+        self.assertEqual(t["P"].shape, (6, 8))
+        np.testing.assert_allclose(t["X"], t["E"] + t["P"], rtol=1e-14)
+
+
 class Shaw(unittest.TestCase):
     def test_index(self):
         idx = ref.shaw_index(6, 6, 2)
@@ -343,12 +405,17 @@ def _weights(o, seed=0):
     w["deberta.rel"] = rng.normal(size=(2 * k, d))
     w["urpe.c"] = 1 + 0.3 * rng.normal(size=(H, 2 * N - 1))
     w["learned.table"] = rng.normal(size=(N + 2, d))
+    F, Hd = o.get("mlp_features", 8), o.get("mlp_hidden", 64)
+    w["mlp.w1"] = rng.normal(size=(2 * F, Hd)) / math.sqrt(F)
+    w["mlp.b1"] = rng.normal(size=Hd) * 0.1
+    w["mlp.w2"] = rng.normal(size=(Hd, d)) * math.sqrt(2.0 / Hd)
+    w["mlp.b2"] = rng.normal(size=d) * 0.1
     return w
 
 
 class TraceProperties(unittest.TestCase):
     SCHEMES = ("none", "sinusoidal", "learned", "shaw", "txl", "t5", "deberta", "rope",
-               "alibi", "urpe")
+               "alibi", "urpe", "mlp")
 
     def test_names_match_and_shapes(self):
         for s in self.SCHEMES:
