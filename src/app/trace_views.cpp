@@ -89,10 +89,10 @@ QString describeParams(const Params& p) {
         s += QStringLiteral(", causal");
     if (p.scheme == Scheme::Shaw)
         s += QStringLiteral(", k=%1").arg(p.clip);
-    if (p.scheme == Scheme::Sinusoidal || p.scheme == Scheme::RoPE || p.scheme == Scheme::Mlp)
+    if (p.scheme == Scheme::Sinusoidal || p.scheme == Scheme::RoPE)
         s += QStringLiteral(", base=%1").arg(p.base);
     if (p.scheme == Scheme::RoPE && p.ropeScaling != RopeScaling::None)
-        s += QStringLiteral(", %1 s=%2").arg(qs(toString(p.ropeScaling))).arg(p.ropeScale);
+        s += QStringLiteral(", %1×%2").arg(qs(toString(p.ropeScaling))).arg(p.ropeScale);
     if (p.scheme == Scheme::Mlp)
         s += QStringLiteral(", F=%1, H=%2").arg(p.mlpFeatures).arg(p.mlpHidden);
     if (p.scheme == Scheme::T5)
