@@ -60,6 +60,14 @@ void TestWeightCache::equalsCompleteWeightsThroughChanges() {
     p.scheme = Scheme::DeBERTa;
     steps.push_back(p);
     steps.push_back(p); // the same again: everything from the cache
+    p.scheme = Scheme::Mlp; // mlp.w1's scale follows F, mlp.w2's follows H: both in the shapes
+    steps.push_back(p);
+    p.mlpFeatures = 3;
+    steps.push_back(p);
+    p.mlpHidden = 17;
+    steps.push_back(p);
+    p.mlpFeatures = 8;
+    steps.push_back(p);
     WeightCache cache;
     for (std::size_t k = 0; k < steps.size(); ++k) {
         Weights cached, fresh;
