@@ -59,8 +59,9 @@ void TestWeightCache::equalsCompleteWeightsThroughChanges() {
     steps.push_back(p);
     p.scheme = Scheme::DeBERTa;
     steps.push_back(p);
-    steps.push_back(p);     // the same again: everything from the cache
-    p.scheme = Scheme::Mlp; // mlp.w1's scale follows F, mlp.w2's follows H: both in the shapes
+    steps.push_back(p); // the same again: everything from the cache
+    // mlp.w1's scale follows F, mlp.w2's follows H: both are in the shapes the cache keys on.
+    p.scheme = Scheme::Mlp;
     steps.push_back(p);
     p.mlpFeatures = 3;
     steps.push_back(p);
