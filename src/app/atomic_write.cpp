@@ -22,23 +22,26 @@ Status writeAtomically(const QString& path,
     if (!f.open(QIODevice::WriteOnly))
         return writeError(path, f.errorString());
     QString why;
-    if (!fill(f, why)) {
-        f.cancelWriting();
-        return writeError(path, why.isEmpty() ? f.errorString() : why);
-    }
     errno = 0;
-    const bool flushed = f.flush();
-    const int flushErrno = errno;
-    // size() asks the file system (fstat of the temporary); pos() counts what was handed over.
-    if (!flushed || f.error() != QFileDevice::NoError || f.size() != f.pos()) {
-        const QString reason = f.error() != QFileDevice::NoError ? f.errorString()
-                               : flushErrno != 0
-                                   ? QString::fromLocal8Bit(std::strerror(flushErrno))
+    const bool filled = fill(f, why);
+    int err = errno; // EFBIG/ENOSPC from the write that failed, before Qt code runs again
+    bool complete = false;
+    if (filled) {
+        errno = 0;
+        const bool flushed = f.flush();
+        if (!flushed)
+            err = errno;
+        // size() asks the file system (fstat of the temporary); pos() counts what was handed over.
+        complete = flushed && f.error() == QFileDevice::NoError && f.size() == f.pos();
+    }
+    if (!complete) {
+        const QString reason = !why.isEmpty() ? why
+                               : err != 0     ? QString::fromLocal8Bit(std::strerror(err))
+                               : f.error() != QFileDevice::NoError
+                                   ? f.errorString()
                                    : QStringLiteral("the write was cut short (disk full?)");
-        const QString counts =
-            QStringLiteral(" (%1 of %2 bytes written)").arg(f.size()).arg(f.pos());
         f.cancelWriting();
-        return writeError(path, reason + counts);
+        return writeError(path, reason);
     }
     if (!f.commit())
         return writeError(path, f.errorString());

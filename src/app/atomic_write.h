@@ -8,7 +8,8 @@
  *
  * QSaveFile alone is not enough on a full disk: a short write() (some bytes written, then
  * ENOSPC/EFBIG) sets no error in QFileDevice, so commit() would rename a truncated file into
- * place. writeAtomically() flushes first and compares the bytes on disk with the bytes written.
+ * place. writeAtomically() flushes first, compares the bytes on disk with the bytes written,
+ * and names the failed write's errno (e.g. "File too large", "No space left on device").
  */
 
 #include <QString>
