@@ -19,43 +19,6 @@ QString qs(std::string_view s) {
 
 constexpr int kFormatVersion = 1;
 
-/** Every top-level key this version reads (and "format", "version"). */
-const QStringList& knownKeys() {
-    static const QStringList keys{QStringLiteral("format"),
-                                  QStringLiteral("version"),
-                                  QStringLiteral("scheme"),
-                                  QStringLiteral("n"),
-                                  QStringLiteral("d"),
-                                  QStringLiteral("heads"),
-                                  QStringLiteral("norm"),
-                                  QStringLiteral("mask"),
-                                  QStringLiteral("valid_len"),
-                                  QStringLiteral("clip"),
-                                  QStringLiteral("base"),
-                                  QStringLiteral("layout"),
-                                  QStringLiteral("rope_convention"),
-                                  QStringLiteral("rope_dims"),
-                                  QStringLiteral("buckets"),
-                                  QStringLiteral("max_distance"),
-                                  QStringLiteral("unidirectional"),
-                                  QStringLiteral("alibi_mode"),
-                                  QStringLiteral("deberta_c2p"),
-                                  QStringLiteral("deberta_p2c"),
-                                  QStringLiteral("p2c_convention"),
-                                  QStringLiteral("deberta_log_buckets"),
-                                  QStringLiteral("deberta_buckets"),
-                                  QStringLiteral("deberta_max_position"),
-                                  QStringLiteral("txl_clamp_len"),
-                                  QStringLiteral("urpe_bias"),
-                                  QStringLiteral("learned_rows"),
-                                  QStringLiteral("cls"),
-                                  QStringLiteral("sep"),
-                                  QStringLiteral("seed"),
-                                  QStringLiteral("precision"),
-                                  QStringLiteral("input")};
-    return keys;
-}
-
 } // namespace
 
 QJsonObject toJson(const Session& s) {
@@ -197,13 +160,15 @@ Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored) {
         return Error{error.toStdString()};
 
     // What a newer version wrote and this one cannot use: named, so the caller can say so.
+    // The keys this version knows are the ones it writes.
+    static const QJsonObject known = toJson(Session{});
+    static const QJsonObject knownInput = known.value(QStringLiteral("input")).toObject();
     QStringList unknown;
     for (auto it = o.begin(); it != o.end(); ++it)
-        if (!knownKeys().contains(it.key()))
+        if (!known.contains(it.key()))
             unknown << QStringLiteral("\"%1\"").arg(it.key());
     for (auto it = in.begin(); it != in.end(); ++it)
-        if (it.key() != QLatin1String("kind") && it.key() != QLatin1String("sentence") &&
-            it.key() != QLatin1String("text"))
+        if (!knownInput.contains(it.key()))
             unknown << QStringLiteral("\"input.%1\"").arg(it.key());
     if (in.contains(QStringLiteral("kind")) && toString(s.input.kind) != kind)
         unknown << QStringLiteral("input kind \"%1\" (read as \"%2\")")

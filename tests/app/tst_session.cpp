@@ -80,9 +80,11 @@ void TestSession::roundTrip() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("s.json"));
     QVERIFY(saveSession(session, path).ok());
-    const Expected<Session> loaded = loadSession(path);
+    QString ignored = QStringLiteral("stale");
+    const Expected<Session> loaded = loadSession(path, &ignored);
     QVERIFY(loaded.ok());
     QVERIFY(loaded.value() == session);
+    QVERIFY2(ignored.isEmpty(), qPrintable(ignored)); // every key written is a key read
 }
 
 void TestSession::errorsNameTheKey_data() {
