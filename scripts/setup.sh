@@ -5,6 +5,7 @@
 #   scripts/setup.sh test    install what is missing, build with warnings as errors, run every test
 #   scripts/setup.sh deps    only install the Debian packages
 #   scripts/setup.sh build   only build (release)
+#   scripts/setup.sh tsan    build the threaded tests with ThreadSanitizer (preset tsan) and run them
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
@@ -63,8 +64,30 @@ test)
     cd build/ci
     xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 900
     ;;
+tsan)
+    # The worker, task-pool, engine and GL tests: the code that runs on more than one thread.
+    # Qt, Mesa and OpenBLAS are not built with TSan; tests/tsan.supp names the reports their
+    # own internals produce (each explained there). Any report in our code fails the run.
+    install_deps
+    tsan_tests=(tst_task_pool tst_cpu_engine tst_cpu_dispatch tst_weight_cache tst_gl_backend
+                tst_compute_worker)
+    started=$SECONDS
+    say "Configuring (tsan)"
+    cmake --preset tsan >/dev/null
+    say "Building ${tsan_tests[*]} with ThreadSanitizer, $(njobs) jobs"
+    cmake --build build/tsan -j "$(njobs)" --target "${tsan_tests[@]}"
+    built=$SECONDS
+    say "Running them under ThreadSanitizer (GL tests under xvfb-run)"
+    cd build/tsan
+    export TSAN_OPTIONS="suppressions=$here/tests/tsan.supp halt_on_error=0 exitcode=66 second_deadlock_stack=1 ignore_noninstrumented_modules=1 ${TSAN_OPTIONS:-}"
+    regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
+    status=0
+    xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -R "$regex" --timeout 1800 || status=$?
+    say "ThreadSanitizer: build $((built - started)) s, tests $((SECONDS - built)) s"
+    exit $status
+    ;;
 *)
-    echo "usage: scripts/setup.sh {run|test|deps|build}" >&2
+    echo "usage: scripts/setup.sh {run|test|deps|build|tsan}" >&2
     exit 2
     ;;
 esac

@@ -12,30 +12,12 @@
 
 #include <cstring>
 
+#include "atomic_write.h"
 #include "qcp.h"
 
 namespace pe {
 
 namespace {
-
-Error writeError(const QString& path, const QString& why) {
-    return Error{QStringLiteral("cannot write %1: %2").arg(path, why).toStdString()};
-}
-
-/** Opens a QSaveFile, lets `fill` write to it, commits; nothing is left behind on failure. */
-template <typename Fill> Status atomicWrite(const QString& path, Fill fill) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return writeError(path, f.errorString());
-    QString why;
-    if (!fill(f, why)) {
-        f.cancelWriting();
-        return writeError(path, why.isEmpty() ? f.errorString() : why);
-    }
-    if (!f.commit())
-        return writeError(path, f.errorString());
-    return {};
-}
 
 /**
  * Paints `top` and its visible descendants: every QCustomPlot through toPainter (vector in SVG
@@ -77,10 +59,16 @@ namespace {
 /**
  * Writes one figure of `size` (pixels at 96 dpi) that `paint` draws: PNG at `dpi` (a raster of
  * size × dpi/96), SVG and PDF as vectors. Plots and whole panels share it.
+ * The figure is encoded in memory first: the SVG and PDF writers ignore failed writes, so only
+ * one checked write of the finished bytes can tell a complete file from a cut one.
  */
 template <typename Paint>
 Status exportPainting(const QString& path, FigureFormat fmt, int dpi, QSize size, Paint paint) {
-    return atomicWrite(path, [&](QSaveFile& f, QString& why) {
+    QByteArray bytes;
+    QBuffer f(&bytes);
+    f.open(QIODevice::WriteOnly);
+    QString why;
+    const bool painted = [&] {
         QCPPainter painter;
         switch (fmt) {
         case FigureFormat::Png: {
@@ -134,7 +122,12 @@ Status exportPainting(const QString& path, FigureFormat fmt, int dpi, QSize size
         }
         }
         return false;
-    });
+    }();
+    f.close();
+    if (!painted)
+        return Error{QStringLiteral("cannot write %1: %2").arg(path, why).toStdString()};
+    return writeAtomically(
+        path, [&bytes](QSaveFile& out, QString&) { return out.write(bytes) == bytes.size(); });
 }
 
 } // namespace
@@ -173,14 +166,14 @@ QByteArray npyBytes(const Grid& g) {
 }
 
 Status writeNpy(const Grid& g, const QString& path) {
-    return atomicWrite(path, [&](QSaveFile& f, QString&) {
+    return writeAtomically(path, [&](QSaveFile& f, QString&) {
         const QByteArray b = npyBytes(g);
         return f.write(b) == b.size();
     });
 }
 
 Status writeCsv(const Grid& g, const QString& path) {
-    return atomicWrite(path, [&](QSaveFile& f, QString&) {
+    return writeAtomically(path, [&](QSaveFile& f, QString&) {
         QByteArray line;
         for (int r = 0; r < g.rows; ++r) {
             line.clear();

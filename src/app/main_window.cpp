@@ -409,7 +409,8 @@ void MainWindow::openSession() {
         this, tr("Open session"), m_settings.lastDirectory(), tr("pe-explorer session (*.json)"));
     if (path.isEmpty())
         return;
-    const Expected<Session> s = loadSession(path);
+    QString ignored;
+    const Expected<Session> s = loadSession(path, &ignored);
     if (!s) {
         QMessageBox::warning(this, tr("Open session"), QString::fromStdString(s.error().message));
         return;
@@ -418,6 +419,8 @@ void MainWindow::openSession() {
     applySession(s.value());
     m_undo->push(
         new ParamsCommand(before, s.value(), [this](const Session& x) { applySession(x); }));
+    if (!ignored.isEmpty())
+        statusBar()->showMessage(tr("Session opened; %1").arg(ignored), 15000);
 }
 
 void MainWindow::saveSession() {

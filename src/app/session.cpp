@@ -5,6 +5,8 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include "atomic_write.h"
+
 #include <functional>
 
 namespace pe {
@@ -65,7 +67,7 @@ QJsonObject toJson(const Session& s) {
     return o;
 }
 
-Expected<Session> sessionFromJson(const QJsonObject& o) {
+Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored) {
     Session s;
     Params& p = s.params;
     QString error;
@@ -105,6 +107,10 @@ Expected<Session> sessionFromJson(const QJsonObject& o) {
     if (o.contains(QStringLiteral("format")) &&
         o.value(QStringLiteral("format")).toString() != QLatin1String("pe-explorer-session"))
         return Error{"not a pe-explorer session file"};
+    int version = kFormatVersion;
+    getInt("version", version);
+    if (!error.isEmpty() || version < 1)
+        return Error{"session: \"version\" must be a positive integer"};
     getEnum("scheme", p.scheme, schemeFromString);
     getInt("n", p.n);
     getInt("d", p.d);
@@ -158,27 +164,47 @@ Expected<Session> sessionFromJson(const QJsonObject& o) {
     }
     getEnum("precision", p.precision, precisionFromString);
     const QJsonObject in = o.value(QStringLiteral("input")).toObject();
-    s.input.kind = inputKindFromString(in.value(QStringLiteral("kind")).toString());
+    const QString kind = in.value(QStringLiteral("kind")).toString();
+    s.input.kind = inputKindFromString(kind);
     s.input.sentence = in.value(QStringLiteral("sentence")).toInt(0);
     s.input.text = in.value(QStringLiteral("text")).toString();
     if (!error.isEmpty())
         return Error{error.toStdString()};
+
+    // What a newer version wrote and this one cannot use: named, so the caller can say so.
+    // The keys this version knows are the ones it writes.
+    static const QJsonObject known = toJson(Session{});
+    static const QJsonObject knownInput = known.value(QStringLiteral("input")).toObject();
+    QStringList unknown;
+    for (auto it = o.begin(); it != o.end(); ++it)
+        if (!known.contains(it.key()))
+            unknown << QStringLiteral("\"%1\"").arg(it.key());
+    for (auto it = in.begin(); it != in.end(); ++it)
+        if (!knownInput.contains(it.key()))
+            unknown << QStringLiteral("\"input.%1\"").arg(it.key());
+    if (in.contains(QStringLiteral("kind")) && toString(s.input.kind) != kind)
+        unknown << QStringLiteral("input kind \"%1\" (read as \"%2\")")
+                       .arg(kind, toString(s.input.kind));
+    if (ignored) {
+        ignored->clear();
+        if (version > kFormatVersion)
+            *ignored = QStringLiteral("session format %1 is newer than this build's (%2)")
+                           .arg(version)
+                           .arg(kFormatVersion);
+        if (!unknown.isEmpty())
+            *ignored += (ignored->isEmpty() ? QString() : QStringLiteral("; ")) +
+                        QStringLiteral("ignored: ") + unknown.join(QStringLiteral(", "));
+    }
     return s;
 }
 
 Status saveSession(const Session& s, const QString& path) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return Error{
-            QStringLiteral("cannot write %1: %2").arg(path, f.errorString()).toStdString()};
-    f.write(QJsonDocument(toJson(s)).toJson(QJsonDocument::Indented));
-    if (!f.commit())
-        return Error{
-            QStringLiteral("cannot write %1: %2").arg(path, f.errorString()).toStdString()};
-    return {};
+    const QByteArray json = QJsonDocument(toJson(s)).toJson(QJsonDocument::Indented);
+    return writeAtomically(
+        path, [&json](QSaveFile& f, QString&) { return f.write(json) == json.size(); });
 }
 
-Expected<Session> loadSession(const QString& path) {
+Expected<Session> loadSession(const QString& path, QString* ignored) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return Error{QStringLiteral("cannot read %1: %2").arg(path, f.errorString()).toStdString()};
@@ -188,7 +214,7 @@ Expected<Session> loadSession(const QString& path) {
         return Error{QStringLiteral("%1 is not a JSON session: %2")
                          .arg(path, err.errorString())
                          .toStdString()};
-    return sessionFromJson(doc.object());
+    return sessionFromJson(doc.object(), ignored);
 }
 
 } // namespace pe

@@ -22,11 +22,17 @@ struct Session {
 };
 
 QJsonObject toJson(const Session& s);
-/** Missing keys keep their defaults; a wrong type or unknown enum name is an error naming it. */
-Expected<Session> sessionFromJson(const QJsonObject& o);
+/**
+ * Missing keys keep their defaults; a wrong type or unknown enum name is an error naming it.
+ * What a newer version may have written is loaded as far as this version understands it: keys
+ * it does not know are skipped, and `ignored` (when given) receives one line naming them and a
+ * format version above this build's; it is empty when everything was read.
+ */
+Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored = nullptr);
 
 /** Writes atomically (QSaveFile); the error says why. */
 Status saveSession(const Session& s, const QString& path);
-Expected<Session> loadSession(const QString& path);
+/** Reads a session file; `ignored` as for sessionFromJson. */
+Expected<Session> loadSession(const QString& path, QString* ignored = nullptr);
 
 } // namespace pe

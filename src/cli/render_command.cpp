@@ -82,9 +82,13 @@ QSize parseSize(const std::string& s) {
 }
 
 TraceInput fromSession(const std::string& file) {
-    const Expected<Session> s = loadSession(QString::fromStdString(file));
+    QString ignored;
+    const Expected<Session> s = loadSession(QString::fromStdString(file), &ignored);
     if (!s)
         throw Failure{"--session: " + s.error().message};
+    if (!ignored.isEmpty())
+        std::fprintf(stderr, "pe-explorer-cli: warning: --session %s: %s\n", file.c_str(),
+                     ignored.toUtf8().constData());
     TraceInput in;
     in.params = s->params;
     if (Status st = validate(in.params); !st)

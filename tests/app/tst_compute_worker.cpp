@@ -16,6 +16,7 @@ private Q_SLOTS:
     void invalidParamsGiveOneMessage();
     void overBudgetIsRefusedWithAMessage();
     void switchingBackendsGivesTheSameWeights();
+    void glUnavailableComputesOnTheCpu();
     void pooledAboveTheThreshold_data();
     void pooledAboveTheThreshold();
     void tileIsTheFullResolutionSlice();
@@ -139,6 +140,30 @@ void TestComputeWorker::overBudgetIsRefusedWithAMessage() {
     QVERIFY(QTest::qWaitFor(
         [&] { return ok.count() > 0 && ok.last().at(0).value<ComputeResult>().trace != nullptr; },
         10000));
+}
+
+void TestComputeWorker::glUnavailableComputesOnTheCpu() {
+    // Context creation fails (the fault-injection variable of gl_context.h): the CPU computes
+    // the same numbers, and the result says why.
+    Params p = small(Scheme::T5);
+    p.n = 40;
+    ComputeController cpu(BackendKind::CpuFast);
+    const ComputeResult ref = runOne(cpu, p);
+    QVERIFY2(ref.trace, qPrintable(ref.error));
+    qputenv("PE_GL_UNAVAILABLE", "1");
+    ComputeController c(BackendKind::OpenGL);
+    const ComputeResult r = runOne(c, p);
+    qunsetenv("PE_GL_UNAVAILABLE");
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QVERIFY2(r.backend != QLatin1String("gl"), qPrintable(r.backend));
+    QVERIFY2(r.backendNote.contains(QLatin1String("PE_GL_UNAVAILABLE")) &&
+                 r.backendNote.contains(QLatin1String("using the CPU")),
+             qPrintable(r.backendNote));
+    const Tensor* a = ref.trace->find("weights");
+    const Tensor* b = r.trace->find("weights");
+    QVERIFY(a && b && a->shape() == b->shape());
+    for (std::int64_t e = 0; e < a->size(); ++e)
+        QCOMPARE(b->at(e), a->at(e));
 }
 
 void TestComputeWorker::switchingBackendsGivesTheSameWeights() {

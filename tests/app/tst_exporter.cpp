@@ -7,6 +7,7 @@
 #include "exporter.h"
 #include "heatmap_view.h"
 #include "qcp.h"
+#include "write_failure.h"
 
 #include <cstring>
 
@@ -22,6 +23,8 @@ private Q_SLOTS:
     void npyHeaderAndData();
     void csvValues();
     void failedWriteLeavesNoFile();
+    void injectedWriteFailure_data();
+    void injectedWriteFailure();
 
 private:
     HeatmapView* m_view = nullptr;
@@ -130,6 +133,59 @@ void TestExporter::failedWriteLeavesNoFile() {
     const QStringList left = QDir(m_dir.path()).entryList(QDir::Files);
     for (const QString& f : left)
         QVERIFY2(!f.contains(QLatin1String("blocked")), qPrintable(f));
+}
+
+void TestExporter::injectedWriteFailure_data() {
+    QTest::addColumn<bool>("fullDisk");
+    QTest::addColumn<QString>("file");
+    for (const char* f : {"f.png", "f.svg", "f.pdf", "m.npy", "m.csv"}) {
+        QTest::addRow("read-only folder, %s", f) << false << QString::fromLatin1(f);
+        QTest::addRow("full disk, %s", f) << true << QString::fromLatin1(f);
+    }
+}
+
+void TestExporter::injectedWriteFailure() {
+    // The export fails, the error names the file and the reason, and no file (not even
+    // QSaveFile's temporary) is left beside it.
+    QFETCH(bool, fullDisk);
+    QFETCH(QString, file);
+    QTemporaryDir scratch;
+    const QString folder = fullDisk ? scratch.path() : readOnlyFolder(scratch.path());
+    const QStringList before = everyEntry(folder);
+    const QString path = QDir(folder).filePath(file);
+    Grid big{64, 64, {}};
+    for (int k = 0; k < 64 * 64; ++k)
+        big.values.push_back(k * 0.37 - 11.0);
+    auto write = [&]() -> Status {
+        if (file.endsWith(QLatin1String(".npy")))
+            return writeNpy(big, path);
+        if (file.endsWith(QLatin1String(".csv")))
+            return writeCsv(big, path);
+        bool ok = false;
+        const FigureFormat fmt = figureFormatFor(path, &ok);
+        return exportPlot(m_view->plot(), path, fmt, 96);
+    };
+    Status st = Status::success();
+    bool limited = true;
+    if (fullDisk) {
+        const FileSizeLimit limit(512); // every file here is larger: the write hits "disk full"
+        limited = limit.ok();
+        st = write();
+    } else {
+        st = write();
+    }
+    QVERIFY(limited);
+    QVERIFY(!st.ok());
+    const QString why = QString::fromStdString(st.error().message);
+    qInfo("%s", qPrintable(why)); // what the user would read
+    if (fullDisk) // the reason is the failed write's (EFBIG here; ENOSPC on a real full disk)
+        QVERIFY2(why.endsWith(QLatin1String(": File too large")), qPrintable(why));
+    QVERIFY2(why.contains(path), qPrintable(why));
+    QVERIFY2(why.size() > path.size() + 20, qPrintable(why)); // a reason follows the path
+    if (folder == QLatin1String("/proc")) // running as root: /proc lists processes coming and going
+        QVERIFY(!QFile::exists(path));
+    else
+        QCOMPARE(everyEntry(folder), before);
 }
 
 QTEST_MAIN(TestExporter)

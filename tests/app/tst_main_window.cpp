@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
@@ -38,6 +40,9 @@ private Q_SLOTS:
     void chosenColumnsOfP();
     void pooledModeAndZoomedTile();
     void openGlBackendMatchesTheCpu();
+    void glUnavailableIsSaidOnce();
+    void overBudgetKeepsThePreviousView();
+    void closingDuringALongComputationIsPrompt();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -330,6 +335,79 @@ void TestMainWindow::openGlBackendMatchesTheCpu() {
     for (std::int64_t e = 0; e < a.size(); ++e)
         maxDiff = std::max(maxDiff, std::abs(a.at(e) - b->at(e)));
     QVERIFY2(maxDiff < 1e-4, qPrintable(QString::number(maxDiff))); // fp32 on both engines
+}
+
+void TestMainWindow::glUnavailableIsSaidOnce() {
+    // No GL 4.3 context (fault injection, gl_context.h): the CPU computes and the status bar says
+    // why once, not on every later result.
+    qputenv("PE_GL_UNAVAILABLE", "1");
+    QStringList said;
+    connect(m_w->statusBar(), &QStatusBar::messageChanged, this, [&said](const QString& m) {
+        if (m.contains(QLatin1String("PE_GL_UNAVAILABLE")))
+            said << m;
+    });
+    QAction* gl = nullptr;
+    for (QAction* a : m_w->findChildren<QAction*>())
+        if (a->text().contains(QLatin1String("OpenGL")))
+            gl = a;
+    QVERIFY(gl);
+    int frames = m_w->frames();
+    gl->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->frames() > frames, 10000);
+    for (int n : {40, 48}) { // two more results on the same fallback
+        frames = m_w->frames();
+        m_w->panel()->lengthBox()->setValue(n);
+        QVERIFY(waitForShown([n](const Params& p) { return p.n == n; }));
+    }
+    qunsetenv("PE_GL_UNAVAILABLE");
+    QVERIFY2(!m_w->statusText().contains(QLatin1String("gl: ")), qPrintable(m_w->statusText()));
+    QVERIFY2(m_w->backendToolTip().contains(QLatin1String("using the CPU")),
+             qPrintable(m_w->backendToolTip()));
+    QCOMPARE(said.size(), 1);
+    QCOMPARE(m_w->views()->currentHeatmap()->data().rows, 48); // computed all the same
+}
+
+void TestMainWindow::overBudgetKeepsThePreviousView() {
+    // A request over the memory budget is refused by the worker's estimate before anything is
+    // allocated: the status bar says why and the views keep what they showed.
+    m_w->controller()->setMemoryBudget(1 << 20); // 1 MiB
+    const Grid before = m_w->views()->currentHeatmap()->data();
+    m_w->panel()->lengthBox()->setValue(4096);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_w->statusBar()->currentMessage().contains(QLatin1String("more than the")), 8000);
+    QVERIFY2(m_w->statusBar()->currentMessage().contains(QLatin1String("lower n")),
+             qPrintable(m_w->statusBar()->currentMessage()));
+    QTest::qWait(200);
+    QCOMPARE(m_w->shownParams()->n, 64);
+    const Grid after = m_w->views()->currentHeatmap()->data();
+    QCOMPARE(after.rows, before.rows);
+    QVERIFY(after.values == before.values);
+    // Within budget again, the window computes.
+    m_w->controller()->setMemoryBudget(std::uint64_t{1} << 30);
+    m_w->panel()->lengthBox()->setValue(100);
+    QVERIFY(waitForShown([](const Params& p) { return p.n == 100; }));
+}
+
+void TestMainWindow::closingDuringALongComputationIsPrompt() {
+    // A hang check, not a speed claim: the window closes while an n = 16384 computation runs
+    // (the destructor cancels it and joins the worker thread); 5 s is a generous bound for what
+    // takes milliseconds on the development machine.
+    Session big = m_w->session();
+    big.params.scheme = Scheme::DeBERTa;
+    big.params.n = 16384;
+    big.params.heads = 8;
+    m_w->applySession(big);
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->controller()->busy(), 3000);
+    QTest::qWait(300); // well inside the computation
+    QVERIFY(m_w->controller()->busy());
+    QElapsedTimer t;
+    t.start();
+    m_w->close();
+    delete m_w;
+    m_w = nullptr;
+    const qint64 ms = t.elapsed();
+    qInfo("closed during an n = 16384 computation in %lld ms", static_cast<long long>(ms));
+    QVERIFY2(ms < 5000, qPrintable(QString::number(ms)));
 }
 
 QTEST_MAIN(TestMainWindow)

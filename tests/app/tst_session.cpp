@@ -4,6 +4,7 @@
 #include <QTest>
 
 #include "session.h"
+#include "write_failure.h"
 
 using namespace pe;
 
@@ -15,6 +16,10 @@ private Q_SLOTS:
     void errorsNameTheKey_data();
     void errorsNameTheKey();
     void unreadableFileIsAnError();
+    void saveFailureLeavesNoFile_data();
+    void saveFailureLeavesNoFile();
+    void newerVersion_data();
+    void newerVersion();
 };
 
 Q_DECLARE_METATYPE(pe::Session)
@@ -86,9 +91,11 @@ void TestSession::roundTrip() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("s.json"));
     QVERIFY(saveSession(session, path).ok());
-    const Expected<Session> loaded = loadSession(path);
+    QString ignored = QStringLiteral("stale");
+    const Expected<Session> loaded = loadSession(path, &ignored);
     QVERIFY(loaded.ok());
     QVERIFY(loaded.value() == session);
+    QVERIFY2(ignored.isEmpty(), qPrintable(ignored)); // every key written is a key read
 }
 
 void TestSession::errorsNameTheKey_data() {
@@ -104,6 +111,10 @@ void TestSession::errorsNameTheKey_data() {
                                 << QStringLiteral("rope_scale");
     QTest::newRow("mlp_features") << QByteArray(R"({"mlp_features": 2.5})")
                                   << QStringLiteral("mlp_features");
+    QTest::newRow("version text") << QByteArray(R"({"version": "2"})") << QStringLiteral("version");
+    QTest::newRow("version 0") << QByteArray(R"({"version": 0})") << QStringLiteral("version");
+    QTest::newRow("other format") << QByteArray(R"({"format": "x", "version": 9})")
+                                  << QStringLiteral("not a pe-explorer session");
 }
 
 void TestSession::errorsNameTheKey() {
@@ -118,6 +129,88 @@ void TestSession::unreadableFileIsAnError() {
     QTemporaryDir dir;
     QVERIFY(!loadSession(dir.filePath(QStringLiteral("missing.json"))).ok());
     QVERIFY(!saveSession(Session{}, dir.filePath(QStringLiteral("no/such/dir/s.json"))).ok());
+}
+
+void TestSession::saveFailureLeavesNoFile_data() {
+    QTest::addColumn<bool>("fullDisk");
+    QTest::newRow("read-only folder") << false;
+    QTest::newRow("full disk") << true;
+}
+
+void TestSession::saveFailureLeavesNoFile() {
+    QFETCH(bool, fullDisk);
+    QTemporaryDir scratch;
+    const QString folder = fullDisk ? scratch.path() : readOnlyFolder(scratch.path());
+    const QStringList before = everyEntry(folder);
+    const QString path = QDir(folder).filePath(QStringLiteral("s.json"));
+    Session s;
+    s.input.text = QStringLiteral("a session a little longer than the limit below");
+    Status st = Status::success();
+    bool limited = true;
+    if (fullDisk) {
+        const FileSizeLimit limit(100); // the JSON is several hundred bytes
+        limited = limit.ok();
+        st = saveSession(s, path);
+    } else {
+        st = saveSession(s, path);
+    }
+    QVERIFY(limited);
+    QVERIFY(!st.ok());
+    const QString why = QString::fromStdString(st.error().message);
+    qInfo("%s", qPrintable(why)); // what the user would read
+    if (fullDisk) // the reason is the failed write's (EFBIG here; ENOSPC on a real full disk)
+        QVERIFY2(why.endsWith(QLatin1String(": File too large")), qPrintable(why));
+    QVERIFY2(why.startsWith(QStringLiteral("cannot write ") + path + QStringLiteral(": ")) &&
+                 why.size() > path.size() + 16,
+             qPrintable(why));
+    if (folder == QLatin1String("/proc"))
+        QVERIFY(!QFile::exists(path));
+    else
+        QCOMPARE(everyEntry(folder), before);
+}
+
+void TestSession::newerVersion_data() {
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<int>("n"); // what was loaded
+    QTest::addColumn<QString>("scheme");
+    QTest::addColumn<QStringList>("said"); // what the note must name; empty: no note
+    QTest::newRow("current, nothing ignored")
+        << QByteArray(R"({"version": 1, "scheme": "rope", "n": 12})") << 12
+        << QStringLiteral("rope") << QStringList{};
+    QTest::newRow("newer format, known keys")
+        << QByteArray(R"({"version": 7, "scheme": "alibi", "n": 9})") << 9
+        << QStringLiteral("alibi") << QStringList{QStringLiteral("format 7 is newer")};
+    QTest::newRow("unknown keys")
+        << QByteArray(R"({"version": 2, "n": 20, "scheme": "t5", "fancy_option": 3,)"
+                      R"( "input": {"kind": "text", "text": "hi", "lang": "en"}})")
+        << 20 << QStringLiteral("t5")
+        << QStringList{QStringLiteral("format 2"), QStringLiteral("\"fancy_option\""),
+                       QStringLiteral("\"input.lang\"")};
+    QTest::newRow("unknown input kind")
+        << QByteArray(R"({"n": 5, "input": {"kind": "audio"}})") << 5 << QStringLiteral("none")
+        << QStringList{QStringLiteral("input kind \"audio\" (read as \"sentence\")")};
+}
+
+void TestSession::newerVersion() {
+    QFETCH(QByteArray, json);
+    QFETCH(int, n);
+    QFETCH(QString, scheme);
+    QFETCH(QStringList, said);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("newer.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(json);
+    f.close();
+    QString ignored = QStringLiteral("stale");
+    const Expected<Session> s = loadSession(path, &ignored);
+    QVERIFY2(s.ok(), s ? "" : s.error().message.c_str());
+    QCOMPARE(s->params.n, n);
+    QCOMPARE(QString::fromStdString(std::string(toString(s->params.scheme))), scheme);
+    if (said.isEmpty())
+        QVERIFY2(ignored.isEmpty(), qPrintable(ignored));
+    for (const QString& part : said)
+        QVERIFY2(ignored.contains(part), qPrintable(ignored));
 }
 
 QTEST_GUILESS_MAIN(TestSession)

@@ -8,17 +8,25 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 struct Run {
     int exitCode = -1;
     QString err;
     QString out;
 };
 
-/** Runs the CLI with `args` (and `env` when given); a minute at most. */
-inline Run runCli(const QStringList& args, const QProcessEnvironment& env = {}) {
+/**
+ * Runs the CLI with `args` (and `env` when given); a minute at most. `inChild` runs in the child
+ * before the CLI starts (to set a resource limit, say).
+ */
+inline Run runCli(const QStringList& args, const QProcessEnvironment& env = {},
+                  const std::function<void()>& inChild = {}) {
     QProcess p;
     if (!env.isEmpty())
         p.setProcessEnvironment(env);
+    if (inChild)
+        p.setChildProcessModifier(inChild);
     p.start(QStringLiteral(PE_CLI_PATH), args);
     Run r;
     if (!p.waitForFinished(60000)) {

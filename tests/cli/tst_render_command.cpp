@@ -178,6 +178,43 @@ private Q_SLOTS:
             QVERIFY(QImage(b) != ia);
     }
 
+    // A session from a newer version: drawn from what this version reads, with one warning line
+    // naming what it ignored, and the same figure as without the unknown keys.
+    void newerSessionWarnsAndDraws() {
+        QTemporaryDir dir;
+        auto write = [&dir](const char* name, const QByteArray& json) {
+            QFile f(dir.filePath(QString::fromLatin1(name)));
+            return f.open(QIODevice::WriteOnly) && f.write(json) == json.size();
+        };
+        QVERIFY(write("newer.json", R"({"version": 3, "scheme": "t5", "n": 8, "d": 32,
+                                       "heads": 2, "hologram": true, "input": {"kind": "zeros"}})"));
+        QVERIFY(write("plain.json", R"({"version": 1, "scheme": "t5", "n": 8, "d": 32,
+                                       "heads": 2, "input": {"kind": "zeros"}})"));
+        const QString a = dir.filePath(QStringLiteral("a.png"));
+        const QString b = dir.filePath(QStringLiteral("b.png"));
+        const Run newer =
+            runCli(QStringList{QStringLiteral("render"), QStringLiteral("--session"),
+                               dir.filePath(QStringLiteral("newer.json")), QStringLiteral("--view"),
+                               QStringLiteral("attention-head:1"), QStringLiteral("--dpi"),
+                               QStringLiteral("96"), QStringLiteral("-o"), a});
+        QCOMPARE(newer.exitCode, 0);
+        const QString err = newer.err.trimmed();
+        QVERIFY2(!err.contains(QLatin1Char('\n')) &&
+                     err.startsWith(QLatin1String("pe-explorer-cli: warning: --session ")) &&
+                     err.contains(QLatin1String("format 3 is newer")) &&
+                     err.contains(QLatin1String("\"hologram\"")),
+                 qPrintable(newer.err));
+        const Run plain =
+            runCli(QStringList{QStringLiteral("render"), QStringLiteral("--session"),
+                               dir.filePath(QStringLiteral("plain.json")), QStringLiteral("--view"),
+                               QStringLiteral("attention-head:1"), QStringLiteral("--dpi"),
+                               QStringLiteral("96"), QStringLiteral("-o"), b});
+        QCOMPARE(plain.exitCode, 0);
+        QVERIFY2(plain.err.trimmed().isEmpty(), qPrintable(plain.err));
+        QVERIFY(!QImage(a).isNull());
+        QVERIFY(QImage(a) == QImage(b));
+    }
+
     void allDrawsEveryApplicableView_data() {
         QTest::addColumn<QString>("scheme");
         QTest::addColumn<QStringList>("files");

@@ -14,6 +14,7 @@
 #include "npy.h"
 #include "pooling.h"
 #include "safetensors.h"
+#include "write_failure.h"
 
 using namespace pe;
 
@@ -379,6 +380,41 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(out));
         for (const QString& f : filesIn(tmp.path()))
             QVERIFY2(!f.startsWith(QLatin1String(".out")), qPrintable(f)); // no temp folder left
+    }
+
+    // The disk fills up (a file size limit on the child: writes fail with EFBIG as with ENOSPC)
+    // or the folder is read-only: an error exit with one line saying why, nothing left in --out's
+    // folder.
+    void writeFailureLeavesNothing_data() {
+        QTest::addColumn<bool>("fullDisk");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("full disk") << true << 1;         // the run failed while writing
+        QTest::newRow("read-only folder") << false << 2; // --out is unusable: refused up front
+    }
+    void writeFailureLeavesNothing() {
+        QFETCH(bool, fullDisk);
+        QFETCH(int, exitCode);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString folder = fullDisk ? tmp.path() : readOnlyFolder(tmp.path());
+        const QStringList before = filesIn(folder);
+        const QString out = QDir(folder).filePath(QStringLiteral("out"));
+        const QStringList args =
+            QStringLiteral("trace --scheme sinusoidal --n 64 --d 64 --heads 4 --out")
+                .split(QLatin1Char(' '))
+            << out;
+        const Run r =
+            fullDisk ? runCli(args, {}, [] { limitFileSizeInChild(4096); }) : runCli(args);
+        QCOMPARE(r.exitCode, exitCode);
+        const QString err = r.err.trimmed();
+        QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(r.err));
+        QVERIFY2(err.startsWith(QLatin1String("pe-explorer-cli: error: ")), qPrintable(err));
+        QVERIFY2(err.contains(fullDisk ? QStringLiteral("File too large")
+                                       : QStringLiteral("cannot create")),
+                 qPrintable(err));
+        QVERIFY(!QFileInfo::exists(out));
+        if (folder != QLatin1String("/proc")) // as root /proc stands in: it lists processes
+            QCOMPARE(filesIn(folder), before);
     }
 
     // Every option reaches the computation: adding it changes the tensor it governs.

@@ -7,6 +7,7 @@
 #include <EGL/eglext.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -92,6 +93,9 @@ void* qtLoader(const char* name, const void* handle) {
 Context::Context() = default;
 
 Expected<std::unique_ptr<Context>> Context::create(QSurface* qtSurface) {
+    // Fault injection for tests and bug reports: behave as a driver without GL 4.3 would.
+    if (std::getenv("PE_GL_UNAVAILABLE"))
+        return Error{"no OpenGL 4.3 context (PE_GL_UNAVAILABLE is set)"};
     std::string qtWhy;
     if (qtSurface) {
         if (auto qt = QtContextHandle::create(qtSurface, &qtWhy); qt && qt->makeCurrent()) {

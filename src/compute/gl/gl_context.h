@@ -9,6 +9,8 @@
  *    no surface. Platforms tried in order: EGL_PLATFORM_DEVICE_EXT (first device),
  *    EGL_PLATFORM_SURFACELESS_MESA, then eglGetDisplay(EGL_DEFAULT_DISPLAY); the context is made
  *    current with no surface (EGL_KHR_surfaceless_context).
+ * Setting PE_GL_UNAVAILABLE in the environment makes create() fail as a driver without GL 4.3
+ * would (fault injection: the callers' CPU fallback is tested with it).
  * A context is current on one thread at a time: call makeCurrent() on the thread that
  * dispatches, and doneCurrent() when finished. A Qt context stays on the thread that made it.
  */

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "trace_recycler.h"
 #include "weight_cache.h"
@@ -35,7 +37,12 @@ ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
     qRegisterMetaType<pe::ComputeResult>();
 }
 
-ComputeWorker::~ComputeWorker() = default;
+ComputeWorker::~ComputeWorker() {
+    // Runs in the worker's thread after the controller's last post/supersede/takeResults; Qt's
+    // thread quit orders them already, and taking the mailbox lock shows that order to
+    // ThreadSanitizer too.
+    const std::lock_guard lock(m_mailbox);
+}
 
 int ComputeWorker::hardwareThreads() {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -74,6 +81,7 @@ void ComputeWorker::setPooling(int positions, int resolution, PoolMode mode) {
 void ComputeWorker::supersede(quint64 generation) {
     // Order matters: the worker clears the flag before it compares generations, so a request
     // posted in between still cancels the run that follows the comparison.
+    const std::lock_guard lock(m_mailbox); // (for ThreadSanitizer: see ~ComputeWorker)
     m_latest.store(generation);
     m_cancel.store(true);
 }
@@ -87,6 +95,40 @@ void ComputeWorker::ensureBackend() {
     m_createdFor = want;
     if (!m_note.isEmpty())
         qCInfo(lcWorker) << "backend fallback:" << m_note;
+}
+
+void ComputeWorker::post(const ComputeRequest& request) {
+    {
+        const std::lock_guard lock(m_mailbox);
+        m_posted.push_back(request);
+    }
+    // By name: the queued call is made inside Qt, with none of our data in it (see the header).
+    QMetaObject::invokeMethod(this, "processPosted", Qt::QueuedConnection);
+}
+
+void ComputeWorker::processPosted() {
+    std::optional<ComputeRequest> request;
+    {
+        const std::lock_guard lock(m_mailbox);
+        if (m_posted.empty())
+            return;
+        request = std::move(m_posted.front());
+        m_posted.pop_front();
+    }
+    process(*request);
+}
+
+void ComputeWorker::deliver(ComputeResult result) {
+    {
+        const std::lock_guard lock(m_mailbox);
+        m_done.push_back(std::move(result));
+    }
+    Q_EMIT resultsReady();
+}
+
+std::vector<ComputeResult> ComputeWorker::takeResults() {
+    const std::lock_guard lock(m_mailbox);
+    return std::exchange(m_done, {});
 }
 
 void ComputeWorker::process(const ComputeRequest& request) {
@@ -106,7 +148,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     if (Status st = validate(p); !st) {
         result.error = QString::fromStdString(st.error().message);
         result.computeMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-        Q_EMIT finished(result);
+        deliver(std::move(result));
         return;
     }
     // Pooled mode: long sequences, traces beyond the budget, and tiles.
@@ -127,7 +169,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
                            .arg(p.heads)
                            .arg(static_cast<double>(need) / 1e9, 0, 'f', 1)
                            .arg(static_cast<double>(m_budget.load()) / 1e9, 0, 'f', 1);
-        Q_EMIT finished(result);
+        deliver(std::move(result));
         return;
     }
     ensureBackend();
@@ -138,7 +180,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     result.backendNote = m_note;
     if (!m_backend) {
         result.error = QStringLiteral("no compute backend available");
-        Q_EMIT finished(result);
+        deliver(std::move(result));
         return;
     }
 
@@ -203,7 +245,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         result.trace = m_recycler->share(std::move(trace));
     }
     const bool ok = result.error.isEmpty();
-    Q_EMIT finished(result);
+    deliver(std::move(result));
     if (ok)
         prepareNeighbourSeeds(p, request.generation);
 }
@@ -229,8 +271,13 @@ ComputeController::ComputeController(BackendKind kind, QObject* parent)
         prepareGlSurface();
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(m_worker, &ComputeWorker::finished, this, &ComputeController::onFinished,
-            Qt::QueuedConnection);
+    connect(
+        m_worker, &ComputeWorker::resultsReady, this,
+        [this] {
+            for (const ComputeResult& r : m_worker->takeResults())
+                onFinished(r);
+        },
+        Qt::QueuedConnection);
     m_thread.start();
 }
 
@@ -252,8 +299,7 @@ quint64 ComputeController::submit(const Params& p, const InputChoice& in) {
 quint64 ComputeController::post(const ComputeRequest& req) {
     m_tile = req.tile;
     m_worker->supersede(req.generation);
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, req] { w->process(req); }, Qt::QueuedConnection);
+    m_worker->post(req);
     setBusy(true);
     return req.generation;
 }

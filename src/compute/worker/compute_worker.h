@@ -14,7 +14,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 
 #include "backend.h"
 #include "params.h"
@@ -98,15 +100,33 @@ public:
     /** Threads the fast engine runs (what pooled-mode memory estimates assume). */
     static int hardwareThreads();
 
+    /**
+     * Thread-safe: queues `request` for the worker's thread. Requests and results travel through
+     * a std::mutex mailbox and Qt carries only a wake-up (a by-name queued call, a signal without
+     * arguments): Debian's Qt is not built with ThreadSanitizer, its queued events synchronise
+     * through futexes TSan cannot see, and this way TSan sees every hand-over of our data.
+     */
+    void post(const ComputeRequest& request);
+    /** Thread-safe: the results finished since the last call, oldest first. */
+    std::vector<ComputeResult> takeResults();
+
 public Q_SLOTS:
-    /** Runs in the worker's thread (queued). Skips the request if it is no longer the newest. */
+    /** Runs in the worker's thread. Skips the request if it is no longer the newest. */
     void process(const pe::ComputeRequest& request);
 
 Q_SIGNALS:
     void started(quint64 generation);
-    void finished(const pe::ComputeResult& result);
+    /** A result waits in takeResults(). */
+    void resultsReady();
 
 private:
+    /** Runs in the worker's thread: the oldest posted request. */
+    Q_INVOKABLE void processPosted();
+    void deliver(ComputeResult result);
+
+    std::mutex m_mailbox;
+    std::deque<ComputeRequest> m_posted;
+    std::vector<ComputeResult> m_done;
     void ensureBackend();
     /**
      * Soon after a result, while nothing newer is queued, draws the weights of the neighbouring

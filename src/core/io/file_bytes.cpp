@@ -36,10 +36,12 @@ Status writeFileBytes(const std::string& path, std::string_view bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out)
         return Error{path + ": cannot create (" + std::strerror(errno) + ")"};
+    errno = 0;
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.flush();
     if (!out)
-        return Error{path + ": write failed (disk full?)"};
+        return Error{path + ": write failed (" + (errno ? std::strerror(errno) : "disk full?") +
+                     ")"};
     return Status::success();
 }
 

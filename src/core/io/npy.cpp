@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -160,11 +161,13 @@ Status writeNpy(const std::string& path, const Tensor& t) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out)
         return Error{path + ": cannot create (" + std::strerror(errno) + ")"};
+    errno = 0;
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(static_cast<const char*>(t.raw()), static_cast<std::streamsize>(t.byteSize()));
     out.flush();
     if (!out)
-        return Error{path + ": write failed (disk full?)"};
+        return Error{path + ": write failed (" + (errno ? std::strerror(errno) : "disk full?") +
+                     ")"};
     return Status::success();
 }
 

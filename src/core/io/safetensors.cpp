@@ -103,7 +103,8 @@ Expected<NamedTensors> decodeSafetensors(std::string_view b, std::string_view so
             return fail(what + offsets + " hold " + std::to_string(end - begin) +
                         " bytes, but shape " + entry["shape"].dump() + " " + dtypeName + " needs " +
                         std::to_string(need));
-        if (std::any_of(out.begin(), out.end(), [&name](const auto& p) { return p.first == name; }))
+        if (std::any_of(out.begin(), out.end(),
+                        [&key = name](const auto& p) { return p.first == key; }))
             return fail(what + "appears twice");
         Tensor t(dtype, shape);
         if (need)
