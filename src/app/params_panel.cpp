@@ -168,8 +168,9 @@ void ParamsPanel::build() {
     m_p2cConv->setToolTip(tr("p2c index: the released code's δ(i, j) or the paper's δ(j, i)"));
     f2->addRow(tr("p2c index"), m_p2cConv);
     m_logBuckets = new QCheckBox(tr("log buckets (v2/v3)"));
-    m_logBuckets->setToolTip(tr("DeBERTa v2/v3 log buckets: span = position_buckets / 2, "
-                                "exact within span/2, logarithmic to max_relative_positions"));
+    m_logBuckets->setToolTip(tr("DeBERTa v2/v3 log buckets: span = position_buckets (a 2·span × d "
+                                "relative table), exact for |i − j| ≤ position_buckets / 2, "
+                                "logarithmic up to max_relative_positions"));
     f2->addRow(QString(), m_logBuckets);
     m_debBuckets = spin(2, 4096, tr("DeBERTa position_buckets (v2/v3)"));
     f2->addRow(tr("DeBERTa buckets"), m_debBuckets);

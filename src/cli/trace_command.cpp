@@ -520,7 +520,8 @@ std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
         ->capture_default_str();
     t->add_option("--p2c-convention", o.p2cConvention, "code or paper")->capture_default_str();
     t->add_flag("--deberta-log-buckets", o.debertaLogBuckets,
-                "(extension) DeBERTa v2/v3 log buckets; span = --deberta-buckets/2");
+                "(extension) DeBERTa v2/v3 log buckets; span = --deberta-buckets (a [2 span, d] "
+                "relative table), exact for |i-j| <= span/2");
     t->add_option("--deberta-buckets", o.debertaBuckets,
                   "(extension) DeBERTa v2/v3 position_buckets")
         ->capture_default_str();

@@ -87,6 +87,39 @@ private Q_SLOTS:
             QVERIFY2(h.out.contains(QLatin1String(opt)), opt);
     }
 
+    // Issue 13: the help once said the log-bucket span was half of --deberta-buckets. The code
+    // (like HF DeBERTa-v2, pos_ebd_size = position_buckets) uses span = buckets: the relative
+    // table has 2·buckets rows. The help must say so, and the dumped table must agree.
+    void debertaLogBucketSpanIsBuckets() {
+        const Run h = runCli({QStringLiteral("trace"), QStringLiteral("--help")});
+        QCOMPARE(h.exitCode, 0);
+        QVERIFY2(h.out.contains(QLatin1String("span = --deberta-buckets (")), qPrintable(h.out));
+        QVERIFY2(!h.out.contains(QLatin1String("--deberta-buckets/2")), qPrintable(h.out));
+
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dump = tmp.filePath(QStringLiteral("dump.safetensors"));
+        const Run r =
+            runCli({QStringLiteral("trace"), QStringLiteral("--scheme"), QStringLiteral("deberta"),
+                    QStringLiteral("--n"), QStringLiteral("6"), QStringLiteral("--d"),
+                    QStringLiteral("8"), QStringLiteral("--heads"), QStringLiteral("2"),
+                    QStringLiteral("--deberta-log-buckets"), QStringLiteral("--deberta-buckets"),
+                    QStringLiteral("8"), QStringLiteral("--deberta-max-position"),
+                    QStringLiteral("16"), QStringLiteral("--dump-weights"), dump,
+                    QStringLiteral("--out"), tmp.filePath(QStringLiteral("out"))});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto dumped = readSafetensors(dump.toStdString());
+        QVERIFY2(dumped.ok(), dumped.ok() ? "" : dumped.error().message.c_str());
+        bool found = false;
+        for (const auto& [name, t] : *dumped) {
+            if (name != "deberta.rel")
+                continue;
+            found = true;
+            QCOMPARE(t.shape(), (std::vector<std::int64_t>{16, 8})); // [2 · 8 buckets, d]
+        }
+        QVERIFY(found);
+    }
+
     void writesEveryTensor_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QStringList>("names");
