@@ -232,10 +232,11 @@ void ParamsPanel::build() {
     m_inputKind->addItem(tr("typed text"), static_cast<int>(InputKind::Text));
     m_inputKind->addItem(tr("n identical tokens"), static_cast<int>(InputKind::Identical));
     m_inputKind->addItem(tr("all zeros"), static_cast<int>(InputKind::Zeros));
-    m_inputKind->setToolTip(tr("Input tokens; the token list is repeated or cut to exactly n "
-                               "tokens. Embeddings E come from a seeded per-token table. n "
-                               "identical tokens is the probe of SPEC §12; all zeros sets E = 0, "
-                               "so only P and the position terms are left."));
+    m_inputKind->setToolTip(
+        tr("Input tokens; the token list is repeated or cut to exactly n "
+           "tokens. Embeddings E come from a seeded per-token table. n "
+           "identical tokens is the probe of docs/encodings.md §12; all zeros sets E = 0, "
+           "so only P and the position terms are left."));
     f4->addRow(tr("&Input"), m_inputKind);
     m_sentence = new QComboBox;
     for (const QString& s : sampleSentenceList())

@@ -567,7 +567,8 @@ std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
 CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
     CLI::App* t = app.add_subcommand(
         "trace", "Compute one multi-head attention layer and write every stage as .npy files "
-                 "plus manifest.json (the contract of SPEC-trace.md).");
+                 "plus manifest.json. Files, tensor names and shapes: docs/trace-format.md; the "
+                 "formulas: docs/encodings.md (installed under share/doc/pe-explorer).");
     addParameterOptions(t, o);
     t->get_option("--scheme")->required();
     t->add_option("--tensors", o.tensors,

@@ -2,7 +2,7 @@
 #pragma once
 
 /**
- * `pe-explorer-cli trace`: options exactly as ../shared/SPEC-trace.md names them, mapped to
+ * `pe-explorer-cli trace`: options exactly as docs/trace-format.md names them, mapped to
  * pe::Params; weights from .safetensors, E from .npy or a sample text; every tensor written as
  * .npy with a manifest.json, all or nothing.
  */

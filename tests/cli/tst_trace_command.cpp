@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -85,6 +86,11 @@ private Q_SLOTS:
                                 "--out",
                                 "--dump-weights"})
             QVERIFY2(h.out.contains(QLatin1String(opt)), opt);
+        // The help points to the documentation in the repository, not to a folder beside it.
+        QVERIFY2(h.out.contains(QLatin1String("docs/trace-format.md")), qPrintable(h.out));
+        QVERIFY2(!h.out.contains(QLatin1String("shared/")), qPrintable(h.out));
+        QVERIFY(QFileInfo::exists(QStringLiteral(PE_SOURCE_DIR "/docs/trace-format.md")));
+        QVERIFY(QFileInfo::exists(QStringLiteral(PE_SOURCE_DIR "/docs/encodings.md")));
     }
 
     // Issue 13: the help once said the log-bucket span was half of --deberta-buckets. The code
