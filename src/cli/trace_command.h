@@ -27,6 +27,7 @@ struct PoolRequest; // backend.h
 
 /** Every option as typed on the command line (strings are checked when the command runs). */
 struct TraceOptions {
+    std::string preset; ///< (extension) --preset NAME, applied before the other options
     std::string scheme;
     int n = 16;
     int d = 64;

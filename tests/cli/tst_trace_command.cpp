@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -91,6 +92,72 @@ private Q_SLOTS:
         QVERIFY2(!h.out.contains(QLatin1String("shared/")), qPrintable(h.out));
         QVERIFY(QFileInfo::exists(QStringLiteral(PE_SOURCE_DIR "/docs/trace-format.md")));
         QVERIFY(QFileInfo::exists(QStringLiteral(PE_SOURCE_DIR "/docs/encodings.md")));
+    }
+
+    // --preset NAME sets a model's configuration; options given as well win, before or after it.
+    void presetSetsAModelAndOptionsOverride_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("expected");
+        auto s = [](const char* a) { return QString::fromLatin1(a).split(QLatin1Char(' ')); };
+        QTest::newRow("bert scheme") << s("--preset bert") << "scheme"
+                                     << "learned";
+        QTest::newRow("bert rows") << s("--preset bert") << "max-positions"
+                                   << "512";
+        QTest::newRow("bert cls") << s("--preset bert") << "cls"
+                                  << "true";
+        QTest::newRow("gpt2 mask") << s("--preset gpt2") << "mask"
+                                   << "causal";
+        QTest::newRow("t5 buckets") << s("--preset t5 --d 64") << "buckets"
+                                    << "32";
+        QTest::newRow("deberta buckets") << s("--preset deberta-v3 --d 48") << "deberta-log-buckets"
+                                         << "true";
+        QTest::newRow("llama pairs") << s("--preset llama --d 64") << "rope-convention"
+                                     << "half";
+        QTest::newRow("bloom alibi") << s("--preset bloom --d 64") << "alibi-mode"
+                                     << "causal";
+        QTest::newRow("override after") << s("--preset llama --d 64 --heads 2") << "heads"
+                                        << "2";
+        QTest::newRow("override before") << s("--d 64 --heads 2 --preset llama") << "d"
+                                         << "64";
+        QTest::newRow("preset recorded") << s("--preset gpt2 --d 48") << "preset"
+                                         << "gpt2";
+    }
+
+    void presetSetsAModelAndOptionsOverride() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, option);
+        QFETCH(QString, expected);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        const Run r =
+            runCli(QStringList{QStringLiteral("trace"), QStringLiteral("--n"), QStringLiteral("4"),
+                               QStringLiteral("--tensors"), QStringLiteral("out")} +
+                   args + QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile mf(out + QStringLiteral("/manifest.json"));
+        QVERIFY(mf.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(mf.readAll())
+                                  .object()
+                                  .value(QLatin1String("options"))
+                                  .toObject();
+        const QJsonValue v = o.value(option);
+        const QString got = v.isBool()     ? QString::fromLatin1(v.toBool() ? "true" : "false")
+                            : v.isDouble() ? QString::number(v.toDouble())
+                                           : v.toString();
+        QCOMPARE(got, expected);
+    }
+
+    void unknownPresetExits2() {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        const Run r = runCli({QStringLiteral("trace"), QStringLiteral("--preset"),
+                              QStringLiteral("gpt-3"), QStringLiteral("--out"), out});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.startsWith(QLatin1String("pe-explorer-cli: error: --preset")),
+                 qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(out));
     }
 
     // Issue 13: the help once said the log-bucket span was half of --deberta-buckets. The code
