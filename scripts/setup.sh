@@ -3,6 +3,8 @@
 # One entry point for a fresh Debian 12 machine:
 #   scripts/setup.sh run     install what is missing, build, launch the explorer
 #   scripts/setup.sh test    install what is missing, build with warnings as errors, run every test
+#   scripts/setup.sh sanitize  install what is missing, build the asan preset (AddressSanitizer +
+#                            UBSan), run every test under it (LSan suppressions: tests/sanitizers)
 #   scripts/setup.sh deps    only install the Debian packages
 #   scripts/setup.sh build   only build (release)
 set -euo pipefail
@@ -63,8 +65,15 @@ test)
     cd build/ci
     xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 900
     ;;
+sanitize)
+    install_deps
+    build asan
+    say "Running the tests under AddressSanitizer and UBSan (GUI and GL tests under xvfb-run)"
+    cd build/asan
+    xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 1800
+    ;;
 *)
-    echo "usage: scripts/setup.sh {run|test|deps|build}" >&2
+    echo "usage: scripts/setup.sh {run|test|sanitize|deps|build}" >&2
     exit 2
     ;;
 esac
