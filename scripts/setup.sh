@@ -3,6 +3,8 @@
 # One entry point for a fresh Debian 12 machine:
 #   scripts/setup.sh run     install what is missing, build, launch the explorer
 #   scripts/setup.sh test    install what is missing, build with warnings as errors, run every test
+#   scripts/setup.sh sanitize  install what is missing, build the asan preset (AddressSanitizer +
+#                            UBSan), run every test under it (LSan suppressions: tests/sanitizers)
 #   scripts/setup.sh deps    only install the Debian packages
 #   scripts/setup.sh build   only build (release)
 #   scripts/setup.sh tsan    build the threaded tests with ThreadSanitizer (preset tsan) and run them
@@ -86,8 +88,15 @@ tsan)
     say "ThreadSanitizer: build $((built - started)) s, tests $((SECONDS - built)) s"
     exit $status
     ;;
+sanitize)
+    install_deps
+    build asan
+    say "Running the tests under AddressSanitizer and UBSan (GUI and GL tests under xvfb-run)"
+    cd build/asan
+    xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 1800
+    ;;
 *)
-    echo "usage: scripts/setup.sh {run|test|deps|build|tsan}" >&2
+    echo "usage: scripts/setup.sh {run|test|sanitize|tsan|deps|build}" >&2
     exit 2
     ;;
 esac

@@ -18,7 +18,9 @@ int main(int argc, char** argv) {
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/pe-explorer.svg")));
 
     QCommandLineParser cli;
-    cli.setApplicationDescription(QStringLiteral("Explore positional encodings and attention"));
+    cli.setApplicationDescription(
+        QStringLiteral("Explore positional encodings and attention.\nThe mathematics of every "
+                       "scheme: docs/encodings.md (installed under share/doc/pe-explorer)."));
     cli.addHelpOption();
     cli.addVersionOption();
     const QCommandLineOption shot(QStringLiteral("screenshot"),

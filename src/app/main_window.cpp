@@ -29,6 +29,8 @@
 #include "exporter.h"
 #include "params_command.h"
 #include "params_panel.h"
+#include "presets.h"
+#include "presets_menu.h"
 #include "stepper_panel.h"
 #include "trace_views.h"
 
@@ -140,6 +142,12 @@ void MainWindow::buildMenus() {
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+
+    addPresetsMenu(menuBar(), [this](const ModelPreset& m) {
+        const Session next{withPreset(m_panel->params(), m), m_panel->input()};
+        m_panel->setValues(next.params, next.input);
+        onPanelChanged(next.params, next.input); // undoable, like any parameter change
+    });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const QStringList tabs = {tr("&Encoding"),  tr("&Relative"), tr("&Logit terms"),

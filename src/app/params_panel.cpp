@@ -182,8 +182,9 @@ void ParamsPanel::build() {
     m_p2cConv->setToolTip(tr("p2c index: the released code's δ(i, j) or the paper's δ(j, i)"));
     f2->addRow(tr("p2c index"), m_p2cConv);
     m_logBuckets = new QCheckBox(tr("log buckets (v2/v3)"));
-    m_logBuckets->setToolTip(tr("DeBERTa v2/v3 log buckets: span = position_buckets / 2, "
-                                "exact within span/2, logarithmic to max_relative_positions"));
+    m_logBuckets->setToolTip(tr("DeBERTa v2/v3 log buckets: span = position_buckets (a 2·span × d "
+                                "relative table), exact for |i − j| ≤ position_buckets / 2, "
+                                "logarithmic up to max_relative_positions"));
     f2->addRow(QString(), m_logBuckets);
     m_debBuckets = spin(2, 4096, tr("DeBERTa position_buckets (v2/v3)"));
     f2->addRow(tr("DeBERTa buckets"), m_debBuckets);
@@ -254,10 +255,11 @@ void ParamsPanel::build() {
     m_inputKind->addItem(tr("typed text"), static_cast<int>(InputKind::Text));
     m_inputKind->addItem(tr("n identical tokens"), static_cast<int>(InputKind::Identical));
     m_inputKind->addItem(tr("all zeros"), static_cast<int>(InputKind::Zeros));
-    m_inputKind->setToolTip(tr("Input tokens; the token list is repeated or cut to exactly n "
-                               "tokens. Embeddings E come from a seeded per-token table. n "
-                               "identical tokens is the probe of SPEC §12; all zeros sets E = 0, "
-                               "so only P and the position terms are left."));
+    m_inputKind->setToolTip(
+        tr("Input tokens; the token list is repeated or cut to exactly n "
+           "tokens. Embeddings E come from a seeded per-token table. n "
+           "identical tokens is the probe of docs/encodings.md §12; all zeros sets E = 0, "
+           "so only P and the position terms are left."));
     f4->addRow(tr("&Input"), m_inputKind);
     m_sentence = new QComboBox;
     for (const QString& s : sampleSentenceList())

@@ -14,7 +14,9 @@
 namespace pe {
 
 ProbeBox::ProbeBox(QWidget* parent)
-    : QGroupBox(tr("Probe: n identical tokens (SPEC §12)"), parent) {
+    : QGroupBox(tr("Probe: n identical tokens"), parent) {
+    setToolTip(tr("Can this configuration map n identical tokens to distinct outputs? A two-layer "
+                  "toy stack answers it live; the argument is in docs/encodings.md §12."));
     setMinimumWidth(220);
     auto* v = new QVBoxLayout(this);
     m_verdict = new QLabel;
@@ -28,8 +30,9 @@ ProbeBox::ProbeBox(QWidget* parent)
     m_reason->setWordWrap(true);
     v->addWidget(m_reason);
     m_keysOnly = new QCheckBox(tr("Shaw keys only (a^V = 0)"));
-    m_keysOnly->setToolTip(tr("Run the probe with Shaw's value table set to zero: only the logits "
-                              "then carry position, and the probe fails (SPEC §3, §12)"));
+    m_keysOnly->setToolTip(
+        tr("Run the probe with Shaw's value table set to zero: only the logits "
+           "then carry position, and the probe fails (docs/encodings.md §3, §12)"));
     v->addWidget(m_keysOnly);
     m_spread = new QLabel;
     m_spread->setWordWrap(true);

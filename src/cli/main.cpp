@@ -9,7 +9,9 @@
 int main(int argc, char** argv) {
     CLI::App app{"pe-explorer: positional encodings and self-attention, headless.\n"
                  "The trace command writes every stage of one attention layer as .npy files;\n"
-                 "render draws the window's figures as PNG, SVG or PDF.",
+                 "render draws the window's figures as PNG, SVG or PDF.\n"
+                 "Documentation: docs/trace-format.md and docs/encodings.md (installed under\n"
+                 "share/doc/pe-explorer); man pe-explorer-cli.",
                  "pe-explorer-cli"};
     app.set_version_flag("--version", std::string("pe-explorer-cli ") + PE_VERSION);
     app.require_subcommand(1);

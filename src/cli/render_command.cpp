@@ -321,7 +321,8 @@ int run(const RenderOptions& o) {
 CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o) {
     CLI::App* r = app.add_subcommand(
         "render", "Draw the window's figures without a window, as PNG, SVG or PDF, from the "
-                  "parameter options (as trace reads them) or from a session file.");
+                  "parameter options (as trace reads them) or from a session file. Options and "
+                  "views: docs/trace-format.md.");
     const std::vector<CLI::Option*> params = addParameterOptions(r, o.params);
     CLI::Option* session =
         r->add_option("--session", o.session,

@@ -25,6 +25,7 @@
 #include "manifest.h"
 #include "npy.h"
 #include "params.h"
+#include "preset_option.h"
 #include "safetensors.h"
 #include "staged_output.h"
 #include "tokenizer.h"
@@ -126,6 +127,8 @@ std::string humanBytes(std::uint64_t b) {
 
 Params toParams(const TraceOptions& o) {
     Params p;
+    if (o.scheme.empty())
+        throw Failure{"--scheme is required (or --preset NAME)"};
     p.scheme = parseEnum("--scheme", o.scheme, schemeFromString, allSchemes());
     p.n = o.n;
     p.d = o.d;
@@ -473,6 +476,8 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
                               {"mode", o.poolMode},
                               {"seq_len", p.seqLen()}};
     }
+    if (!o.preset.empty()) // (extension)
+        manifest["options"]["preset"] = o.preset;
     if (o.threads > 0) // (extension)
         manifest["options"]["threads"] = o.threads;
     manifest["timings_ms"] = {{"compute", computeMs}, {"write", writeMs}, {"total", msSince(t0)}};
@@ -497,6 +502,7 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
 
 std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
     const std::size_t before = t->get_options().size();
+    addPresetOption(t, o); // first: the options below override it
     t->add_option("--scheme", o.scheme,
                   "none, sinusoidal, learned, shaw, txl, t5, deberta, rope, alibi, urpe, mlp");
     t->add_option("--n", o.n, "input tokens (special tokens come on top)")->capture_default_str();
@@ -537,7 +543,8 @@ std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
         ->capture_default_str();
     t->add_option("--p2c-convention", o.p2cConvention, "code or paper")->capture_default_str();
     t->add_flag("--deberta-log-buckets", o.debertaLogBuckets,
-                "(extension) DeBERTa v2/v3 log buckets; span = --deberta-buckets/2");
+                "(extension) DeBERTa v2/v3 log buckets; span = --deberta-buckets (a [2 span, d] "
+                "relative table), exact for |i-j| <= span/2");
     t->add_option("--deberta-buckets", o.debertaBuckets,
                   "(extension) DeBERTa v2/v3 position_buckets")
         ->capture_default_str();
@@ -590,9 +597,10 @@ std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
 CLI::App* addTraceCommand(CLI::App& app, TraceOptions& o) {
     CLI::App* t = app.add_subcommand(
         "trace", "Compute one multi-head attention layer and write every stage as .npy files "
-                 "plus manifest.json (the contract of SPEC-trace.md).");
+                 "plus manifest.json. Files, tensor names and shapes: docs/trace-format.md; the "
+                 "formulas: docs/encodings.md (installed under share/doc/pe-explorer).");
     addParameterOptions(t, o);
-    t->get_option("--scheme")->required();
+    // --scheme is required unless --preset gives it (toParams says so).
     t->add_option("--tensors", o.tensors,
                   "comma-separated names to write (all are still computed); default: all");
     t->add_option("--out", o.out, "output folder (written all or nothing)")->required();

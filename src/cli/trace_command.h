@@ -2,7 +2,7 @@
 #pragma once
 
 /**
- * `pe-explorer-cli trace`: options exactly as ../shared/SPEC-trace.md names them, mapped to
+ * `pe-explorer-cli trace`: options exactly as docs/trace-format.md names them, mapped to
  * pe::Params; weights from .safetensors, E from .npy or a sample text; every tensor written as
  * .npy with a manifest.json, all or nothing.
  */
@@ -27,6 +27,7 @@ struct PoolRequest; // backend.h
 
 /** Every option as typed on the command line (strings are checked when the command runs). */
 struct TraceOptions {
+    std::string preset; ///< (extension) --preset NAME, applied before the other options
     std::string scheme;
     int n = 16;
     int d = 64;

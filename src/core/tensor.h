@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <new>
 #include <numeric>
 #include <string>
@@ -118,9 +120,19 @@ private:
     Storage m_data;
 };
 
-/** Number of elements of a shape; 0 for an empty shape list means a scalar (1). */
+/**
+ * Number of elements of a shape; an empty shape list is a scalar (1). Any zero axis gives 0,
+ * even where the other axes' product would overflow (a header may declare (0, 10⁹, 10⁹, 10⁹));
+ * a product past INT64_MAX saturates there instead of overflowing.
+ */
 inline std::int64_t shapeElements(const std::vector<std::int64_t>& s) {
-    return std::accumulate(s.begin(), s.end(), std::int64_t{1}, std::multiplies<>());
+    if (std::find(s.begin(), s.end(), std::int64_t{0}) != s.end())
+        return 0;
+    std::int64_t n = 1;
+    for (std::int64_t d : s)
+        if (__builtin_mul_overflow(n, d, &n))
+            return std::numeric_limits<std::int64_t>::max();
+    return n;
 }
 
 } // namespace pe

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <QAction>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
@@ -32,6 +33,7 @@ private Q_SLOTS:
     void quickChangesEndOnTheLast();
     void sliderDragCoalesces();
     void undoRedoRestoresParameters();
+    void presetsMenuAppliesAModel();
     void everySchemeShowsItsViews_data();
     void everySchemeShowsItsViews();
     void exportsCurrentView();
@@ -144,6 +146,22 @@ void TestMainWindow::undoRedoRestoresParameters() {
     m_w->undoStack()->redo();
     QCOMPARE(m_w->panel()->params().d, 32);
     QVERIFY(waitForShown([](const Params& s) { return s.d == 32; }));
+}
+
+void TestMainWindow::presetsMenuAppliesAModel() {
+    for (const char* name : {"bert", "gpt2", "t5", "deberta-v3", "llama", "gpt-neox", "bloom"})
+        QVERIFY2(m_w->findChild<QAction*>(QStringLiteral("preset-") + QLatin1String(name)), name);
+    const int n = m_w->panel()->params().n;
+    m_w->findChild<QAction*>(QStringLiteral("preset-bloom"))->trigger();
+    QVERIFY(waitForShown([](const Params& s) { return s.scheme == Scheme::ALiBi; }));
+    const Params p = m_w->panel()->params();
+    QCOMPARE(p.d, 1024);
+    QCOMPARE(p.heads, 16);
+    QVERIFY(p.alibiMode == AlibiMode::Causal && p.mask == MaskKind::Causal);
+    QCOMPARE(p.n, n);         // the sequence length is the user's
+    m_w->undoStack()->undo(); // one step back to the defaults
+    QCOMPARE(m_w->panel()->params().d, 128);
+    QVERIFY(waitForShown([](const Params& s) { return s.d == 128; }));
 }
 
 void TestMainWindow::everySchemeShowsItsViews_data() {

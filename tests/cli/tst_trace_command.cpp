@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -92,6 +94,110 @@ private Q_SLOTS:
             QVERIFY2(h.out.contains(QLatin1String(opt)), opt);
         for (const char* word : {"mlp", "mlp.w1", "ntk", "pi"})
             QVERIFY2(h.out.contains(QLatin1String(word)), word);
+        // The help points to the documentation in the repository, not to a folder beside it.
+        QVERIFY2(h.out.contains(QLatin1String("docs/trace-format.md")), qPrintable(h.out));
+        QVERIFY2(!h.out.contains(QLatin1String("shared/")), qPrintable(h.out));
+        QVERIFY(QFileInfo::exists(QStringLiteral(PE_SOURCE_DIR "/docs/trace-format.md")));
+        QVERIFY(QFileInfo::exists(QStringLiteral(PE_SOURCE_DIR "/docs/encodings.md")));
+    }
+
+    // --preset NAME sets a model's configuration; options given as well win, before or after it.
+    void presetSetsAModelAndOptionsOverride_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("expected");
+        auto s = [](const char* a) { return QString::fromLatin1(a).split(QLatin1Char(' ')); };
+        QTest::newRow("bert scheme") << s("--preset bert") << "scheme"
+                                     << "learned";
+        QTest::newRow("bert rows") << s("--preset bert") << "max-positions"
+                                   << "512";
+        QTest::newRow("bert cls") << s("--preset bert") << "cls"
+                                  << "true";
+        QTest::newRow("gpt2 mask") << s("--preset gpt2") << "mask"
+                                   << "causal";
+        QTest::newRow("t5 buckets") << s("--preset t5 --d 64") << "buckets"
+                                    << "32";
+        QTest::newRow("deberta buckets") << s("--preset deberta-v3 --d 48") << "deberta-log-buckets"
+                                         << "true";
+        QTest::newRow("llama pairs") << s("--preset llama --d 64") << "rope-convention"
+                                     << "half";
+        QTest::newRow("bloom alibi") << s("--preset bloom --d 64") << "alibi-mode"
+                                     << "causal";
+        QTest::newRow("override after") << s("--preset llama --d 64 --heads 2") << "heads"
+                                        << "2";
+        QTest::newRow("override before") << s("--d 64 --heads 2 --preset llama") << "d"
+                                         << "64";
+        QTest::newRow("preset recorded") << s("--preset gpt2 --d 48") << "preset"
+                                         << "gpt2";
+    }
+
+    void presetSetsAModelAndOptionsOverride() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, option);
+        QFETCH(QString, expected);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        const Run r =
+            runCli(QStringList{QStringLiteral("trace"), QStringLiteral("--n"), QStringLiteral("4"),
+                               QStringLiteral("--tensors"), QStringLiteral("out")} +
+                   args + QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile mf(out + QStringLiteral("/manifest.json"));
+        QVERIFY(mf.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(mf.readAll())
+                                  .object()
+                                  .value(QLatin1String("options"))
+                                  .toObject();
+        const QJsonValue v = o.value(option);
+        const QString got = v.isBool()     ? QString::fromLatin1(v.toBool() ? "true" : "false")
+                            : v.isDouble() ? QString::number(v.toDouble())
+                                           : v.toString();
+        QCOMPARE(got, expected);
+    }
+
+    void unknownPresetExits2() {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        const Run r = runCli({QStringLiteral("trace"), QStringLiteral("--preset"),
+                              QStringLiteral("gpt-3"), QStringLiteral("--out"), out});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.startsWith(QLatin1String("pe-explorer-cli: error: --preset")),
+                 qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(out));
+    }
+
+    // Issue 13: the help once said the log-bucket span was half of --deberta-buckets. The code
+    // (like HF DeBERTa-v2, pos_ebd_size = position_buckets) uses span = buckets: the relative
+    // table has 2·buckets rows. The help must say so, and the dumped table must agree.
+    void debertaLogBucketSpanIsBuckets() {
+        const Run h = runCli({QStringLiteral("trace"), QStringLiteral("--help")});
+        QCOMPARE(h.exitCode, 0);
+        QVERIFY2(h.out.contains(QLatin1String("span = --deberta-buckets (")), qPrintable(h.out));
+        QVERIFY2(!h.out.contains(QLatin1String("--deberta-buckets/2")), qPrintable(h.out));
+
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dump = tmp.filePath(QStringLiteral("dump.safetensors"));
+        const Run r =
+            runCli({QStringLiteral("trace"), QStringLiteral("--scheme"), QStringLiteral("deberta"),
+                    QStringLiteral("--n"), QStringLiteral("6"), QStringLiteral("--d"),
+                    QStringLiteral("8"), QStringLiteral("--heads"), QStringLiteral("2"),
+                    QStringLiteral("--deberta-log-buckets"), QStringLiteral("--deberta-buckets"),
+                    QStringLiteral("8"), QStringLiteral("--deberta-max-position"),
+                    QStringLiteral("16"), QStringLiteral("--dump-weights"), dump,
+                    QStringLiteral("--out"), tmp.filePath(QStringLiteral("out"))});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto dumped = readSafetensors(dump.toStdString());
+        QVERIFY2(dumped.ok(), dumped.ok() ? "" : dumped.error().message.c_str());
+        bool found = false;
+        for (const auto& [name, t] : *dumped) {
+            if (name != "deberta.rel")
+                continue;
+            found = true;
+            QCOMPARE(t.shape(), (std::vector<std::int64_t>{16, 8})); // [2 · 8 buckets, d]
+        }
+        QVERIFY(found);
     }
 
     void writesEveryTensor_data() {
