@@ -284,6 +284,7 @@ void MainWindow::showPending() {
             tr("%1 (%2 ms)").arg(r.pool.describe()).arg(r.computeMs, 0, 'f', 1), 8000);
         return;
     }
+    m_views->setWeightsLabel(r.weights);
     m_views->setTrace(r.trace, r.pool);
     m_compare->setReference(r.trace, m_current.input);
     m_stepper->setTrace(r.trace);

@@ -87,6 +87,7 @@ private:
     SeedSpinBox* m_seed;
     QComboBox* m_precision;
     QComboBox* m_inputKind;
+    QComboBox* m_weightsKind;
     QComboBox* m_sentence;
     QLineEdit* m_text;
     QTimer* m_coalesce;

@@ -21,6 +21,8 @@ private Q_SLOTS:
     void tileIsTheFullResolutionSlice();
     void overBudgetButPoolableIsPooled();
     void embeddingsFollowSeedAndWidth();
+    void identityProjectionsGiveQkvEqualX_data();
+    void identityProjectionsGiveQkvEqualX();
 };
 
 namespace {
@@ -292,4 +294,53 @@ void TestComputeWorker::embeddingsFollowSeedAndWidth() {
 }
 
 QTEST_GUILESS_MAIN(TestComputeWorker)
+void TestComputeWorker::identityProjectionsGiveQkvEqualX_data() {
+    QTest::addColumn<int>("scheme");
+    QTest::addColumn<int>("input");
+    QTest::newRow("sinusoidal, sentence") << int(Scheme::Sinusoidal) << int(InputKind::Sentence);
+    QTest::newRow("alibi, identical") << int(Scheme::ALiBi) << int(InputKind::Identical);
+    QTest::newRow("t5, sentence") << int(Scheme::T5) << int(InputKind::Sentence);
+}
+
+void TestComputeWorker::identityProjectionsGiveQkvEqualX() {
+    QFETCH(int, scheme);
+    QFETCH(int, input);
+    ComputeController c;
+    const Params p = small(static_cast<Scheme>(scheme));
+    InputChoice in;
+    in.kind = static_cast<InputKind>(input);
+    in.weights = WeightsKind::Identity;
+    QSignalSpy spy(&c, &ComputeController::resultReady);
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    const auto r = spy.at(0).at(0).value<ComputeResult>();
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QCOMPARE(r.weights, QStringLiteral("weights: identity projections"));
+    const Tensor* x = r.trace->find("X");
+    QVERIFY(x);
+    const int n = static_cast<int>(x->dim(0)), d = p.d, dh = d / p.heads;
+    for (const char* name : {"Q", "K", "V"}) {
+        const Tensor* t = r.trace->find(name);
+        QVERIFY(t);
+        QCOMPARE(t->dim(0), p.heads);
+        double worst = 0;
+        for (int h = 0; h < p.heads; ++h)
+            for (int i = 0; i < n; ++i)
+                for (int k = 0; k < dh; ++k)
+                    worst = std::max(
+                        worst, std::abs(t->at((h * n + i) * dh + k) - x->at(i * d + h * dh + k)));
+        QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(name)).arg(worst)));
+    }
+    // Random weights are not the identity: Q differs from X, and the label says so.
+    spy.clear();
+    in.weights = WeightsKind::Random;
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    const auto rr = spy.at(0).at(0).value<ComputeResult>();
+    QVERIFY(rr.trace);
+    QCOMPARE(rr.weights, QStringLiteral("weights: random, seed 0"));
+    const Tensor* q = rr.trace->find("Q");
+    QVERIFY(std::abs(q->at(0) - rr.trace->find("X")->at(0)) > 1e-6);
+}
+
 #include "tst_compute_worker.moc"
