@@ -287,6 +287,7 @@ void MainWindow::showPending() {
     m_views->setWeightsLabel(r.weights);
     m_views->setTrace(r.trace, r.pool);
     m_compare->setReference(r.trace, m_current.input);
+    m_stepper->setWeightsLabel(r.weights);
     m_stepper->setTrace(r.trace);
     ++m_frames;
     m_timing->setText(

@@ -15,6 +15,7 @@
 #include "main_window.h"
 #include "params_panel.h"
 #include "qcp.h"
+#include "stepper_panel.h"
 #include "trace_views.h"
 
 using namespace pe;
@@ -360,6 +361,8 @@ void TestMainWindow::identityWeightsShowThePurePositionEffect() {
                m_w->views()->weightsLabel().contains(QLatin1String("identity"));
     }));
     QVERIFY(m_w->views()->caption().contains(QLatin1String("weights: identity projections")));
+    QCOMPARE(m_w->findChild<StepperPanel*>()->weightsLabel(),
+             QStringLiteral("weights: identity projections"));
     const Trace* t = m_w->views()->trace();
     const Tensor* logits = t->find("logits");
     const Tensor* weights = t->find("weights");
