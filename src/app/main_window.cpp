@@ -26,6 +26,7 @@
 
 #include "comparison_view.h"
 #include "export_dialog.h"
+#include "lab_panel.h"
 #include "exporter.h"
 #include "params_command.h"
 #include "params_panel.h"
@@ -50,6 +51,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     setCentralWidget(m_views);
     m_views->addTab(m_compare, tr("Com&pare"));
     m_views->addTab(m_stepper, tr("&Stepper"));
+    m_views->addTab(new LabPanel, tr("&Lab")); // the learning lab (lab_panel.h)
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
