@@ -361,7 +361,23 @@ InputChoice ParamsPanel::input() const {
     in.sentence = m_sentence->currentIndex();
     in.text = m_text->text();
     in.weights = static_cast<WeightsKind>(m_weightsKind->currentData().toInt());
+    if (in.weights == WeightsKind::Trained) {
+        in.trained = m_trained;
+        in.trainedName = m_trainedName;
+    }
     return in;
+}
+
+void ParamsPanel::setTrainedModel(std::shared_ptr<const Weights> weights, const QString& name) {
+    m_trained = std::move(weights);
+    m_trainedName = name;
+    if (auto* model = qobject_cast<QStandardItemModel*>(m_weightsKind->model())) {
+        QStandardItem* trained = model->item(2);
+        trained->setEnabled(m_trained != nullptr);
+        trained->setToolTip(m_trained ? tr("Trained: %1").arg(name)
+                                      : tr("No trained model yet: train one in the Lab tab or "
+                                           "load a .safetensors model there."));
+    }
 }
 
 void ParamsPanel::setValues(const Params& p, const InputChoice& in) {

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void embeddingsFollowSeedAndWidth();
     void identityProjectionsGiveQkvEqualX_data();
     void identityProjectionsGiveQkvEqualX();
+    void trainedWeightsAreUsedAsGiven();
 };
 
 namespace {
@@ -329,7 +330,8 @@ void TestComputeWorker::identityProjectionsGiveQkvEqualX() {
                 for (int k = 0; k < dh; ++k)
                     worst = std::max(
                         worst, std::abs(t->at((h * n + i) * dh + k) - x->at(i * d + h * dh + k)));
-        QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(name)).arg(worst)));
+        QVERIFY2(worst < 1e-6,
+                 qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(name)).arg(worst)));
     }
     // Random weights are not the identity: Q differs from X, and the label says so.
     spy.clear();
@@ -341,6 +343,38 @@ void TestComputeWorker::identityProjectionsGiveQkvEqualX() {
     QCOMPARE(rr.weights, QStringLiteral("weights: random, seed 0"));
     const Tensor* q = rr.trace->find("Q");
     QVERIFY(std::abs(q->at(0) - rr.trace->find("X")->at(0)) > 1e-6);
+}
+
+void TestComputeWorker::trainedWeightsAreUsedAsGiven() {
+    ComputeController c;
+    const Params p = small(Scheme::Sinusoidal);
+    auto trained = std::make_shared<Weights>();
+    trained->W_q = 2.0 * Eigen::MatrixXd::Identity(p.d, p.d);
+    trained->W_k = trained->W_v = trained->W_o = Eigen::MatrixXd::Identity(p.d, p.d);
+    InputChoice in;
+    in.weights = WeightsKind::Trained;
+    in.trained = trained;
+    in.trainedName = QStringLiteral("shift-3, t5, layer 1 of 2");
+    QSignalSpy spy(&c, &ComputeController::resultReady);
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    const auto r = spy.at(0).at(0).value<ComputeResult>();
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QCOMPARE(r.weights, QStringLiteral("weights: trained: shift-3, t5, layer 1 of 2"));
+    const Tensor* x = r.trace->find("X");
+    const Tensor* q = r.trace->find("Q");
+    const Tensor* k = r.trace->find("K");
+    const int dh = p.d / p.heads;
+    // Head 0, position 1, column 2: Q = 2X, K = X.
+    QCOMPARE(q->at(1 * dh + 2), 2 * x->at(1 * p.d + 2));
+    QCOMPARE(k->at(1 * dh + 2), x->at(1 * p.d + 2));
+    // "trained" without a model computes with the random weights and says so.
+    spy.clear();
+    in.trained = nullptr;
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    QCOMPARE(spy.at(0).at(0).value<ComputeResult>().weights,
+             QStringLiteral("weights: random, seed 0"));
 }
 
 #include "tst_compute_worker.moc"

@@ -101,7 +101,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     timer.start();
     ComputeResult result;
     result.generation = request.generation;
-    result.weights = describeWeights(request.input.weights, request.params.seed);
+    result.weights = describeWeights(request.input, request.params.seed);
 
     const Params& p = request.params;
     if (Status st = validate(p); !st) {
@@ -161,6 +161,13 @@ void ComputeWorker::process(const ComputeRequest& request) {
         // keyed on (name, seed, width) alone.
         for (Eigen::MatrixXd* m : {&w.W_q, &w.W_k, &w.W_v, &w.W_o})
             *m = Eigen::MatrixXd::Identity(p.d, p.d);
+    } else if (request.input.weights == WeightsKind::Trained && request.input.trained) {
+        // A trained layer: its tensors as given (completeWeights keeps them); its E, the layer's
+        // input, only where it has one row per input token.
+        const Eigen::MatrixXd e = std::move(w.E);
+        w = *request.input.trained;
+        if (w.E.rows() != e.rows() || w.E.cols() != e.cols())
+            w.E = e;
     }
     m_weights->complete(p, w);
     Expected<Trace> t = Error{"not computed"};

@@ -121,4 +121,13 @@ QString describeWeights(WeightsKind k, std::uint64_t seed) {
     return QStringLiteral("weights: random, seed %1").arg(seed);
 }
 
+QString describeWeights(const InputChoice& in, std::uint64_t seed) {
+    if (in.weights != WeightsKind::Trained)
+        return describeWeights(in.weights, seed);
+    if (!in.trained)
+        return describeWeights(WeightsKind::Random, seed);
+    return in.trainedName.isEmpty() ? describeWeights(WeightsKind::Trained, seed)
+                                    : QStringLiteral("weights: trained: %1").arg(in.trainedName);
+}
+
 } // namespace pe
