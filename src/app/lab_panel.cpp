@@ -105,6 +105,15 @@ LabPanel::LabPanel(QWidget* parent)
     buttons->addWidget(m_compare);
     buttons->addWidget(m_cancel);
     lv->addLayout(buttons);
+    auto* openRow = new QHBoxLayout;
+    m_open = new QPushButton(tr("&Open in views"));
+    m_open->setToolTip(tr("Show the trained model in every view and the stepper, on the task's "
+                          "sample input (Weights = trained)"));
+    m_layer = spin(1, 1, 1, tr("Which layer of the trained model the views show"));
+    m_layer->setPrefix(tr("layer "));
+    openRow->addWidget(m_open);
+    openRow->addWidget(m_layer);
+    lv->addLayout(openRow);
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
@@ -140,6 +149,11 @@ LabPanel::LabPanel(QWidget* parent)
     connect(m_train, &QPushButton::clicked, this, &LabPanel::train);
     connect(m_compare, &QPushButton::clicked, this, &LabPanel::compareSchemes);
     connect(m_cancel, &QPushButton::clicked, this, &LabPanel::cancel);
+    connect(m_open, &QPushButton::clicked, this, [this] {
+        const int k = m_layer->value() - 1;
+        if (k >= 0 && k < static_cast<int>(m_model.size()))
+            Q_EMIT openInViews(m_model[static_cast<std::size_t>(k)]);
+    });
     connect(m_task, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
     updateEnabled();
 }
@@ -202,6 +216,9 @@ void LabPanel::updateEnabled() {
     m_train->setToolTip(why.isEmpty() ? tr("Train one model with these settings") : why);
     m_cancel->setEnabled(!idle);
     m_shift->setEnabled(m_task->currentData().toString() == QLatin1String("shift"));
+    m_open->setEnabled(idle && !m_model.empty());
+    m_layer->setRange(1, std::max<int>(1, static_cast<int>(m_model.size())));
+    m_layer->setEnabled(idle && m_model.size() > 1);
 }
 
 void LabPanel::train() {
@@ -283,6 +300,8 @@ void LabPanel::onProgress(int run, const LabProgress& p) {
 void LabPanel::onRunDone(int run, const LabRunResult& r) {
     if (run < static_cast<int>(m_results.size()))
         m_results[run] = r;
+    if (m_runs.size() == 1 && r.error.isEmpty())
+        m_model = r.layers;
     m_dirty = true;
     redraw();
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "params.h"
+#include "weights.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -67,9 +68,21 @@ struct LabEval {
     bool noPositions = false;
 };
 
+/**
+ * One layer of a trained model on the task's sample input, as the explorer shows it: Params and
+ * Weights whose forward pass reproduces that layer's attention (weights.E is the layer's input).
+ */
+struct LabLayerView {
+    Params params;
+    std::shared_ptr<const Weights> weights;
+    QString tokens; ///< the sample input, space-separated (typed-text input)
+    QString name;   ///< "shift-3, t5, layer 1 of 2"
+};
+
 struct LabRunResult {
-    QString error; ///< empty on success; "cancelled" when cancelled
-    std::vector<LabEval> evals;
+    QString error{}; ///< empty on success; "cancelled" when cancelled
+    std::vector<LabEval> evals{};
+    std::vector<LabLayerView> layers{}; ///< the trained model, one entry per layer (may be empty)
 };
 
 /** The evaluation lengths of a run: L, 1.5L, 2L, 4L. */
@@ -98,6 +111,8 @@ public:
     QPushButton* trainButton() const { return m_train; }
     QPushButton* compareButton() const { return m_compare; }
     QPushButton* cancelButton() const { return m_cancel; }
+    QPushButton* openButton() const { return m_open; }
+    QSpinBox* layerBox() const { return m_layer; }
     QProgressBar* progressBar() const { return m_progress; }
     LinePlotView* lossPlot() const { return m_loss; }
     LinePlotView* accuracyPlot() const { return m_accuracy; }
@@ -111,6 +126,8 @@ public Q_SLOTS:
     void cancel();
 
 Q_SIGNALS:
+    /** "Open in views": show this layer of the trained model in the explorer's views. */
+    void openInViews(const pe::LabLayerView& layer);
     /** A run (or a whole comparison) ended; `error` is empty, "cancelled" or a message. */
     void finished(const QString& error);
 
@@ -146,6 +163,9 @@ private:
     QPushButton* m_train;
     QPushButton* m_compare;
     QPushButton* m_cancel;
+    QPushButton* m_open;
+    QSpinBox* m_layer;
+    std::vector<LabLayerView> m_model; ///< the last single run's layers
     QProgressBar* m_progress;
     QLabel* m_status;
     LinePlotView* m_loss;
@@ -156,3 +176,5 @@ private:
 };
 
 } // namespace pe
+
+Q_DECLARE_METATYPE(pe::LabLayerView)

@@ -26,8 +26,8 @@
 
 #include "comparison_view.h"
 #include "export_dialog.h"
-#include "lab_panel.h"
 #include "exporter.h"
+#include "lab_panel.h"
 #include "params_command.h"
 #include "params_panel.h"
 #include "stepper_panel.h"
@@ -51,7 +51,14 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     setCentralWidget(m_views);
     m_views->addTab(m_compare, tr("Com&pare"));
     m_views->addTab(m_stepper, tr("&Stepper"));
-    m_views->addTab(new LabPanel, tr("&Lab")); // the learning lab (lab_panel.h)
+    auto* lab = new LabPanel; // the learning lab (lab_panel.h)
+    m_views->addTab(lab, tr("&Lab"));
+    connect(lab, &LabPanel::openInViews, this, [this](const LabLayerView& v) {
+        m_panel->setTrainedModel(v.weights, v.name);
+        InputChoice in{InputKind::Text, 0, v.tokens, WeightsKind::Trained, v.weights, v.name};
+        applySession(Session{v.params, in});
+        m_views->setCurrentIndex(3); // Attention
+    });
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);

@@ -2,6 +2,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
@@ -28,6 +29,7 @@ private Q_SLOTS:
     void cancelStopsTheRun();
     void compareDrawsOneLinePerScheme();
     void evalLengths();
+    void openInViewsSendsTheChosenLayer();
 };
 
 namespace {
@@ -54,6 +56,19 @@ LabRunResult fakeTrain(const LabConfig& c, const std::vector<int>& lengths,
         // A learned table ends at L: longer lengths have no positions.
         r.evals.push_back(
             {lengths[k], 1.0 / static_cast<double>(k + 1), c.scheme == Scheme::Learned && k > 0});
+    for (int l = 0; l < c.layers; ++l) {
+        LabLayerView v;
+        v.params.scheme = c.scheme;
+        v.params.d = c.width;
+        v.params.heads = c.heads;
+        v.params.n = c.trainLength;
+        auto w = std::make_shared<Weights>();
+        w->W_q = (l + 1.0) * Eigen::MatrixXd::Identity(c.width, c.width);
+        v.weights = w;
+        v.tokens = QStringLiteral("a b c");
+        v.name = QStringLiteral("layer %1 of %2").arg(l + 1).arg(c.layers);
+        r.layers.push_back(v);
+    }
     return r;
 }
 
@@ -96,6 +111,9 @@ void TestLabPanel::trainingFillsCurvesAndTable() {
     QCOMPARE(p.evalTable()->horizontalHeaderItem(3)->text(), QStringLiteral("4L = 32"));
     QCOMPARE(p.progressBar()->value(), 20);
     QVERIFY(p.trainButton()->isEnabled());
+    // One layer: Open in views is offered, the layer choice is not.
+    QVERIFY(p.openButton()->isEnabled());
+    QVERIFY(!p.layerBox()->isEnabled());
 }
 
 void TestLabPanel::guiStaysResponsiveDuringTraining() {
@@ -161,6 +179,27 @@ void TestLabPanel::evalLengths() {
     c.scheme = Scheme::T5;
     c.layers = 1;
     QCOMPARE(describeLabRun(c), QStringLiteral("shift-3, t5, 1 layer"));
+}
+
+void TestLabPanel::openInViewsSendsTheChosenLayer() {
+    LabPanel p;
+    QVERIFY(!p.openButton()->isEnabled()); // nothing trained yet
+    p.setTrainer([](auto& c, auto& l, auto& pr, auto& s) { return fakeTrain(c, l, pr, s, false); });
+    LabConfig c = tiny();
+    c.layers = 3;
+    p.setConfig(c);
+    QSignalSpy done(&p, &LabPanel::finished);
+    p.train();
+    QVERIFY(done.wait(10000));
+    QVERIFY(p.layerBox()->isEnabled());
+    QCOMPARE(p.layerBox()->maximum(), 3);
+    QSignalSpy open(&p, &LabPanel::openInViews);
+    p.layerBox()->setValue(2);
+    p.openButton()->click();
+    QCOMPARE(open.count(), 1);
+    const auto v = open.at(0).at(0).value<LabLayerView>();
+    QCOMPARE(v.name, QStringLiteral("layer 2 of 3"));
+    QCOMPARE(v.weights->W_q(0, 0), 2.0);
 }
 
 QTEST_MAIN(TestLabPanel)

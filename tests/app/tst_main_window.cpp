@@ -11,6 +11,7 @@
 #include <QUndoStack>
 
 #include "comparison_view.h"
+#include "lab_panel.h"
 #include "line_plot_view.h"
 #include "main_window.h"
 #include "params_panel.h"
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void openGlBackendMatchesTheCpu();
     void identityWeightsShowThePurePositionEffect_data();
     void identityWeightsShowThePurePositionEffect();
+    void labModelOpensInTheViews();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -403,6 +405,33 @@ void TestMainWindow::identityWeightsShowThePurePositionEffect() {
     m_w->applySession(s);
     QTRY_VERIFY_WITH_TIMEOUT(
         m_w->views()->caption().contains(QLatin1String("weights: random, seed 0")), 8000);
+}
+
+// "Open in views" from the Lab tab: Weights = trained, the layer's tensors in the forward pass,
+// the input the task's sample tokens, and the label naming the model.
+void TestMainWindow::labModelOpensInTheViews() {
+    auto* lab = m_w->findChild<LabPanel*>();
+    QVERIFY(lab);
+    LabLayerView v;
+    v.params.scheme = Scheme::T5;
+    v.params.n = 6;
+    v.params.d = 16;
+    v.params.heads = 2;
+    auto w = std::make_shared<Weights>();
+    w->W_q = 3.0 * Eigen::MatrixXd::Identity(16, 16);
+    w->W_k = w->W_v = w->W_o = Eigen::MatrixXd::Identity(16, 16);
+    v.weights = w;
+    v.tokens = QStringLiteral("a b c d e f");
+    v.name = QStringLiteral("shift-3, t5, layer 1 of 2");
+    Q_EMIT lab->openInViews(v);
+    QVERIFY(waitForShown([](const Params& p) { return p.scheme == Scheme::T5 && p.n == 6; }));
+    QTRY_VERIFY(m_w->views()->caption().contains(
+        QLatin1String("weights: trained: shift-3, t5, layer 1 of 2")));
+    QVERIFY(m_w->panel()->input().weights == WeightsKind::Trained);
+    const Trace* t = m_w->views()->trace();
+    const Tensor* x = t->find("X");
+    const Tensor* q = t->find("Q");
+    QCOMPARE(q->at(2 * 8 + 5), 3 * x->at(2 * 16 + 5)); // head 0, position 2, column 5
 }
 
 #include "tst_main_window.moc"
