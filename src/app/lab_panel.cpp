@@ -155,7 +155,9 @@ LabPanel::LabPanel(QWidget* parent)
             Q_EMIT openInViews(m_model[static_cast<std::size_t>(k)]);
     });
     connect(m_task, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
-    updateEnabled();
+    results->setSizes({400, 400});
+    setConfig(LabConfig{});
+    redraw(); // titles and axes before the first run
 }
 
 LabPanel::~LabPanel() {
@@ -212,9 +214,12 @@ void LabPanel::updateEnabled() {
     m_train->setEnabled(can);
     m_compare->setEnabled(can);
     const QString why =
-        m_trainer ? QString() : tr("The lab's training engine is not part of this build.");
+        m_trainer ? QString()
+                  : tr("The lab's training engine (pe_lab, libtorch) is not part of this build.");
     m_train->setToolTip(why.isEmpty() ? tr("Train one model with these settings") : why);
     m_cancel->setEnabled(!idle);
+    if (!m_trainer)
+        m_status->setText(why);
     m_shift->setEnabled(m_task->currentData().toString() == QLatin1String("shift"));
     m_open->setEnabled(idle && !m_model.empty());
     m_layer->setRange(1, std::max<int>(1, static_cast<int>(m_model.size())));
@@ -328,8 +333,11 @@ void LabPanel::redraw() {
     m_accuracy->setSeries(tr("training accuracy"), tr("logged step"), tr("token accuracy"), {acc});
 
     // The evaluation table: one row per run, one column per length.
-    if (m_runs.empty())
+    if (m_runs.empty()) {
+        m_lengthPlot->setSeries(tr("accuracy against evaluation length"), tr("length"),
+                                tr("accuracy"), {});
         return;
+    }
     const std::vector<int> lengths = labEvalLengths(m_runs.front().trainLength);
     m_table->setColumnCount(static_cast<int>(lengths.size()));
     QStringList header;
