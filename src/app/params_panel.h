@@ -46,6 +46,7 @@ public:
 
     // For tests and the main window's shortcuts.
     QComboBox* schemeBox() const { return m_scheme; }
+    QComboBox* weightsBox() const { return m_weightsKind; }
     QSpinBox* lengthBox() const { return m_n; }
     SeedSpinBox* seedBox() const { return m_seed; }
     QSlider* lengthSlider() const { return m_nSlider; }

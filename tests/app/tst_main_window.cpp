@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void identityWeightsShowThePurePositionEffect_data();
     void identityWeightsShowThePurePositionEffect();
     void labModelOpensInTheViews();
+    void trainedWeightsAreGreyedUntilAModelIsGiven();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -432,6 +434,23 @@ void TestMainWindow::labModelOpensInTheViews() {
     const Tensor* x = t->find("X");
     const Tensor* q = t->find("Q");
     QCOMPARE(q->at(2 * 8 + 5), 3 * x->at(2 * 16 + 5)); // head 0, position 2, column 5
+}
+
+void TestMainWindow::trainedWeightsAreGreyedUntilAModelIsGiven() {
+    QComboBox* box = m_w->panel()->weightsBox();
+    auto* model = qobject_cast<QStandardItemModel*>(box->model());
+    QVERIFY(model);
+    const int trained = box->findData(static_cast<int>(WeightsKind::Trained));
+    QVERIFY(!model->item(trained)->isEnabled());
+    QVERIFY(model->item(trained)->toolTip().contains(QLatin1String("Lab tab")));
+    m_w->panel()->setTrainedModel(std::make_shared<Weights>(), QStringLiteral("copy, rope"));
+    QVERIFY(model->item(trained)->isEnabled());
+    // Identity projections from the panel reach the views' caption.
+    box->setCurrentIndex(box->findData(static_cast<int>(WeightsKind::Identity)));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_w->views()->caption().contains(QLatin1String("weights: identity projections")), 8000);
+    m_w->panel()->setTrainedModel(nullptr, {});
+    QVERIFY(!model->item(trained)->isEnabled());
 }
 
 #include "tst_main_window.moc"
