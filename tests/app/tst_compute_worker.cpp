@@ -343,6 +343,28 @@ void TestComputeWorker::identityProjectionsGiveQkvEqualX() {
     QCOMPARE(rr.weights, QStringLiteral("weights: random, seed 0"));
     const Tensor* q = rr.trace->find("Q");
     QVERIFY(std::abs(q->at(0) - rr.trace->find("X")->at(0)) > 1e-6);
+    // The weight cache keeps the random tensors across the identity request: random → identity
+    // → random gives the same Q as a fresh worker's random request.
+    spy.clear();
+    in.weights = WeightsKind::Identity;
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    spy.clear();
+    in.weights = WeightsKind::Random;
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    const auto again = spy.at(0).at(0).value<ComputeResult>();
+    ComputeController fresh;
+    QSignalSpy freshSpy(&fresh, &ComputeController::resultReady);
+    fresh.submit(p, in);
+    QVERIFY(freshSpy.wait(10000));
+    const auto first = freshSpy.at(0).at(0).value<ComputeResult>();
+    QVERIFY(again.trace && first.trace);
+    const Tensor* qa = again.trace->find("Q");
+    const Tensor* qf = first.trace->find("Q");
+    QCOMPARE(qa->size(), qf->size());
+    for (std::int64_t k = 0; k < qa->size(); ++k)
+        QCOMPARE(qa->at(k), qf->at(k));
 }
 
 void TestComputeWorker::trainedWeightsAreUsedAsGiven() {
