@@ -36,6 +36,8 @@ run sinusoidal 4 compare-sinusoidal-rope.png
 shoot shaw-tokens-attention.png --open "$here/sessions/shaw-tokens.json" --tab 3
 # the stepper: a sentence with [CLS], padding and a causal mask, at the logits stage
 shoot stepper.png --open "$here/sessions/stepper-shaw.json" --tab 5 --stage 6
+# identity projections on n identical tokens: the attention is the pure position effect (alibi)
+shoot alibi-identity-attention.png --open "$here/sessions/alibi-identity.json" --tab 3
 
 # Single figures need no window: pe-explorer-cli render draws them headlessly (next to the app).
 cli="$(dirname "$exe")/../cli/pe-explorer-cli"

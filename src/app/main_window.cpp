@@ -27,6 +27,7 @@
 #include "comparison_view.h"
 #include "export_dialog.h"
 #include "exporter.h"
+#include "lab_panel.h"
 #include "params_command.h"
 #include "params_panel.h"
 #include "presets.h"
@@ -52,6 +53,14 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     setCentralWidget(m_views);
     m_views->addTab(m_compare, tr("Com&pare"));
     m_views->addTab(m_stepper, tr("&Stepper"));
+    auto* lab = new LabPanel; // the learning lab (lab_panel.h)
+    m_views->addTab(lab, tr("&Lab"));
+    connect(lab, &LabPanel::openInViews, this, [this](const LabLayerView& v) {
+        m_panel->setTrainedModel(v.weights, v.name);
+        InputChoice in{InputKind::Text, 0, v.tokens, WeightsKind::Trained, v.weights, v.name};
+        applySession(Session{v.params, in});
+        m_views->setCurrentIndex(3); // Attention
+    });
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
@@ -292,8 +301,10 @@ void MainWindow::showPending() {
             tr("%1 (%2 ms)").arg(r.pool.describe()).arg(r.computeMs, 0, 'f', 1), 8000);
         return;
     }
+    m_views->setWeightsLabel(r.weights);
     m_views->setTrace(r.trace, r.pool);
     m_compare->setReference(r.trace, m_current.input);
+    m_stepper->setWeightsLabel(r.weights);
     m_stepper->setTrace(r.trace);
     ++m_frames;
     m_timing->setText(

@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -242,6 +243,21 @@ void ParamsPanel::build() {
                           "per tensor name), 0 … 2⁶⁴−1: the same seed gives the same numbers "
                           "everywhere"));
     f3->addRow(tr("S&eed"), m_seed);
+    m_weightsKind = new QComboBox;
+    m_weightsKind->addItem(tr("random"), static_cast<int>(WeightsKind::Random));
+    m_weightsKind->addItem(tr("identity projections"), static_cast<int>(WeightsKind::Identity));
+    m_weightsKind->addItem(tr("trained"), static_cast<int>(WeightsKind::Trained));
+    m_weightsKind->setToolTip(
+        tr("Attention weights W_q, W_k, W_v, W_o: seeded random; identity (W = I, so "
+           "Q = K = V = X and the maps show the scheme's own structure, position tables stay "
+           "seeded); or a trained lab model."));
+    if (auto* model = qobject_cast<QStandardItemModel*>(m_weightsKind->model())) {
+        QStandardItem* trained = model->item(2);
+        trained->setEnabled(false);
+        trained->setToolTip(tr("No trained model yet: train one in the Lab tab or load a "
+                               ".safetensors model there."));
+    }
+    f3->addRow(tr("&Weights"), m_weightsKind);
     m_precision = enumCombo(allValues<Precision>());
     m_precision->setToolTip(tr("Arithmetic of the forward pass: float32 or float64"));
     f3->addRow(tr("Precision"), m_precision);
@@ -297,7 +313,8 @@ void ParamsPanel::build() {
     connect(m_base, &QDoubleSpinBox::valueChanged, this, &ParamsPanel::onEdited);
     connect(m_ropeScale, &QDoubleSpinBox::valueChanged, this, &ParamsPanel::onEdited);
     for (QComboBox* c : {m_scheme, m_layout, m_ropeConv, m_ropeScaling, m_alibiMode, m_p2cConv,
-                         m_urpeBias, m_norm, m_mask, m_precision, m_inputKind, m_sentence})
+                         m_urpeBias, m_norm, m_mask, m_precision, m_inputKind, m_sentence,
+                         m_weightsKind})
         connect(c, &QComboBox::currentIndexChanged, this, &ParamsPanel::onEdited);
     for (QCheckBox* c : {m_unidirectional, m_c2p, m_p2c, m_logBuckets, m_cls, m_sep})
         connect(c, &QCheckBox::toggled, this, &ParamsPanel::onEdited);
@@ -380,7 +397,24 @@ InputChoice ParamsPanel::input() const {
     in.kind = static_cast<InputKind>(m_inputKind->currentData().toInt());
     in.sentence = m_sentence->currentIndex();
     in.text = m_text->text();
+    in.weights = static_cast<WeightsKind>(m_weightsKind->currentData().toInt());
+    if (in.weights == WeightsKind::Trained) {
+        in.trained = m_trained;
+        in.trainedName = m_trainedName;
+    }
     return in;
+}
+
+void ParamsPanel::setTrainedModel(std::shared_ptr<const Weights> weights, const QString& name) {
+    m_trained = std::move(weights);
+    m_trainedName = name;
+    if (auto* model = qobject_cast<QStandardItemModel*>(m_weightsKind->model())) {
+        QStandardItem* trained = model->item(2);
+        trained->setEnabled(m_trained != nullptr);
+        trained->setToolTip(m_trained ? tr("Trained: %1").arg(name)
+                                      : tr("No trained model yet: train one in the Lab tab or "
+                                           "load a .safetensors model there."));
+    }
 }
 
 void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
@@ -426,6 +460,8 @@ void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
     m_inputKind->setCurrentIndex(std::max(0, m_inputKind->findData(static_cast<int>(in.kind))));
     m_sentence->setCurrentIndex(std::clamp(in.sentence, 0, m_sentence->count() - 1));
     m_text->setText(in.text);
+    m_weightsKind->setCurrentIndex(
+        std::max(0, m_weightsKind->findData(static_cast<int>(in.weights))));
     blockers.clear();
     m_updating = false;
     updateEnabled();

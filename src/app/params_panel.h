@@ -31,6 +31,11 @@ public:
     explicit ParamsPanel(QWidget* parent = nullptr);
 
     Params params() const;
+    /**
+     * The trained model that Weights = trained uses (one layer's tensors, from the lab); null
+     * greys the choice again (and a chosen "trained" falls back to random).
+     */
+    void setTrainedModel(std::shared_ptr<const Weights> weights, const QString& name);
     InputChoice input() const;
     /** Shows these values without emitting changed(). */
     void setValues(const Params& p, const InputChoice& in);
@@ -41,6 +46,7 @@ public:
 
     // For tests and the main window's shortcuts.
     QComboBox* schemeBox() const { return m_scheme; }
+    QComboBox* weightsBox() const { return m_weightsKind; }
     QSpinBox* lengthBox() const { return m_n; }
     SeedSpinBox* seedBox() const { return m_seed; }
     QSlider* lengthSlider() const { return m_nSlider; }
@@ -96,6 +102,9 @@ private:
     SeedSpinBox* m_seed;
     QComboBox* m_precision;
     QComboBox* m_inputKind;
+    QComboBox* m_weightsKind;
+    std::shared_ptr<const Weights> m_trained;
+    QString m_trainedName;
     QComboBox* m_sentence;
     QLineEdit* m_text;
     QTimer* m_coalesce;

@@ -63,6 +63,7 @@ QJsonObject toJson(const Session& s) {
     in[QStringLiteral("kind")] = toString(s.input.kind);
     in[QStringLiteral("sentence")] = s.input.sentence;
     in[QStringLiteral("text")] = s.input.text;
+    in[QStringLiteral("weights")] = toString(s.input.weights);
     o[QStringLiteral("input")] = in;
     return o;
 }
@@ -168,6 +169,7 @@ Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored) {
     s.input.kind = inputKindFromString(kind);
     s.input.sentence = in.value(QStringLiteral("sentence")).toInt(0);
     s.input.text = in.value(QStringLiteral("text")).toString();
+    s.input.weights = weightsKindFromString(in.value(QStringLiteral("weights")).toString());
     if (!error.isEmpty())
         return Error{error.toStdString()};
 

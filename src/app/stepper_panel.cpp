@@ -122,6 +122,9 @@ StepperPanel::StepperPanel(QWidget* parent)
     m_stageArea = new QWidget;
     auto* sv = new QVBoxLayout(m_stageArea);
     sv->setContentsMargins(0, 0, 0, 0);
+    m_weightsLabel = new QLabel;
+    m_weightsLabel->setObjectName(QStringLiteral("weightsLabel"));
+    sv->addWidget(m_weightsLabel);
     m_title = new QLabel;
     QFont tf = m_title->font();
     tf.setPointSize(tf.pointSize() + 3);
@@ -203,6 +206,14 @@ StepperPanel::StepperPanel(QWidget* parent)
 }
 
 StepperPanel::~StepperPanel() = default;
+
+void StepperPanel::setWeightsLabel(const QString& text) {
+    m_weightsLabel->setText(text);
+}
+
+QString StepperPanel::weightsLabel() const {
+    return m_weightsLabel->text();
+}
 
 void StepperPanel::setTrace(std::shared_ptr<const Trace> trace) {
     m_trace = std::move(trace);

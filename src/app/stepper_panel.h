@@ -40,6 +40,9 @@ public:
     ~StepperPanel() override;
 
     void setTrace(std::shared_ptr<const Trace> trace);
+    /** Which weights the traces are computed with, e.g. "weights: identity projections". */
+    void setWeightsLabel(const QString& text);
+    QString weightsLabel() const;
     const Trace* trace() const { return m_trace.get(); }
 
     int stage() const { return m_stage; }
@@ -115,6 +118,7 @@ private:
     QComboBox* m_queryBox;
     QTimer* m_timer;
     QLabel* m_title;
+    QLabel* m_weightsLabel;
     QLabel* m_formula;
     QLabel* m_note;
     QLabel* m_shapes;

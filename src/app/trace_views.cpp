@@ -265,10 +265,17 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
     refresh();
 }
 
+QString TraceViews::caption() const {
+    return m_caption->text().trimmed();
+}
+
 void TraceViews::refresh() {
     if (!m_trace)
         return;
-    m_caption->setText(describeParams(m_trace->params) + QStringLiteral("   "));
+    m_caption->setText(
+        describeParams(m_trace->params) +
+        (m_weightsLabel.isEmpty() ? QString() : QStringLiteral(" | ") + m_weightsLabel) +
+        QStringLiteral("   "));
     // Only the tab on screen is prepared now; the others when they are opened, so a slider drag
     // pays for one view, not five.
     m_stale = {true, true, true, true};

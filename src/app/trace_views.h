@@ -58,6 +58,10 @@ public:
     int selectedQuery() const;
     void selectHead(int h);
     void selectQuery(int i);
+    /** Which weights the next traces were computed with (shown in the caption). */
+    void setWeightsLabel(const QString& text) { m_weightsLabel = text; }
+    QString weightsLabel() const { return m_weightsLabel; }
+    QString caption() const;
     /** Number of setTrace() calls that reached the views. */
     int updates() const { return m_updates; }
     LinePlotView* columnsPlot() const { return m_pColumns; }
@@ -105,6 +109,7 @@ private:
     QSpinBox* m_head;
     QSpinBox* m_query;
     QLabel* m_caption;
+    QString m_weightsLabel;
 
     HeatmapView* m_p;
     LinePlotView* m_pColumns;

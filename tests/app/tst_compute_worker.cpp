@@ -22,6 +22,9 @@ private Q_SLOTS:
     void tileIsTheFullResolutionSlice();
     void overBudgetButPoolableIsPooled();
     void embeddingsFollowSeedAndWidth();
+    void identityProjectionsGiveQkvEqualX_data();
+    void identityProjectionsGiveQkvEqualX();
+    void trainedWeightsAreUsedAsGiven();
 };
 
 namespace {
@@ -317,4 +320,108 @@ void TestComputeWorker::embeddingsFollowSeedAndWidth() {
 }
 
 QTEST_GUILESS_MAIN(TestComputeWorker)
+void TestComputeWorker::identityProjectionsGiveQkvEqualX_data() {
+    QTest::addColumn<int>("scheme");
+    QTest::addColumn<int>("input");
+    QTest::newRow("sinusoidal, sentence") << int(Scheme::Sinusoidal) << int(InputKind::Sentence);
+    QTest::newRow("alibi, identical") << int(Scheme::ALiBi) << int(InputKind::Identical);
+    QTest::newRow("t5, sentence") << int(Scheme::T5) << int(InputKind::Sentence);
+}
+
+void TestComputeWorker::identityProjectionsGiveQkvEqualX() {
+    QFETCH(int, scheme);
+    QFETCH(int, input);
+    ComputeController c;
+    const Params p = small(static_cast<Scheme>(scheme));
+    InputChoice in;
+    in.kind = static_cast<InputKind>(input);
+    in.weights = WeightsKind::Identity;
+    QSignalSpy spy(&c, &ComputeController::resultReady);
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    const auto r = spy.at(0).at(0).value<ComputeResult>();
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QCOMPARE(r.weights, QStringLiteral("weights: identity projections"));
+    const Tensor* x = r.trace->find("X");
+    QVERIFY(x);
+    const int n = static_cast<int>(x->dim(0)), d = p.d, dh = d / p.heads;
+    for (const char* name : {"Q", "K", "V"}) {
+        const Tensor* t = r.trace->find(name);
+        QVERIFY(t);
+        QCOMPARE(t->dim(0), p.heads);
+        double worst = 0;
+        for (int h = 0; h < p.heads; ++h)
+            for (int i = 0; i < n; ++i)
+                for (int k = 0; k < dh; ++k)
+                    worst = std::max(
+                        worst, std::abs(t->at((h * n + i) * dh + k) - x->at(i * d + h * dh + k)));
+        QVERIFY2(worst < 1e-6,
+                 qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(name)).arg(worst)));
+    }
+    // Random weights are not the identity: Q differs from X, and the label says so.
+    spy.clear();
+    in.weights = WeightsKind::Random;
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    const auto rr = spy.at(0).at(0).value<ComputeResult>();
+    QVERIFY(rr.trace);
+    QCOMPARE(rr.weights, QStringLiteral("weights: random, seed 0"));
+    const Tensor* q = rr.trace->find("Q");
+    QVERIFY(std::abs(q->at(0) - rr.trace->find("X")->at(0)) > 1e-6);
+    // The weight cache keeps the random tensors across the identity request: random → identity
+    // → random gives the same Q as a fresh worker's random request.
+    spy.clear();
+    in.weights = WeightsKind::Identity;
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    spy.clear();
+    in.weights = WeightsKind::Random;
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    const auto again = spy.at(0).at(0).value<ComputeResult>();
+    ComputeController fresh;
+    QSignalSpy freshSpy(&fresh, &ComputeController::resultReady);
+    fresh.submit(p, in);
+    QVERIFY(freshSpy.wait(10000));
+    const auto first = freshSpy.at(0).at(0).value<ComputeResult>();
+    QVERIFY(again.trace && first.trace);
+    const Tensor* qa = again.trace->find("Q");
+    const Tensor* qf = first.trace->find("Q");
+    QCOMPARE(qa->size(), qf->size());
+    for (std::int64_t k = 0; k < qa->size(); ++k)
+        QCOMPARE(qa->at(k), qf->at(k));
+}
+
+void TestComputeWorker::trainedWeightsAreUsedAsGiven() {
+    ComputeController c;
+    const Params p = small(Scheme::Sinusoidal);
+    auto trained = std::make_shared<Weights>();
+    trained->W_q = 2.0 * Eigen::MatrixXd::Identity(p.d, p.d);
+    trained->W_k = trained->W_v = trained->W_o = Eigen::MatrixXd::Identity(p.d, p.d);
+    InputChoice in;
+    in.weights = WeightsKind::Trained;
+    in.trained = trained;
+    in.trainedName = QStringLiteral("shift-3, t5, layer 1 of 2");
+    QSignalSpy spy(&c, &ComputeController::resultReady);
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    const auto r = spy.at(0).at(0).value<ComputeResult>();
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QCOMPARE(r.weights, QStringLiteral("weights: trained: shift-3, t5, layer 1 of 2"));
+    const Tensor* x = r.trace->find("X");
+    const Tensor* q = r.trace->find("Q");
+    const Tensor* k = r.trace->find("K");
+    const int dh = p.d / p.heads;
+    // Head 0, position 1, column 2: Q = 2X, K = X.
+    QCOMPARE(q->at(1 * dh + 2), 2 * x->at(1 * p.d + 2));
+    QCOMPARE(k->at(1 * dh + 2), x->at(1 * p.d + 2));
+    // "trained" without a model computes with the random weights and says so.
+    spy.clear();
+    in.trained = nullptr;
+    c.submit(p, in);
+    QVERIFY(spy.wait(10000));
+    QCOMPARE(spy.at(0).at(0).value<ComputeResult>().weights,
+             QStringLiteral("weights: random, seed 0"));
+}
+
 #include "tst_compute_worker.moc"

@@ -9,15 +9,18 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 
 #include "comparison_view.h"
+#include "lab_panel.h"
 #include "line_plot_view.h"
 #include "main_window.h"
 #include "params_panel.h"
 #include "qcp.h"
+#include "stepper_panel.h"
 #include "trace_views.h"
 
 using namespace pe;
@@ -45,6 +48,10 @@ private Q_SLOTS:
     void glUnavailableIsSaidOnce();
     void overBudgetKeepsThePreviousView();
     void closingDuringALongComputationIsPrompt();
+    void identityWeightsShowThePurePositionEffect_data();
+    void identityWeightsShowThePurePositionEffect();
+    void labModelOpensInTheViews();
+    void trainedWeightsAreGreyedUntilAModelIsGiven();
 
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
@@ -429,4 +436,117 @@ void TestMainWindow::closingDuringALongComputationIsPrompt() {
 }
 
 QTEST_MAIN(TestMainWindow)
+void TestMainWindow::identityWeightsShowThePurePositionEffect_data() {
+    QTest::addColumn<int>("scheme");
+    QTest::newRow("alibi symmetric") << int(Scheme::ALiBi);
+    QTest::newRow("t5") << int(Scheme::T5);
+}
+
+// n identical tokens + identity projections + a relative scheme: Q = K = X holds the same row
+// everywhere, so q_i·k_j is one constant and the logits are the position bias alone, a function
+// of j − i: a Toeplitz matrix; each weights row is then a softmax of a shifted window of it.
+void TestMainWindow::identityWeightsShowThePurePositionEffect() {
+    QFETCH(int, scheme);
+    Session s = Settings::defaultSession();
+    s.params.scheme = static_cast<Scheme>(scheme);
+    s.params.alibiMode = AlibiMode::Symmetric;
+    s.params.n = 48;
+    s.params.d = 32;
+    s.params.heads = 4;
+    s.input.kind = InputKind::Identical;
+    s.input.weights = WeightsKind::Identity;
+    m_w->applySession(s);
+    QVERIFY(waitForShown([&](const Params& p) {
+        return int(p.scheme) == scheme && p.n == 48 &&
+               m_w->views()->weightsLabel().contains(QLatin1String("identity"));
+    }));
+    QVERIFY(m_w->views()->caption().contains(QLatin1String("weights: identity projections")));
+    QCOMPARE(m_w->findChild<StepperPanel*>()->weightsLabel(),
+             QStringLiteral("weights: identity projections"));
+    const Trace* t = m_w->views()->trace();
+    const Tensor* logits = t->find("logits");
+    const Tensor* weights = t->find("weights");
+    QVERIFY(logits && weights);
+    const int n = 48;
+    double worstLogit = 0, worstRatio = 0;
+    for (int h = 0; h < 4; ++h)
+        for (int i = 1; i < n; ++i)
+            for (int j = 1; j < n; ++j) {
+                const std::int64_t a = (std::int64_t{h} * n + i) * n + j;
+                const std::int64_t b = (std::int64_t{h} * n + i - 1) * n + j - 1;
+                worstLogit = std::max(worstLogit, std::abs(logits->at(a) - logits->at(b)));
+                // The softmax normaliser depends on the row; ratios along a row do not.
+                if (j + 1 < n) {
+                    const double r1 = std::log(weights->at(a + 1) / weights->at(a));
+                    const double r0 = std::log(weights->at(b + 1) / weights->at(b));
+                    worstRatio = std::max(worstRatio, std::abs(r1 - r0));
+                }
+            }
+    QVERIFY2(worstLogit < 1e-5, qPrintable(QString::number(worstLogit)));
+    // With W_q = W_k = I the constant is |x_h|²/√d_h (x_h: head h's slice of the one input row),
+    // plus the bias at distance 0 (0 for alibi): random projections would give another number.
+    if (scheme == int(Scheme::ALiBi)) {
+        const Tensor* x = t->find("X");
+        QVERIFY(x);
+        const int dh = 32 / 4;
+        for (int h = 0; h < 4; ++h) {
+            double sq = 0;
+            for (int k = 0; k < dh; ++k)
+                sq += x->at(h * dh + k) * x->at(h * dh + k);
+            QVERIFY(std::abs(logits->at(std::int64_t{h} * n * n) - sq / std::sqrt(dh)) <
+                    1e-4 * std::max(1.0, sq));
+        }
+    }
+    QVERIFY2(worstRatio < 1e-4, qPrintable(QString::number(worstRatio)));
+    // Back to random weights: the label follows.
+    s.input.weights = WeightsKind::Random;
+    m_w->applySession(s);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_w->views()->caption().contains(QLatin1String("weights: random, seed 0")), 8000);
+}
+
+// "Open in views" from the Lab tab: Weights = trained, the layer's tensors in the forward pass,
+// the input the task's sample tokens, and the label naming the model.
+void TestMainWindow::labModelOpensInTheViews() {
+    auto* lab = m_w->findChild<LabPanel*>();
+    QVERIFY(lab);
+    LabLayerView v;
+    v.params.scheme = Scheme::T5;
+    v.params.n = 6;
+    v.params.d = 16;
+    v.params.heads = 2;
+    auto w = std::make_shared<Weights>();
+    w->W_q = 3.0 * Eigen::MatrixXd::Identity(16, 16);
+    w->W_k = w->W_v = w->W_o = Eigen::MatrixXd::Identity(16, 16);
+    v.weights = w;
+    v.tokens = QStringLiteral("a b c d e f");
+    v.name = QStringLiteral("shift-3, t5, layer 1 of 2");
+    Q_EMIT lab->openInViews(v);
+    QVERIFY(waitForShown([](const Params& p) { return p.scheme == Scheme::T5 && p.n == 6; }));
+    QTRY_VERIFY(m_w->views()->caption().contains(
+        QLatin1String("weights: trained: shift-3, t5, layer 1 of 2")));
+    QVERIFY(m_w->panel()->input().weights == WeightsKind::Trained);
+    const Trace* t = m_w->views()->trace();
+    const Tensor* x = t->find("X");
+    const Tensor* q = t->find("Q");
+    QCOMPARE(q->at(2 * 8 + 5), 3 * x->at(2 * 16 + 5)); // head 0, position 2, column 5
+}
+
+void TestMainWindow::trainedWeightsAreGreyedUntilAModelIsGiven() {
+    QComboBox* box = m_w->panel()->weightsBox();
+    auto* model = qobject_cast<QStandardItemModel*>(box->model());
+    QVERIFY(model);
+    const int trained = box->findData(static_cast<int>(WeightsKind::Trained));
+    QVERIFY(!model->item(trained)->isEnabled());
+    QVERIFY(model->item(trained)->toolTip().contains(QLatin1String("Lab tab")));
+    m_w->panel()->setTrainedModel(std::make_shared<Weights>(), QStringLiteral("copy, rope"));
+    QVERIFY(model->item(trained)->isEnabled());
+    // Identity projections from the panel reach the views' caption.
+    box->setCurrentIndex(box->findData(static_cast<int>(WeightsKind::Identity)));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_w->views()->caption().contains(QLatin1String("weights: identity projections")), 8000);
+    m_w->panel()->setTrainedModel(nullptr, {});
+    QVERIFY(!model->item(trained)->isEnabled());
+}
+
 #include "tst_main_window.moc"

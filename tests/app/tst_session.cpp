@@ -64,7 +64,8 @@ void TestSession::roundTrip_data() {
     p.sep = true;
     p.seed = 18446744073709551557ULL;
     p.precision = Precision::Float64;
-    b.input = InputChoice{InputKind::Text, 2, QStringLiteral("位置 and \"quotes\", commas")};
+    b.input = InputChoice{InputKind::Text, 2, QStringLiteral("位置 and \"quotes\", commas"),
+                          WeightsKind::Identity};
     QTest::newRow("every field") << b;
     for (Scheme s : allSchemes()) {
         Session c;

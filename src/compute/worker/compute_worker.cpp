@@ -143,6 +143,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     timer.start();
     ComputeResult result;
     result.generation = request.generation;
+    result.weights = describeWeights(request.input, request.params.seed);
 
     const Params& p = request.params;
     if (Status st = validate(p); !st) {
@@ -197,6 +198,19 @@ void ComputeWorker::process(const ComputeRequest& request) {
     if (m_embedded.tokens != tokens || m_embedded.d != p.d || m_embedded.seed != p.seed)
         m_embedded = {tokens, p.d, p.seed, inputEmbeddings(p, tokens)};
     w.E = m_embedded.E;
+    if (request.input.weights == WeightsKind::Identity) {
+        // Given tensors are kept by completeWeights and never cached: the random ones stay
+        // keyed on (name, seed, width) alone.
+        for (Eigen::MatrixXd* m : {&w.W_q, &w.W_k, &w.W_v, &w.W_o})
+            *m = Eigen::MatrixXd::Identity(p.d, p.d);
+    } else if (request.input.weights == WeightsKind::Trained && request.input.trained) {
+        // A trained layer: its tensors as given (completeWeights keeps them); its E, the layer's
+        // input, only where it has one row per input token.
+        const Eigen::MatrixXd e = std::move(w.E);
+        w = *request.input.trained;
+        if (w.E.rows() != e.rows() || w.E.cols() != e.cols())
+            w.E = e;
+    }
     m_weights->complete(p, w);
     Expected<Trace> t = Error{"not computed"};
     if (pooled) {

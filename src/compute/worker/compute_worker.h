@@ -68,6 +68,8 @@ struct ComputeResult {
     QString device;                     ///< Backend::device(), e.g. the GPU's name
     QString backendNote;                ///< why the requested backend was not used, if so
     PoolInfo pool;                      ///< pooled mode or a tile: what logits/weights hold
+    QString
+        weights; ///< which W_q..W_o were used: describeWeights(), e.g. "weights: random, seed 0"
 };
 
 class ComputeWorker : public QObject {

@@ -89,4 +89,45 @@ InputKind inputKindFromString(const QString& s) {
     return InputKind::Sentence;
 }
 
+QString toString(WeightsKind k) {
+    switch (k) {
+    case WeightsKind::Random:
+        return QStringLiteral("random");
+    case WeightsKind::Identity:
+        return QStringLiteral("identity");
+    case WeightsKind::Trained:
+        return QStringLiteral("trained");
+    }
+    return {};
+}
+
+WeightsKind weightsKindFromString(const QString& s) {
+    if (s == QLatin1String("identity"))
+        return WeightsKind::Identity;
+    if (s == QLatin1String("trained"))
+        return WeightsKind::Trained;
+    return WeightsKind::Random;
+}
+
+QString describeWeights(WeightsKind k, std::uint64_t seed) {
+    switch (k) {
+    case WeightsKind::Identity:
+        return QStringLiteral("weights: identity projections");
+    case WeightsKind::Trained:
+        return QStringLiteral("weights: trained");
+    case WeightsKind::Random:
+        break;
+    }
+    return QStringLiteral("weights: random, seed %1").arg(seed);
+}
+
+QString describeWeights(const InputChoice& in, std::uint64_t seed) {
+    if (in.weights != WeightsKind::Trained)
+        return describeWeights(in.weights, seed);
+    if (!in.trained)
+        return describeWeights(WeightsKind::Random, seed);
+    return in.trainedName.isEmpty() ? describeWeights(WeightsKind::Trained, seed)
+                                    : QStringLiteral("weights: trained: %1").arg(in.trainedName);
+}
+
 } // namespace pe

@@ -11,12 +11,15 @@
 #include <QString>
 #include <QStringList>
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "params.h"
+#include "weights.h"
 
 namespace pe {
 
@@ -25,10 +28,22 @@ enum class InputKind { Sentence, Text, Identical, Zeros };
 /** The token of InputKind::Zeros: it embeds to the zero vector (the tokenizer never emits it). */
 inline constexpr const char* kZeroToken = "<0>";
 
+/**
+ * Which attention weights W_q, W_k, W_v, W_o [d, d] the worker uses: the seeded random ones, or
+ * identity projections (W = I, so Q = K = V = X and the maps show the scheme's own structure; the
+ * position tables stay seeded), or a trained lab model's layer (InputChoice::trained; random
+ * weights when none is given).
+ */
+enum class WeightsKind { Random, Identity, Trained };
+
 struct InputChoice {
     InputKind kind = InputKind::Sentence;
-    int sentence = 0; ///< index into sampleSentenceList()
-    QString text;     ///< typed text (InputKind::Text)
+    int sentence = 0;                          ///< index into sampleSentenceList()
+    QString text;                              ///< typed text (InputKind::Text)
+    WeightsKind weights = WeightsKind::Random; ///< W_q, W_k, W_v, W_o
+    /** WeightsKind::Trained: a trained model's tensors for one layer (null: random weights). */
+    std::shared_ptr<const Weights> trained{};
+    QString trainedName{}; ///< e.g. "shift-3, t5, layer 1 of 2"
 
     bool operator==(const InputChoice&) const = default;
 };
@@ -47,6 +62,13 @@ std::vector<std::string> sequenceLabels(const Params& p, const std::vector<std::
 Eigen::MatrixXd inputEmbeddings(const Params& p, const std::vector<std::string>& tokens);
 
 QString toString(InputKind k);
+QString toString(WeightsKind k);
+WeightsKind weightsKindFromString(const QString& s);
+/** "weights: random, seed 0", "weights: identity projections", "weights: trained". */
+QString describeWeights(WeightsKind k, std::uint64_t seed);
+/** describeWeights for a request: "weights: trained: NAME" when a trained model is given, and
+ *  random weights ("weights: random, seed S") when Trained is chosen without one. */
+QString describeWeights(const InputChoice& in, std::uint64_t seed);
 InputKind inputKindFromString(const QString& s);
 
 } // namespace pe
