@@ -257,8 +257,9 @@ struct DepthOptions {
  *   attentionEntropy   mean over heads and query rows of −Σ_j a_ij ln a_ij, a row normalised to
  *                      sum 1 over its visible keys (NaN for layer 0 and rows summing to 0);
  *   positionR2         R² of the least-squares fit i ≈ X_i·β + c over all rows;
- *   positionR2Heldout  the same probe fitted on even positions, R² on odd ones (it can be < 0;
- *                      with N/2 ≤ d + 1 the in-sample fit is exact, this one is not).
+ *   positionR2Heldout  the probe fitted on even positions with a small ridge penalty
+ *                      (λ = 1e-3·‖A‖_F²/(d+1), A = [X_even 1]), R² on the odd positions (it can be
+ *                      < 0; with N ≤ d + 1 the in-sample fit is exact, this one is not).
  */
 struct DepthLayer {
     int layer = 0;

@@ -17,6 +17,8 @@ namespace pe {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+/** The held-out probe's ridge strength, relative to the mean squared column norm. */
+constexpr double kHeldoutRidge = 1e-3;
 
 bool cancelled(const std::atomic<bool>* cancel) {
     return cancel && cancel->load(std::memory_order_relaxed);
@@ -104,9 +106,12 @@ void layerNormRows(Eigen::MatrixXd& x, DepthNorm norm) {
     }
 }
 
-/** R² of ŷ = [X 1]β fitted on the rows `fit`, scored on the rows `score`. */
+/**
+ * R² of ŷ = [X 1]β fitted on the rows `fit`, scored on the rows `score`. ridge > 0 adds
+ * ridge·(‖A‖_F² / columns)·‖β‖² to the fit (not on the intercept's column scale alone).
+ */
 double probeR2(const Eigen::MatrixXd& X, const std::vector<int>& fit,
-               const std::vector<int>& score) {
+               const std::vector<int>& score, double ridge = 0) {
     if (fit.size() < 2 || score.size() < 2)
         return kNaN;
     const Eigen::Index d = X.cols();
@@ -117,7 +122,15 @@ double probeR2(const Eigen::MatrixXd& X, const std::vector<int>& fit,
         A(r, d) = 1.0;
         y(r) = fit[r];
     }
-    const Eigen::VectorXd beta = A.completeOrthogonalDecomposition().solve(y);
+    Eigen::VectorXd beta;
+    if (ridge > 0) {
+        const double lambda = ridge * A.squaredNorm() / static_cast<double>(A.cols());
+        Eigen::MatrixXd G = A.transpose() * A;
+        G.diagonal().array() += lambda;
+        beta = G.ldlt().solve(A.transpose() * y);
+    } else {
+        beta = A.completeOrthogonalDecomposition().solve(y);
+    }
     double mean = 0;
     for (int i : score)
         mean += i;
@@ -324,7 +337,7 @@ DepthLayer depthLayerStats(const Eigen::MatrixXd& X, const Tensor* weights) {
         (i % 2 ? odd : even).push_back(i);
     }
     s.positionR2 = probeR2(X, all, all);
-    s.positionR2Heldout = probeR2(X, even, odd);
+    s.positionR2Heldout = probeR2(X, even, odd, kHeldoutRidge);
     return s;
 }
 

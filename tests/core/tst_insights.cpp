@@ -371,11 +371,18 @@ void TestInsights::depthCollapse() {
     QVERIFY2(last < 1e-3 * first, (std::to_string(first) + " → " + std::to_string(last)).c_str());
     QVERIFY(r->layers[12].effectiveRank < r->layers[1].effectiveRank);
     QVERIFY(r->layers[12].attentionEntropy > r->layers[1].attentionEntropy);
+    // Nothing about position survives a collapsed stack.
+    Params wide = smallParams(Scheme::Sinusoidal, 128, 32, 4);
+    wide.precision = Precision::Float64;
+    auto w = depthInsight(wide, o);
+    QVERIFY(w.ok());
+    QVERIFY2(w->layers[12].positionR2 < 0.1 * w->layers[0].positionR2,
+             std::to_string(w->layers[12].positionR2).c_str());
 }
 
 void TestInsights::depthResidualKeepsRank() {
     for (DepthNorm norm : {DepthNorm::None, DepthNorm::LayerNorm}) {
-        Params p = smallParams(Scheme::Sinusoidal, 32, 32, 4);
+        Params p = smallParams(Scheme::Sinusoidal, 128, 32, 4);
         p.precision = Precision::Float64;
         DepthOptions o;
         o.layers = 12;
@@ -385,8 +392,12 @@ void TestInsights::depthResidualKeepsRank() {
         QVERIFY(r.ok());
         for (const DepthLayer& l : r->layers)
             QVERIFY2(l.uniformityResidual > 0.1, std::to_string(l.uniformityResidual).c_str());
-        // Positions remain linearly decodable through the residual stream.
-        QVERIFY(r->layers[12].positionR2 > 0.9);
+        // Positions stay linearly decodable through the residual stream (N > d + 1: the probe
+        // cannot fit any target).
+        QVERIFY2(r->layers[12].positionR2 > 0.5 * r->layers[0].positionR2,
+                 (std::to_string(r->layers[0].positionR2) + " → " +
+                  std::to_string(r->layers[12].positionR2))
+                     .c_str());
     }
 }
 
@@ -413,7 +424,7 @@ void TestInsights::depthNormsAndMlp() {
     for (int i = 0; i < 10; ++i)
         Y(i, 0) = 2.0 * i + 1;
     QVERIFY(std::abs(depthLayerStats(Y).positionR2 - 1) < 1e-9);
-    QVERIFY(std::abs(depthLayerStats(Y).positionR2Heldout - 1) < 1e-9);
+    QVERIFY(depthLayerStats(Y).positionR2Heldout > 0.99); // a small ridge penalty
 }
 
 void TestInsights::depthErrors() {
