@@ -110,8 +110,8 @@ void layerNormRows(Eigen::MatrixXd& x, DepthNorm norm) {
  * R² of ŷ = [X 1]β fitted on the rows `fit`, scored on the rows `score`. ridge > 0 adds
  * ridge·(‖A‖_F² / columns)·‖β‖² to the fit (not on the intercept's column scale alone).
  */
-double probeR2(const Eigen::MatrixXd& X, const std::vector<int>& fit,
-               const std::vector<int>& score, double ridge = 0) {
+double probeR2(const Eigen::MatrixXd& X, const std::vector<int>& fit, const std::vector<int>& score,
+               double ridge = 0) {
     if (fit.size() < 2 || score.size() < 2)
         return kNaN;
     const Eigen::Index d = X.cols();
@@ -215,6 +215,16 @@ Expected<DistanceInsight> distanceInsight(const Params& p, const Weights* w,
     r.weightProfile.resize(H, 2 * N - 1);
     r.positionProfile.resize(H, 2 * N - 1);
     const StageMat visible = visibilityMask(p);
+    // Position terms the trace holds as tensors (read directly; the rest is derived).
+    std::vector<const char*> traced;
+    if (p.scheme == Scheme::T5 || p.scheme == Scheme::ALiBi)
+        traced = {"bias"};
+    else if (p.scheme == Scheme::Shaw)
+        traced = {"shaw_k_term"};
+    else if (p.scheme == Scheme::TransformerXL)
+        traced = {"txl_bd"};
+    else if (p.scheme == Scheme::DeBERTa)
+        traced = {"c2p", "p2c"};
     for (int h = 0; h < H; ++h) {
         if (cancelled(cancel))
             return Error{"cancelled"};
@@ -222,7 +232,11 @@ Expected<DistanceInsight> distanceInsight(const Params& p, const Weights* w,
         StageMat term = StageMat::Zero(N, N);
         if (absolute) {
             term = headSlice(*logits, h) - headSlice(*plain->find("logits"), h);
-        } else {
+        } else if (!traced.empty()) {
+            for (const char* name : traced)
+                if (const Tensor* x = trace->find(name))
+                    term += headSlice(*x, h);
+        } else if (p.scheme != Scheme::None) { // RoPE, URPE: derived by the stepper's split
             for (const StageMatrix& m : logitTerms(*trace, h))
                 if (m.positionTerm)
                     term += m.values;
