@@ -207,7 +207,10 @@ Expected<OffsetInsight> offsetInsight(const Params& p, const OffsetOptions& o, c
         return Error{"--delta " + std::to_string(delta) + " must be at least 1"};
     if (delta >= N)
         return Error{"--delta " + std::to_string(delta) +
-                     " must be below n = " + std::to_string(N)};
+                     " must be below n = " + std::to_string(N) +
+                     (userTable  ? " (the rows of --table)"
+                      : N != p.n ? " (--n " + std::to_string(p.n) + " plus special tokens)"
+                                 : "")};
 
     OffsetInsight r;
     r.delta = delta;
