@@ -56,7 +56,8 @@ struct DiagonalStats {
     double maxDeviation = 0;
     double maxAbs = 0;
 };
-DiagonalStats diagonalStats(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+std::optional<DiagonalStats> diagonalStats(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+                                           const std::atomic<bool>* cancel) {
     const Eigen::Index N = A.rows();
     const Eigen::Index D = 2 * N - 1;
     Eigen::VectorXd sum = Eigen::VectorXd::Zero(D);
@@ -65,6 +66,8 @@ DiagonalStats diagonalStats(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) 
     DiagonalStats s;
     constexpr Eigen::Index kBlock = 256;
     for (Eigen::Index i0 = 0; i0 < N; i0 += kBlock) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return std::nullopt;
         const Eigen::Index rows = std::min(kBlock, N - i0);
         const Eigen::MatrixXd G = A.middleRows(i0, rows) * B.transpose();
         for (Eigen::Index j = 0; j < N; ++j)
@@ -191,7 +194,8 @@ bool offsetApplies(const Params& p) {
     return isAbsolute(p.scheme) || p.scheme == Scheme::RoPE;
 }
 
-Expected<OffsetInsight> offsetInsight(const Params& p, const OffsetOptions& o, const Weights* w) {
+Expected<OffsetInsight> offsetInsight(const Params& p, const OffsetOptions& o, const Weights* w,
+                                      const std::atomic<bool>* cancel) {
     const bool userTable = o.table.size() > 0;
     if (!userTable && !offsetApplies(p))
         return Error{"--scheme " + std::string(toString(p.scheme)) +
@@ -248,9 +252,11 @@ Expected<OffsetInsight> offsetInsight(const Params& p, const OffsetOptions& o, c
         Eigen::MatrixXd K = seededNormal(1, dh, p.seed, "insight.rope.k").replicate(N, 1);
         ropeAllHeads(head, Q, pos);
         ropeAllHeads(head, K, pos);
-        const DiagonalStats s = diagonalStats(asHeld(Q, p.precision), asHeld(K, p.precision));
-        r.ropeDeviation = s.deviation;
-        r.ropeMaxDeviation = s.maxDeviation;
+        const auto s = diagonalStats(asHeld(Q, p.precision), asHeld(K, p.precision), cancel);
+        if (!s)
+            return Error{"cancelled"};
+        r.ropeDeviation = s->deviation;
+        r.ropeMaxDeviation = s->maxDeviation;
     } else {
         r.method = OffsetMethod::LeastSquares;
         Weights full = w ? *w : Weights{};
@@ -263,7 +269,7 @@ Expected<OffsetInsight> offsetInsight(const Params& p, const OffsetOptions& o, c
             r.P = asHeld(full.learnedTable.topRows(N), p.precision);
         } else { // any other absolute scheme: its P as the forward pass computes it
             completeWeights(p, full);
-            auto t = computeTrace(p, full);
+            auto t = computeTrace(p, full, cancel);
             if (!t)
                 return t.error();
             const Tensor* P = t->find("P");
@@ -280,6 +286,8 @@ Expected<OffsetInsight> offsetInsight(const Params& p, const OffsetOptions& o, c
     const Eigen::Index d = r.P.cols();
     const Eigen::Index rows = N - delta;
     r.shifted = r.P.bottomRows(rows);
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        return Error{"cancelled"};
     if (r.method == OffsetMethod::LeastSquares) {
         const Eigen::MatrixXd A = r.P.topRows(rows);
         r.M = A.completeOrthogonalDecomposition().solve(r.shifted).transpose();
@@ -292,11 +300,13 @@ Expected<OffsetInsight> offsetInsight(const Params& p, const OffsetOptions& o, c
     const double norm = r.shifted.norm();
     r.relativeResidual = norm > 0 ? r.residual.norm() / norm : 0.0;
 
-    const DiagonalStats g = diagonalStats(r.P, r.P);
-    r.gramDiagonalMean = g.mean;
-    r.toeplitzDeviation = g.deviation;
-    r.toeplitzMaxDeviation = g.maxDeviation;
-    r.gramMaxAbs = g.maxAbs;
+    const auto g = diagonalStats(r.P, r.P, cancel);
+    if (!g)
+        return Error{"cancelled"};
+    r.gramDiagonalMean = g->mean;
+    r.toeplitzDeviation = g->deviation;
+    r.toeplitzMaxDeviation = g->maxDeviation;
+    r.gramMaxAbs = g->maxAbs;
     return r;
 }
 

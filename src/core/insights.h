@@ -140,9 +140,11 @@ bool offsetApplies(const Params& p);
  * The offset page. `w` supplies a given learned table (or other weights); missing ones are
  * generated from p.seed. Errors: "--delta D must be at least 1", "--delta D must be below
  * n = N", "--scheme S has no position table P for the offset page (…)", odd d (interleaved).
+ * `cancel` is polled between the row blocks of the Gram matrices (Error{"cancelled"}).
  */
 Expected<OffsetInsight> offsetInsight(const Params& p, const OffsetOptions& o,
-                                      const Weights* w = nullptr);
+                                      const Weights* w = nullptr,
+                                      const std::atomic<bool>* cancel = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // cost

@@ -172,6 +172,10 @@ void TestInsights::offsetLearnedFarFromExact() {
     QVERIFY2(fit->relativeResidual < 1e-6, std::to_string(fit->relativeResidual).c_str());
     // (M itself is not identifiable there: the slow columns are nearly collinear.)
     // Fewer equations than unknowns: any table fits, and the result says so.
+    std::atomic<bool> cancel{true};
+    auto stopped = offsetInsight(p, {3, {}}, nullptr, &cancel);
+    QVERIFY(!stopped.ok());
+    QCOMPARE(stopped.error().message, std::string("cancelled"));
     Params few = smallParams(Scheme::Learned, 20, 32, 4);
     auto under = offsetInsight(few, {1, {}});
     QVERIFY(under->underdetermined);
