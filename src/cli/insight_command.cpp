@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "insight_command.h"
 
-#include <QLoggingCategory>
-
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -102,19 +100,6 @@ void writeFiles(StagedOutput& out, const Files& f) {
     }
 }
 
-std::unique_ptr<Backend> makeBackend(const TraceOptions& o) {
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(QStringLiteral("pe.gl.warning=false"));
-    QString fallback;
-    auto b =
-        createBackend(o.backend == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
-    if (!fallback.isEmpty())
-        std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
-    if (o.threads > 0)
-        b->setThreads(o.threads);
-    return b;
-}
-
 template <typename T> T orFail(Expected<T> r) {
     if (!r)
         throw Failure{r.error().message};
@@ -200,7 +185,7 @@ Files costFiles(const InsightOptions& o, const Params& p) {
 }
 
 Files distanceFiles(const InsightOptions& o, const Params& p, const Weights& w) {
-    auto backend = makeBackend(o.params);
+    auto backend = createOptionBackend(o.params.backend, o.params.threads);
     const DistanceInsight r = orFail(distanceInsight(p, &w, backendLayerForward(*backend)));
     Files f;
     f.npy.emplace_back("profile.npy", matrixTensor(r.weightProfile));
@@ -231,7 +216,7 @@ Files depthFiles(const InsightOptions& o, const Params& p, const Weights& w) {
     if (d.layers < 1 || d.layers > kMaxDepthLayers) // before any weight is made
         throw Failure{"--layers " + std::to_string(d.layers) + " must be between 1 and " +
                       std::to_string(kMaxDepthLayers)};
-    auto backend = makeBackend(o.params);
+    auto backend = createOptionBackend(o.params.backend, o.params.threads);
     const DepthInsight r = orFail(depthInsight(p, d, &w, backendLayerForward(*backend)));
     Json layers = Json::array();
     for (std::size_t i = 1; i < r.layers.size(); ++i)

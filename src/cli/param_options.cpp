@@ -394,19 +394,28 @@ Expected<Trace> pooledAsTrace(Backend& backend, const Params& p, const Weights& 
 
 } // namespace
 
-BackendRun computeOnBackend(const std::string& backendName, const Params& p, const Weights& w,
-                            const PoolRequest* pool, int threads) {
+std::unique_ptr<Backend> createOptionBackend(const std::string& backendName, int threads,
+                                             QString* fallback) {
     // The GL backend makes its own raw EGL context: no display and no QGuiApplication needed.
     // Its warnings reach the user once, as the note below; QT_LOGGING_RULES can turn them on.
     if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
         QLoggingCategory::setFilterRules(QStringLiteral("pe.gl.warning=false"));
-    QString fallback;
+    QString why;
     auto backend =
-        createBackend(backendName == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &fallback);
-    if (!fallback.isEmpty())
-        std::cerr << "pe-explorer-cli: note: " << fallback.toStdString() << "\n";
+        createBackend(backendName == "gl" ? BackendKind::OpenGL : BackendKind::CpuFast, &why);
+    if (!why.isEmpty())
+        std::cerr << "pe-explorer-cli: note: " << why.toStdString() << "\n";
     if (threads > 0)
         backend->setThreads(threads);
+    if (fallback)
+        *fallback = why;
+    return backend;
+}
+
+BackendRun computeOnBackend(const std::string& backendName, const Params& p, const Weights& w,
+                            const PoolRequest* pool, int threads) {
+    QString fallback;
+    auto backend = createOptionBackend(backendName, threads, &fallback);
 
     const auto tCompute = Clock::now();
     BackendRun ran{Error{"not computed"}, 0, {}, {}, {}};

@@ -13,6 +13,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 
 namespace pe {
 
+class Backend;      // backend.h
 struct PoolRequest; // backend.h
 
 /** Every option as typed on the command line (named for `trace`, whose options these are first;
@@ -105,6 +107,12 @@ struct BackendRun {
     QString fallback;  ///< why the requested engine was not used, if so
     int poolCells = 0; ///< pooled runs: the cells per side of logits and weights
 };
+/**
+ * The engine --backend names (cpu: the fast CPU engine; gl: OpenGL compute, else the CPU with a
+ * note on stderr, the reason also in *fallback), with --threads applied when > 0.
+ */
+std::unique_ptr<Backend> createOptionBackend(const std::string& backend, int threads,
+                                             QString* fallback = nullptr);
 /**
  * With `pool`, logits and weights come pooled (PoolRequest) next to the O(n·d) tensors.
  * `threads` > 0 sets the engine's thread count (Backend::setThreads).
