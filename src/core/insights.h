@@ -205,14 +205,13 @@ double fitPowerLawExponent(const std::vector<double>& x, const std::vector<doubl
  * alibiSlopes (alibi), t5BucketStart (t5 and urpe with t5 bias: the smallest |r| of every
  * bucket, from t5Bucket) are filled where the scheme has them. ropeDecay is computed for every
  * scheme (its d_h, base): ropeDecay[r] = (1/K)·Σ_{j=1}^{K} |S_j(r)|, K = d_rot/2,
- * S_j(r) = Σ_{k=0}^{j−1} e^{i r θ_k}, θ_k = base^(−2k/d_rot) — RoFormer §3.4.3's bound
- * (2/d)·Σ|S_j| normalised so that ropeDecay[0] = (K+1)/2.
+ * S_j(r) = Σ_{k=0}^{j−1} e^{i r θ_k}, θ_k = base^(−2k/d_rot): RoFormer §3.4.3's
+ * (2/d)·Σ|S_j| with d = d_rot. At r = 0 every S_j = j, so ropeDecay[0] = (K+1)/2.
  */
 struct DistanceInsight {
     Scheme scheme = Scheme::None;
-    int positions = 0; ///< N
-    std::string
-        positionTermName; ///< e.g. "bias", "shaw_k_term", "rotation", "logits(E+P) − logits(E)"
+    int positions = 0;                   ///< N
+    std::string positionTermName;        ///< e.g. "bias", "logits(E+P) − logits(E)"
     Eigen::MatrixXd weightProfile;       ///< [heads, 2N − 1]
     Eigen::VectorXd weightProfileMean;   ///< [2N − 1], mean over heads
     Eigen::MatrixXd positionProfile;     ///< [heads, 2N − 1]
