@@ -225,9 +225,10 @@ struct DistanceInsight {
 Eigen::VectorXd ropeDecayCurve(int count, int dRot, double base);
 
 /**
- * The distance page for p's scheme: one forward pass (two for absolute schemes) through
- * `forward`, with `w` (missing weights generated from p.seed; E from the seed when empty).
- * `cancel` is polled between heads; a cancelled run returns Error{"cancelled"}.
+ * The distance page for p's scheme: one forward pass through `forward` (the position-free
+ * logits that absolute schemes and RoPE subtract are (E W_q)(E W_k)ᵀ/√d_h per head, in double),
+ * with `w` (missing weights generated from p.seed; E from the seed when empty). `cancel` is polled
+ * between heads; a cancelled run returns Error{"cancelled"}.
  */
 Expected<DistanceInsight> distanceInsight(const Params& p, const Weights* w = nullptr,
                                           const LayerForward& forward = referenceLayerForward(),

@@ -181,8 +181,10 @@ Expected<DistanceInsight> distanceInsight(const Params& p, const Weights* w,
     if (Status st = checkWeights(p, full); !st)
         return st.error();
 
-    const bool absolute = isAbsolute(p.scheme);
-    const int steps = H + (absolute ? 2 : 1);
+    // Absolute schemes and RoPE: the position term is the logits minus the logits of the same
+    // layer without position, (E W_q)(E W_k)ᵀ/√d_h per head, computed here in double.
+    const bool contentFromE = isAbsolute(p.scheme) || p.scheme == Scheme::RoPE;
+    const int steps = H + 1;
     int done = 0;
     auto step = [&] {
         if (progress)
@@ -193,16 +195,6 @@ Expected<DistanceInsight> distanceInsight(const Params& p, const Weights* w,
     if (!trace)
         return trace.error();
     step();
-    // Absolute schemes: the same layer with no P, so that the difference is P's contribution.
-    Expected<Trace> plain = Error{"unused"};
-    if (absolute) {
-        Params none = p;
-        none.scheme = Scheme::None;
-        plain = forward(none, full, cancel);
-        if (!plain)
-            return plain.error();
-        step();
-    }
     const Tensor* weights = trace->find("weights");
     const Tensor* logits = trace->find("logits");
     if (!weights || !logits || weights->rank() != 3)
@@ -215,6 +207,14 @@ Expected<DistanceInsight> distanceInsight(const Params& p, const Weights* w,
     r.weightProfile.resize(H, 2 * N - 1);
     r.positionProfile.resize(H, 2 * N - 1);
     const StageMat visible = visibilityMask(p);
+    const int dh = p.headDim();
+    Eigen::MatrixXd E;
+    if (contentFromE) {
+        const Tensor* e = trace->find("E");
+        if (!e)
+            return Error{"the engine returned no E tensor"};
+        E = tensorMatrix(*e);
+    }
     // Position terms the trace holds as tensors (read directly; the rest is derived).
     std::vector<const char*> traced;
     if (p.scheme == Scheme::T5 || p.scheme == Scheme::ALiBi)
@@ -230,13 +230,16 @@ Expected<DistanceInsight> distanceInsight(const Params& p, const Weights* w,
             return Error{"cancelled"};
         r.weightProfile.row(h) = offsetMean(headSlice(*weights, h), visible);
         StageMat term = StageMat::Zero(N, N);
-        if (absolute) {
-            term = headSlice(*logits, h) - headSlice(*plain->find("logits"), h);
+        if (contentFromE) {
+            const Eigen::MatrixXd q = E * full.W_q.middleCols(h * dh, dh);
+            const Eigen::MatrixXd k = E * full.W_k.middleCols(h * dh, dh);
+            term = headSlice(*logits, h);
+            term.noalias() -= (q * k.transpose()) / std::sqrt(static_cast<double>(dh));
         } else if (!traced.empty()) {
             for (const char* name : traced)
                 if (const Tensor* x = trace->find(name))
                     term += headSlice(*x, h);
-        } else if (p.scheme != Scheme::None) { // RoPE, URPE: derived by the stepper's split
+        } else if (p.scheme != Scheme::None) { // URPE's bias: recovered by the stepper's split
             for (const StageMatrix& m : logitTerms(*trace, h))
                 if (m.positionTerm)
                     term += m.values;

@@ -9,6 +9,7 @@
 
 #include "encodings.h"
 #include "insights.h"
+#include "stages.h"
 
 using namespace pe;
 
@@ -38,6 +39,8 @@ private Q_SLOTS:
     void distanceShapes_data();
     void distanceShapes();
     void distanceAlibiProfile();
+    void distanceTermsAgree_data();
+    void distanceTermsAgree();
     void depthCollapse();
     void depthResidualKeepsRank();
     void depthNormsAndMlp();
@@ -356,6 +359,52 @@ void TestInsights::distanceAlibiProfile() {
     QCOMPARE(b->t5BucketStart[7], 7);
     QCOMPARE(b->t5BucketStart[8], 8);
     QCOMPARE(b->t5BucketStart.size(), std::size_t(16));
+}
+
+void TestInsights::distanceTermsAgree_data() {
+    QTest::addColumn<Scheme>("scheme");
+    for (Scheme s : {Scheme::RoPE, Scheme::Sinusoidal, Scheme::Learned, Scheme::Shaw,
+                     Scheme::DeBERTa, Scheme::TransformerXL, Scheme::T5})
+        QTest::addRow("%s", std::string(toString(s)).c_str()) << s;
+}
+
+void TestInsights::distanceTermsAgree() {
+    // The page's position term against an independent derivation: the stepper's split of the
+    // logits (relative schemes, RoPE) or a second pass without P (absolute schemes).
+    QFETCH(Scheme, scheme);
+    Params p = smallParams(scheme, 10, 16, 2);
+    p.precision = Precision::Float64;
+    p.mask = MaskKind::Causal;
+    Weights w;
+    completeWeights(p, w);
+    auto r = distanceInsight(p, &w);
+    QVERIFY(r.ok());
+    const Trace t = *computeTrace(p, w);
+    Params none = p;
+    none.scheme = Scheme::None;
+    const Trace plain = *computeTrace(none, w);
+    for (int h = 0; h < 2; ++h) {
+        StageMat term = StageMat::Zero(10, 10);
+        if (isAbsolute(scheme)) {
+            term = headSlice(*t.find("logits"), h) - headSlice(*plain.find("logits"), h);
+        } else {
+            for (const StageMatrix& m : logitTerms(t, h))
+                if (m.positionTerm)
+                    term += m.values;
+        }
+        for (int rel = -9; rel <= 0; ++rel) { // causal: keys at or before the query
+            double sum = 0;
+            int count = 0;
+            for (int i = 0; i < 10; ++i)
+                if (i + rel >= 0) {
+                    sum += term(i, i + rel);
+                    ++count;
+                }
+            QVERIFY2(std::abs(r->positionProfile(h, rel + 9) - sum / count) < 1e-10,
+                     qPrintable(QString::number(rel)));
+        }
+        QVERIFY(std::isnan(r->positionProfile(h, 9 + 1))); // future keys are masked
+    }
 }
 
 void TestInsights::depthCollapse() {
