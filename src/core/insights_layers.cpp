@@ -144,6 +144,30 @@ double probeR2(const Eigen::MatrixXd& X, const std::vector<int>& fit, const std:
     return ssTot > 0 ? 1.0 - ssRes / ssTot : kNaN;
 }
 
+/** Mean over heads and rows of −Σ a ln a, each row of [H, R, C] scaled to sum 1 (NaN if none). */
+template <typename T> double meanRowEntropy(const T* a, const std::vector<std::int64_t>& shape) {
+    const std::int64_t rowsTotal = shape[0] * shape[1], C = shape[2];
+    double sum = 0;
+    std::int64_t rows = 0;
+    for (std::int64_t r = 0; r < rowsTotal; ++r) {
+        const T* row = a + r * C;
+        double rowSum = 0;
+        for (std::int64_t j = 0; j < C; ++j)
+            rowSum += std::max(static_cast<double>(row[j]), 0.0);
+        if (!(rowSum > 0) || !std::isfinite(rowSum))
+            continue;
+        double e = 0;
+        for (std::int64_t j = 0; j < C; ++j) {
+            const double q = std::max(static_cast<double>(row[j]), 0.0) / rowSum;
+            if (q > 0)
+                e -= q * std::log(q);
+        }
+        sum += e;
+        ++rows;
+    }
+    return rows > 0 ? sum / static_cast<double>(rows) : kNaN;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -324,28 +348,10 @@ DepthLayer depthLayerStats(const Eigen::MatrixXd& X, const Tensor* weights) {
 
     s.attentionEntropy = kNaN;
     if (weights && weights->rank() == 3) {
-        const std::int64_t H = weights->dim(0), R = weights->dim(1), C = weights->dim(2);
-        double sum = 0;
-        std::int64_t rows = 0;
-        for (std::int64_t h = 0; h < H; ++h)
-            for (std::int64_t i = 0; i < R; ++i) {
-                const std::int64_t base = (h * R + i) * C;
-                double rowSum = 0;
-                for (std::int64_t j = 0; j < C; ++j)
-                    rowSum += std::max(weights->at(base + j), 0.0);
-                if (!(rowSum > 0) || !std::isfinite(rowSum))
-                    continue;
-                double e = 0;
-                for (std::int64_t j = 0; j < C; ++j) {
-                    const double a = std::max(weights->at(base + j), 0.0) / rowSum;
-                    if (a > 0)
-                        e -= a * std::log(a);
-                }
-                sum += e;
-                ++rows;
-            }
-        if (rows > 0)
-            s.attentionEntropy = sum / static_cast<double>(rows);
+        if (weights->holds<float>())
+            s.attentionEntropy = meanRowEntropy(weights->data<float>(), weights->shape());
+        else if (weights->holds<double>())
+            s.attentionEntropy = meanRowEntropy(weights->data<double>(), weights->shape());
     }
 
     std::vector<int> all(N), even, odd;
