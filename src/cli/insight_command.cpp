@@ -6,11 +6,9 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
-#include <iostream>
 #include <map>
 #include <sstream>
 
-#include "backend.h"
 #include "insights.h"
 #include "insights_engine.h"
 #include "manifest.h"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "trace_command.h"
 
-#include <QLoggingCategory>
 #include <QString>
 
 #include <nlohmann/json.hpp>
@@ -9,15 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <optional>
-#include <sstream>
-#include <thread>
 
 #include <unistd.h>
 
@@ -27,7 +20,6 @@
 #include "params.h"
 #include "safetensors.h"
 #include "staged_output.h"
-#include "tokenizer.h"
 #include "trace.h"
 #include "weights.h"
 
