@@ -3,13 +3,15 @@
 
 #include <iostream>
 
+#include "insight_command.h"
 #include "render_command.h"
 #include "trace_command.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"pe-explorer: positional encodings and self-attention, headless.\n"
                  "The trace command writes every stage of one attention layer as .npy files;\n"
-                 "render draws the window's figures as PNG, SVG or PDF.\n"
+                 "render draws the window's figures as PNG, SVG or PDF;\n"
+                 "insight writes the numbers behind the insights pages (why the schemes work).\n"
                  "Documentation: docs/trace-format.md and docs/encodings.md (installed under\n"
                  "share/doc/pe-explorer); man pe-explorer-cli.",
                  "pe-explorer-cli"};
@@ -19,6 +21,8 @@ int main(int argc, char** argv) {
     CLI::App* trace = pe::addTraceCommand(app, options);
     pe::RenderOptions renderOptions;
     CLI::App* render = pe::addRenderCommand(app, renderOptions);
+    pe::InsightOptions insightOptions;
+    CLI::App* insight = pe::addInsightCommand(app, insightOptions);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -31,5 +35,7 @@ int main(int argc, char** argv) {
         return pe::runTrace(options, argc, argv);
     if (render->parsed())
         return pe::runRender(renderOptions);
+    if (insight->parsed())
+        return pe::runInsight(insightOptions, insight);
     return pe::kExitUsage;
 }

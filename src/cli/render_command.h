@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "trace_command.h"
+#include "param_options.h"
 
 namespace pe {
 
