@@ -99,9 +99,10 @@ int ropeRotated(const Params& p) {
 /** RoPE applied per head to every row of x [rows, d], row r at position positions[r]. */
 void ropeAllHeads(const Params& p, Eigen::MatrixXd& x, const std::vector<double>& positions) {
     const int dh = p.headDim();
+    const RopeFrequencies f = ropeFrequencies(p); // --rope-scaling pi/ntk included
     for (int h = 0; h < p.heads; ++h) {
         Eigen::MatrixXd slice = x.middleCols(h * dh, dh);
-        applyRope(slice, positions, p.base, p.ropeConvention, ropeRotated(p));
+        applyRope(slice, positions, f, p.ropeConvention);
         x.middleCols(h * dh, dh) = slice;
     }
 }
