@@ -91,10 +91,6 @@ std::optional<DiagonalStats> diagonalStats(const Eigen::MatrixXd& A, const Eigen
     return s;
 }
 
-/** The head-dimension rotation count of RoPE for p. */
-int ropeRotated(const Params& p) {
-    return p.ropeDims > 0 ? p.ropeDims : p.headDim();
-}
 
 /** RoPE applied per head to every row of x [rows, d], row r at position positions[r]. */
 void ropeAllHeads(const Params& p, Eigen::MatrixXd& x, const std::vector<double>& positions) {
