@@ -8,13 +8,9 @@
 
 namespace pe {
 
-namespace {
-
 Error writeError(const QString& path, const QString& why) {
     return Error{QStringLiteral("cannot write %1: %2").arg(path, why).toStdString()};
 }
-
-} // namespace
 
 Status writeAtomically(const QString& path,
                        const std::function<bool(QSaveFile& f, QString& why)>& fill) {
@@ -46,6 +42,11 @@ Status writeAtomically(const QString& path,
     if (!f.commit())
         return writeError(path, f.errorString());
     return Status::success();
+}
+
+Status writeAtomically(const QString& path, const QByteArray& bytes) {
+    return writeAtomically(
+        path, [&bytes](QSaveFile& f, QString&) { return f.write(bytes) == bytes.size(); });
 }
 
 } // namespace pe

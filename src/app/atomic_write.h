@@ -12,6 +12,7 @@
  * and names the failed write's errno (e.g. "File too large", "No space left on device").
  */
 
+#include <QByteArray>
 #include <QString>
 
 #include <functional>
@@ -28,5 +29,11 @@ namespace pe {
  */
 Status writeAtomically(const QString& path,
                        const std::function<bool(QSaveFile& f, QString& why)>& fill);
+
+/** writeAtomically() of bytes already in memory (encoded figures, sessions, .npy). */
+Status writeAtomically(const QString& path, const QByteArray& bytes);
+
+/** The error every write here reports: "cannot write PATH: WHY". */
+Error writeError(const QString& path, const QString& why);
 
 } // namespace pe

@@ -125,9 +125,8 @@ Status exportPainting(const QString& path, FigureFormat fmt, int dpi, QSize size
     }();
     f.close();
     if (!painted)
-        return Error{QStringLiteral("cannot write %1: %2").arg(path, why).toStdString()};
-    return writeAtomically(
-        path, [&bytes](QSaveFile& out, QString&) { return out.write(bytes) == bytes.size(); });
+        return writeError(path, why);
+    return writeAtomically(path, bytes);
 }
 
 } // namespace
@@ -166,10 +165,7 @@ QByteArray npyBytes(const Grid& g) {
 }
 
 Status writeNpy(const Grid& g, const QString& path) {
-    return writeAtomically(path, [&](QSaveFile& f, QString&) {
-        const QByteArray b = npyBytes(g);
-        return f.write(b) == b.size();
-    });
+    return writeAtomically(path, npyBytes(g));
 }
 
 Status writeCsv(const Grid& g, const QString& path) {

@@ -251,12 +251,7 @@ void ParamsPanel::build() {
         tr("Attention weights W_q, W_k, W_v, W_o: seeded random; identity (W = I, so "
            "Q = K = V = X and the maps show the scheme's own structure, position tables stay "
            "seeded); or a trained lab model."));
-    if (auto* model = qobject_cast<QStandardItemModel*>(m_weightsKind->model())) {
-        QStandardItem* trained = model->item(2);
-        trained->setEnabled(false);
-        trained->setToolTip(tr("No trained model yet: train one in the Lab tab or load a "
-                               ".safetensors model there."));
-    }
+    setTrainedModel(nullptr, QString()); // greyed until the lab gives a model
     f3->addRow(tr("&Weights"), m_weightsKind);
     m_precision = enumCombo(allValues<Precision>());
     m_precision->setToolTip(tr("Arithmetic of the forward pass: float32 or float64"));
@@ -312,9 +307,9 @@ void ParamsPanel::build() {
     connect(m_seed, &SeedSpinBox::valueChanged, this, &ParamsPanel::onEdited);
     connect(m_base, &QDoubleSpinBox::valueChanged, this, &ParamsPanel::onEdited);
     connect(m_ropeScale, &QDoubleSpinBox::valueChanged, this, &ParamsPanel::onEdited);
-    for (QComboBox* c : {m_scheme, m_layout, m_ropeConv, m_ropeScaling, m_alibiMode, m_p2cConv,
-                         m_urpeBias, m_norm, m_mask, m_precision, m_inputKind, m_sentence,
-                         m_weightsKind})
+    for (QComboBox* c :
+         {m_scheme, m_layout, m_ropeConv, m_ropeScaling, m_alibiMode, m_p2cConv, m_urpeBias, m_norm,
+          m_mask, m_precision, m_inputKind, m_sentence, m_weightsKind})
         connect(c, &QComboBox::currentIndexChanged, this, &ParamsPanel::onEdited);
     for (QCheckBox* c : {m_unidirectional, m_c2p, m_p2c, m_logBuckets, m_cls, m_sep})
         connect(c, &QCheckBox::toggled, this, &ParamsPanel::onEdited);
@@ -409,7 +404,8 @@ void ParamsPanel::setTrainedModel(std::shared_ptr<const Weights> weights, const 
     m_trained = std::move(weights);
     m_trainedName = name;
     if (auto* model = qobject_cast<QStandardItemModel*>(m_weightsKind->model())) {
-        QStandardItem* trained = model->item(2);
+        QStandardItem* trained =
+            model->item(m_weightsKind->findData(static_cast<int>(WeightsKind::Trained)));
         trained->setEnabled(m_trained != nullptr);
         trained->setToolTip(m_trained ? tr("Trained: %1").arg(name)
                                       : tr("No trained model yet: train one in the Lab tab or "

@@ -3,7 +3,6 @@
 
 #include <QFile>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include "atomic_write.h"
 
@@ -201,9 +200,7 @@ Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored) {
 }
 
 Status saveSession(const Session& s, const QString& path) {
-    const QByteArray json = QJsonDocument(toJson(s)).toJson(QJsonDocument::Indented);
-    return writeAtomically(
-        path, [&json](QSaveFile& f, QString&) { return f.write(json) == json.size(); });
+    return writeAtomically(path, QJsonDocument(toJson(s)).toJson(QJsonDocument::Indented));
 }
 
 Expected<Session> loadSession(const QString& path, QString* ignored) {

@@ -62,10 +62,7 @@ Eigen::MatrixXd tableFromNpy(const std::string& file) {
     if (t->rank() != 2 || t->dim(0) < 2 || t->dim(1) < 1)
         throw Failure{"--table " + file + ": shape " + t->shapeString() +
                       ", expected [rows, d] with at least 2 rows"};
-    Eigen::MatrixXd m(t->dim(0), t->dim(1));
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c)
-            m(r, c) = t->at(r * m.cols() + c);
+    const Eigen::MatrixXd m = toMatrix(*t);
     if (!m.allFinite())
         throw Failure{"--table " + file + ": holds a value that is not finite"};
     return m;

@@ -65,17 +65,6 @@ std::string shapeString(const std::vector<std::int64_t>& s) {
     return out + "]";
 }
 
-/** Row-major tensor data (float or double) as an Eigen matrix; rank 1 becomes one row. */
-Eigen::MatrixXd toMatrix(const Tensor& t) {
-    const auto rows = t.rank() == 2 ? t.dim(0) : 1;
-    const auto cols = t.rank() == 0 ? 1 : t.shape().back();
-    Eigen::MatrixXd m(rows, cols);
-    for (Eigen::Index r = 0; r < rows; ++r)
-        for (Eigen::Index c = 0; c < cols; ++c)
-            m(r, c) = t.at(r * cols + c);
-    return m;
-}
-
 std::optional<std::uint64_t> memAvailableBytes() {
     std::ifstream in("/proc/meminfo");
     std::string key;
@@ -280,6 +269,16 @@ void completeInputs(const std::string& weightsFile, const Params& p, Weights& w,
 }
 
 } // namespace
+
+Eigen::MatrixXd toMatrix(const Tensor& t) {
+    const auto rows = t.rank() == 2 ? t.dim(0) : 1;
+    const auto cols = t.rank() == 0 ? 1 : t.shape().back();
+    Eigen::MatrixXd m(rows, cols);
+    for (Eigen::Index r = 0; r < rows; ++r)
+        for (Eigen::Index c = 0; c < cols; ++c)
+            m(r, c) = t.at(r * cols + c);
+    return m;
+}
 
 Params paramsFromOptions(const TraceOptions& o) {
     Params p = toParams(o);

@@ -86,6 +86,9 @@ struct TraceOptions {
  */
 std::vector<CLI::Option*> addParameterOptions(CLI::App* cmd, TraceOptions& o);
 
+/** Row-major tensor data (float or double) as an Eigen matrix; rank 1 becomes one row. */
+Eigen::MatrixXd toMatrix(const Tensor& t);
+
 /** One computation as the parameter options describe it, before the missing weights are made. */
 struct TraceInput {
     Params params;

@@ -7,45 +7,38 @@
 
 namespace pe {
 
-Eigen::MatrixXd sinusoidal(int n, int d, double base, SinLayout layout, double start) {
-    Eigen::MatrixXd pe = Eigen::MatrixXd::Zero(n, d);
-    switch (layout) {
-    case SinLayout::Interleaved:
-        for (int c = 0; c < d; ++c) {
-            const int m = c / 2;
-            const double w = std::pow(base, -2.0 * m / d);
-            for (int p = 0; p < n; ++p) {
-                const double a = (start + p) * w;
-                pe(p, c) = (c % 2 == 0) ? std::sin(a) : std::cos(a);
-            }
-        }
-        break;
-    case SinLayout::Concat: {
-        assert(d % 2 == 0 && "concat layout needs an even width");
-        const int half = d / 2;
-        for (int m = 0; m < half; ++m) {
-            const double w = std::pow(base, -2.0 * m / d);
-            for (int p = 0; p < n; ++p) {
-                const double a = (start + p) * w;
-                pe(p, m) = std::sin(a);
-                pe(p, half + m) = std::cos(a);
-            }
-        }
-        break;
-    }
-    case SinLayout::T2T: {
+Eigen::VectorXd sinusoidFrequencies(int d, double base, SinLayout layout) {
+    if (layout == SinLayout::T2T) {
         const int K = d / 2;
         const double logInc = std::log(base) / std::max(K - 1, 1);
-        for (int m = 0; m < K; ++m) {
-            const double w = std::exp(-m * logInc);
-            for (int p = 0; p < n; ++p) {
-                const double a = (start + p) * w;
-                pe(p, m) = std::sin(a);
-                pe(p, K + m) = std::cos(a);
-            }
-        }
-        break; // odd d: the last column stays zero
+        Eigen::VectorXd w(K);
+        for (int m = 0; m < K; ++m)
+            w(m) = std::exp(-m * logInc);
+        return w;
     }
+    const int K = layout == SinLayout::Interleaved ? (d + 1) / 2 : d / 2;
+    Eigen::VectorXd w(K);
+    for (int m = 0; m < K; ++m)
+        w(m) = std::pow(base, -2.0 * m / d);
+    return w;
+}
+
+Eigen::MatrixXd sinusoidal(int n, int d, double base, SinLayout layout, double start) {
+    assert((layout != SinLayout::Concat || d % 2 == 0) && "concat layout needs an even width");
+    const Eigen::VectorXd w = sinusoidFrequencies(d, base, layout);
+    Eigen::MatrixXd pe = Eigen::MatrixXd::Zero(n, d);
+    // Pair m's sine and cosine columns; an interleaved odd d's last pair has no cosine, and
+    // t2t's odd d keeps its last column zero.
+    const bool interleaved = layout == SinLayout::Interleaved;
+    for (int m = 0; m < static_cast<int>(w.size()); ++m) {
+        const int sc = interleaved ? 2 * m : m;
+        const int cc = interleaved ? 2 * m + 1 : m + d / 2;
+        for (int p = 0; p < n; ++p) {
+            const double a = (start + p) * w(m);
+            pe(p, sc) = std::sin(a);
+            if (cc < d)
+                pe(p, cc) = std::cos(a);
+        }
     }
     return pe;
 }

@@ -23,6 +23,13 @@ namespace pe {
 Eigen::MatrixXd sinusoidal(int n, int d, double base = 10000.0,
                            SinLayout layout = SinLayout::Interleaved, double start = 0.0);
 
+/**
+ * The frequencies of that table, one per sin/cos pair: ω_m = base^(−2m/d) for m < ⌈d/2⌉
+ * (interleaved; an odd d's last column is a lone sine) or m < d/2 (concat), and t2t's
+ * exp(−m ln(base)/max(K−1, 1)) for m < K = ⌊d/2⌋.
+ */
+Eigen::VectorXd sinusoidFrequencies(int d, double base, SinLayout layout);
+
 /** Transformer-XL relative sinusoid R_t = [sin(t ω) | cos(t ω)], ω_m = 10000^(−2m/d), SPEC §4. */
 Eigen::RowVectorXd txlRelativeSinusoid(double t, int d);
 

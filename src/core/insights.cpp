@@ -24,22 +24,6 @@ constexpr std::array<std::pair<InsightPage, std::string_view>, 5> kPages{{
     {InsightPage::Depth, "depth"},
 }};
 
-/** The frequencies of p's sinusoid table, one per sin/cos pair (SPEC §1). */
-Eigen::VectorXd sinusoidFrequencies(int d, double base, SinLayout layout) {
-    if (layout == SinLayout::T2T) {
-        const int K = d / 2;
-        Eigen::VectorXd w(K);
-        for (int m = 0; m < K; ++m)
-            w(m) = std::exp(-m * std::log(base) / std::max(K - 1, 1));
-        return w;
-    }
-    const int K = layout == SinLayout::Interleaved ? (d + 1) / 2 : d / 2;
-    Eigen::VectorXd w(K);
-    for (int m = 0; m < K; ++m)
-        w(m) = std::pow(base, -2.0 * m / d);
-    return w;
-}
-
 /** A table as the engines hold it: rounded to float in float32 mode. */
 Eigen::MatrixXd asHeld(Eigen::MatrixXd m, Precision precision) {
     if (precision == Precision::Float32)
@@ -90,7 +74,6 @@ std::optional<DiagonalStats> diagonalStats(const Eigen::MatrixXd& A, const Eigen
     s.maxDeviation = D > 0 ? s.deviation.maxCoeff() : 0.0;
     return s;
 }
-
 
 /** RoPE applied per head to every row of x [rows, d], row r at position positions[r]. */
 void ropeAllHeads(const Params& p, Eigen::MatrixXd& x, const std::vector<double>& positions) {

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-/** Runs the built pe-explorer-cli (PE_CLI_PATH) as a process, for the command tests. */
+/**
+ * Runs the built pe-explorer-cli (PE_CLI_PATH) as a process, for the command tests, and reads
+ * back what it wrote.
+ */
 
+#include <QDir>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 
 #include <functional>
+
+#include "npy.h"
 
 struct Run {
     int exitCode = -1;
@@ -39,4 +45,22 @@ inline Run runCli(const QStringList& args, const QProcessEnvironment& env = {},
     r.err = QString::fromUtf8(p.readAllStandardError());
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     return r;
+}
+
+/** The entries of a folder (files, folders, hidden ones), sorted: what a command left there. */
+inline QStringList filesIn(const QString& dir) {
+    QStringList l =
+        QDir(dir).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden);
+    l.sort();
+    return l;
+}
+
+/** An .npy file the command wrote; an empty tensor (and a warning) if it cannot be read. */
+inline pe::Tensor readTensor(const QString& path) {
+    auto t = pe::readNpy(path.toStdString());
+    if (!t) {
+        qWarning("%s", t.error().message.c_str());
+        return {};
+    }
+    return *t;
 }

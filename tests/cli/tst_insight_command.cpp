@@ -18,22 +18,6 @@ using namespace pe;
 
 namespace {
 
-QStringList filesIn(const QString& dir) {
-    QStringList l =
-        QDir(dir).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden);
-    l.sort();
-    return l;
-}
-
-Tensor readTensor(const QString& path) {
-    auto t = readNpy(path.toStdString());
-    if (!t) {
-        qWarning("%s", t.error().message.c_str());
-        return {};
-    }
-    return *t;
-}
-
 QJsonObject readJson(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))

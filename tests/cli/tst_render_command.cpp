@@ -10,13 +10,6 @@
 
 namespace {
 
-QStringList filesIn(const QString& dir) {
-    QStringList l =
-        QDir(dir).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden);
-    l.sort();
-    return l;
-}
-
 QByteArray readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();

@@ -30,22 +30,6 @@ Tensor pattern(std::int64_t rows, std::int64_t cols, double scale, DType dtype =
     return t.converted(dtype);
 }
 
-Tensor readTensor(const QString& path) {
-    auto t = readNpy(path.toStdString());
-    if (!t) {
-        qWarning("%s", t.error().message.c_str());
-        return {};
-    }
-    return *t;
-}
-
-QStringList filesIn(const QString& dir) {
-    QStringList l =
-        QDir(dir).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden);
-    l.sort();
-    return l;
-}
-
 } // namespace
 
 class TestTraceCommand : public QObject {

@@ -108,24 +108,14 @@ void mlpEncodingFloat(const Params& p, const Weights& w, cpu::TaskPool& pool, in
     const int N = p.seqLen(), D = p.d, F = p.mlpFeatures, Hd = p.mlpHidden;
     const std::vector<float> W1 = toRowMajorFloat(w.mlpW1), W2 = toRowMajorFloat(w.mlpW2);
     const std::vector<float> b1 = toRowMajorFloat(w.mlpB1), b2 = toRowMajorFloat(w.mlpB2);
-    std::vector<double> omega(static_cast<std::size_t>(F));
-    for (int k = 0; k < F; ++k)
-        omega[static_cast<std::size_t>(k)] = std::pow(p.base, -static_cast<double>(k) / F);
     constexpr int kRows = 128;
     pool.run((N + kRows - 1) / kRows,
              [&](int b, int) {
                  const int r0 = b * kRows, rows = std::min(N, r0 + kRows) - r0;
-                 std::vector<float> phi(static_cast<std::size_t>(rows) * 2 * F);
+                 // φ's angles in double (mlpFourierFeatures), rounded to float for the GEMM.
+                 const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> phi =
+                     mlpFourierFeatures(rows, F, p.base, r0).cast<float>();
                  std::vector<float> hidden(static_cast<std::size_t>(rows) * Hd);
-                 for (int r = 0; r < rows; ++r)
-                     for (int k = 0; k < F; ++k) {
-                         const double a =
-                             static_cast<double>(r0 + r) * omega[static_cast<std::size_t>(k)];
-                         phi[static_cast<std::size_t>(r) * 2 * F + 2 * k] =
-                             static_cast<float>(std::sin(a));
-                         phi[static_cast<std::size_t>(r) * 2 * F + 2 * k + 1] =
-                             static_cast<float>(std::cos(a));
-                     }
                  for (int r = 0; r < rows; ++r)
                      std::memcpy(hidden.data() + static_cast<std::size_t>(r) * Hd, b1.data(),
                                  sizeof(float) * static_cast<std::size_t>(Hd));
@@ -472,7 +462,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         }
     }
     if (scheme == Scheme::RoPE) {
-        const int dRot = p.ropeDims > 0 ? p.ropeDims : dh;
+        const int dRot = p.ropeRotatedDims();
         const int pairs = dRot / 2;
         // cos and sin per position and pair, kept: they depend on (n, rotated dims, base,
         // scaling, stretch) only.
