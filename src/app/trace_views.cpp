@@ -188,7 +188,16 @@ TraceViews::TraceViews(QWidget* parent)
     attRight->setSizes({600, 300});
     connect(m_enlarged, &HeatmapView::rowClicked, this, &TraceViews::selectQuery);
     connect(m_enlarged, &HeatmapView::tileWanted, this, &TraceViews::tileRequested);
-    addTab(att, tr("&Attention"));
+    // Which weights the maps come from, above them (the tab bar's caption has no room for it).
+    auto* attHost = new QWidget;
+    auto* av = new QVBoxLayout(attHost);
+    av->setContentsMargins(0, 0, 0, 0);
+    av->setSpacing(2);
+    m_weightsCaption = new QLabel;
+    m_weightsCaption->setObjectName(QStringLiteral("weightsCaption"));
+    av->addWidget(m_weightsCaption);
+    av->addWidget(att, 1);
+    addTab(attHost, tr("&Attention"));
     setCurrentIndex(0);
     connect(this, &QTabWidget::currentChanged, this, &TraceViews::refreshCurrent);
 }
@@ -266,16 +275,18 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
 }
 
 QString TraceViews::caption() const {
-    return m_caption->text().trimmed();
+    if (!m_trace)
+        return {};
+    return describeParams(m_trace->params) +
+           (m_weightsLabel.isEmpty() ? QString() : QStringLiteral(" | ") + m_weightsLabel);
 }
 
 void TraceViews::refresh() {
     if (!m_trace)
         return;
-    m_caption->setText(
-        describeParams(m_trace->params) +
-        (m_weightsLabel.isEmpty() ? QString() : QStringLiteral(" | ") + m_weightsLabel) +
-        QStringLiteral("   "));
+    m_caption->setText(describeParams(m_trace->params) + QStringLiteral("   "));
+    m_caption->setToolTip(m_weightsLabel);
+    m_weightsCaption->setText(m_weightsLabel);
     // Only the tab on screen is prepared now; the others when they are opened, so a slider drag
     // pays for one view, not five.
     m_stale = {true, true, true, true};

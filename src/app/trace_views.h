@@ -61,6 +61,7 @@ public:
     /** Which weights the next traces were computed with (shown in the caption). */
     void setWeightsLabel(const QString& text) { m_weightsLabel = text; }
     QString weightsLabel() const { return m_weightsLabel; }
+    /** The parameters line and, after " | ", the weights label (the Attention tab shows it). */
     QString caption() const;
     /** Number of setTrace() calls that reached the views. */
     int updates() const { return m_updates; }
@@ -110,6 +111,7 @@ private:
     QSpinBox* m_query;
     QLabel* m_caption;
     QString m_weightsLabel;
+    QLabel* m_weightsCaption; ///< above the attention maps
 
     HeatmapView* m_p;
     LinePlotView* m_pColumns;
