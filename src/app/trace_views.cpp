@@ -103,12 +103,11 @@ QString describeParams(const Params& p) {
 
 TraceViews::TraceViews(QWidget* parent)
     : QTabWidget(parent) {
-    // Head and query selectors, shared by every tab.
+    // Head and query selectors, shared by every tab. (The parameters line is every plot's
+    // subtitle; repeated here it pushed the tabs behind the tab bar's scroll arrows.)
     auto* corner = new QWidget;
     auto* cl = new QHBoxLayout(corner);
     cl->setContentsMargins(0, 0, 4, 0);
-    m_caption = new QLabel;
-    cl->addWidget(m_caption);
     cl->addWidget(new QLabel(tr("head")));
     m_head = new QSpinBox;
     m_head->setToolTip(tr("Head shown by the per-head views (bias, logit terms, enlarged "
@@ -284,8 +283,6 @@ QString TraceViews::caption() const {
 void TraceViews::refresh() {
     if (!m_trace)
         return;
-    m_caption->setText(describeParams(m_trace->params) + QStringLiteral("   "));
-    m_caption->setToolTip(m_weightsLabel);
     m_weightsCaption->setText(m_weightsLabel);
     // Only the tab on screen is prepared now; the others when they are opened, so a slider drag
     // pays for one view, not five.

@@ -109,7 +109,6 @@ private:
     PoolInfo m_tileInfo;
     QSpinBox* m_head;
     QSpinBox* m_query;
-    QLabel* m_caption;
     QString m_weightsLabel;
     QLabel* m_weightsCaption; ///< above the attention maps
 
