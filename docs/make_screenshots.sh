@@ -24,6 +24,7 @@ run() { shoot "$3" --scheme "$1" --tab "$2"; } # scheme tab file
 run sinusoidal 0 sinusoidal-encoding.png
 run sinusoidal 3 sinusoidal-attention.png
 run learned 0 learned-encoding.png
+run mlp 0 mlp-encoding.png
 run shaw 1 shaw-relative.png
 run txl 2 txl-terms.png
 run t5 1 t5-relative.png
