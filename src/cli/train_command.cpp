@@ -55,6 +55,8 @@ std::vector<int> parseLengths(const std::string& text) {
         if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 6)
             throw Failure{"--eval-lens: '" + item + "' is not a length (expected e.g. 32,48,64,128)"};
         lens.push_back(std::stoi(item));
+        if (lens.back() < 2 || lens.back() > 8192)
+            throw Failure{"--eval-lens: every length must be in [2, 8192] (got " + item + ")"};
     }
     if (lens.empty())
         throw Failure{"--eval-lens: give at least one length"};
