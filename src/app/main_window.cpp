@@ -28,6 +28,9 @@
 #include "export_dialog.h"
 #include "exporter.h"
 #include "lab_panel.h"
+#ifdef PE_HAVE_LAB
+#include "lab_engine.h"
+#endif
 #include "params_command.h"
 #include "params_panel.h"
 #include "presets.h"
@@ -54,6 +57,10 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     m_views->addTab(m_compare, tr("Com&pare"));
     m_views->addTab(m_stepper, tr("&Stepper"));
     auto* lab = new LabPanel; // the learning lab (lab_panel.h)
+#ifdef PE_HAVE_LAB
+    lab->setTrainer(labEngineTrainer());
+    lab->setLoader(labEngineLoader());
+#endif
     m_views->addTab(lab, tr("&Lab"));
     connect(lab, &LabPanel::openInViews, this, [this](const LabLayerView& v) {
         m_panel->setTrainedModel(v.weights, v.name);
