@@ -177,14 +177,8 @@ LabPanel::LabPanel(QWidget* parent)
     connect(m_load, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Load a lab model"), QString(), tr("Lab models (*.safetensors)"));
-        if (path.isEmpty() || !m_loader)
-            return;
-        const LabRunResult r = m_loader(path);
-        if (!r.error.isEmpty()) {
-            m_status->setText(tr("not loaded: %1").arg(r.error));
-            return;
-        }
-        showLoaded(r);
+        if (!path.isEmpty())
+            loadModel(path);
     });
     connect(m_task, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
     results->setSizes({400, 400});
@@ -206,6 +200,20 @@ void LabPanel::setTrainer(LabTrainer trainer) {
 void LabPanel::setLoader(LabLoader loader) {
     m_loader = std::move(loader);
     updateEnabled();
+}
+
+QString LabPanel::loadModel(const QString& path) {
+    if (!m_loader)
+        return tr("the lab's engine is not part of this build");
+    if (!m_idle)
+        return tr("a run is in progress");
+    const LabRunResult r = m_loader(path);
+    if (!r.error.isEmpty()) {
+        m_status->setText(tr("not loaded: %1").arg(r.error));
+        return r.error;
+    }
+    showLoaded(r);
+    return {};
 }
 
 QString LabPanel::saveModel(const QString& folder) {

@@ -127,6 +127,8 @@ public:
     QPushButton* openButton() const { return m_open; }
     QPushButton* saveButton() const { return m_save; }
     QPushButton* loadButton() const { return m_load; }
+    /** Loads a saved model with the loader and shows it; returns an error or "". */
+    QString loadModel(const QString& path);
     /** Saves the last single run's model into `folder`; returns an error or "". */
     QString saveModel(const QString& folder);
     QSpinBox* layerBox() const { return m_layer; }

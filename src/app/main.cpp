@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
                                      QStringLiteral("FILE"));
     const QCommandLineOption tab(QStringLiteral("tab"),
                                  QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
-                                                "terms, 3 attention, 4 compare, 5 stepper)."),
+                                                "terms, 3 attention, 4 compare, 5 stepper, 6 lab)."),
                                  QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption scheme(QStringLiteral("scheme"),
                                     QStringLiteral("Start with this scheme."),
@@ -41,7 +41,15 @@ int main(int argc, char** argv) {
                                    QStringLiteral("Stage of the stepper tab (0 tokens … 14 "
                                                   "output)."),
                                    QStringLiteral("K"), QStringLiteral("0"));
-    cli.addOptions({shot, session, tab, scheme, stage});
+    const QCommandLineOption labModel(QStringLiteral("lab-model"),
+                                      QStringLiteral("Load a lab model (model.safetensors from "
+                                                     "the Lab tab or pe-explorer-cli train)."),
+                                      QStringLiteral("FILE"));
+    const QCommandLineOption labLayer(QStringLiteral("lab-layer"),
+                                      QStringLiteral("Show layer N of the --lab-model in every "
+                                                     "view (weights: trained)."),
+                                      QStringLiteral("N"), QStringLiteral("0"));
+    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
@@ -50,5 +58,7 @@ int main(int argc, char** argv) {
     opts.scheme = cli.value(scheme);
     opts.session = cli.value(session);
     opts.output = cli.value(shot);
+    opts.labModel = cli.value(labModel);
+    opts.labLayer = cli.value(labLayer).toInt();
     return pe::runExplorer(app, opts);
 }

@@ -56,7 +56,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     setCentralWidget(m_views);
     m_views->addTab(m_compare, tr("Com&pare"));
     m_views->addTab(m_stepper, tr("&Stepper"));
-    auto* lab = new LabPanel; // the learning lab (lab_panel.h)
+    auto* lab = m_lab = new LabPanel; // the learning lab (lab_panel.h)
 #ifdef PE_HAVE_LAB
     lab->setTrainer(labEngineTrainer());
     lab->setLoader(labEngineLoader());

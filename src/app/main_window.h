@@ -17,6 +17,7 @@ class QUndoStack;
 namespace pe {
 
 class ComparisonView;
+class LabPanel;
 class HeatmapView;
 class ParamsPanel;
 class StepperPanel;
@@ -34,6 +35,7 @@ public:
     TraceViews* views() const { return m_views; }
     ComparisonView* comparison() const { return m_compare; }
     StepperPanel* stepper() const { return m_stepper; }
+    LabPanel* lab() const { return m_lab; }
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
     Session session() const;
@@ -75,6 +77,7 @@ private:
     bool m_persist;
     ParamsPanel* m_panel;
     TraceViews* m_views;
+    LabPanel* m_lab = nullptr;
     ComparisonView* m_compare;
     StepperPanel* m_stepper;
     ComputeController* m_controller;

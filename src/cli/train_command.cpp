@@ -84,6 +84,7 @@ int train(const TrainOptions& t) {
     o.clip = t.clip;
     o.logEvery = t.logEvery;
     o.evalSamples = t.evalSamples;
+    o.stopAccuracy = t.until;
     if (Status s = lab::validate(o); !s)
         throw Failure{s.error().message};
     const std::vector<int> lengths =
@@ -116,7 +117,8 @@ int train(const TrainOptions& t) {
     if (Status st = out.commit(); !st)
         throw Failure{st.error().message, kExitFailure};
     if (!t.quiet) {
-        std::cerr << "trained in " << run->record.seconds << " s; accuracy";
+        std::cerr << "trained " << run->record.stepsDone << " steps in " << run->record.seconds
+                  << " s; accuracy";
         for (const lab::EvalRow& row : run->record.eval) {
             std::cerr << "\n  " << row.name << ":";
             for (const lab::EvalPoint& p : row.points)
@@ -163,6 +165,10 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
         ->capture_default_str();
     c->add_option("--eval-lens", o.evalLens,
                   "comma-separated evaluation lengths (default L, 1.5L, 2L, 4L)");
+    c->add_option("--until", o.until,
+                  "stop early once the accuracy at L reaches this (checked every 100 steps on 128 "
+                  "sequences); 0: train every step")
+        ->capture_default_str();
     c->add_flag("--quiet", o.quiet, "no progress on stderr");
     c->add_option("--out", o.out, "output folder")->required();
     return c;

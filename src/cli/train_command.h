@@ -32,6 +32,7 @@ struct TrainOptions {
     int logEvery = 10;
     int evalSamples = 256;
     std::string evalLens;
+    double until = 0;
     bool quiet = false;
     std::string out;
 };

@@ -115,6 +115,10 @@ Status validate(const Options& o) {
         return fail("--eval-samples: must be in [1, 100000]");
     if (o.clip < 1 || o.clip > 4096)
         return fail("--clip: must be in [1, 4096]");
+    if (!(o.stopAccuracy >= 0 && o.stopAccuracy <= 1))
+        return fail("--until: must be an accuracy in [0, 1] (0: train every step)");
+    if (o.checkEvery < 1 || o.checkSamples < 1)
+        return fail("--until: checks need at least one step and one sample");
     if (o.scheme == Scheme::RoPE && (o.d / o.heads) % 2 != 0)
         return fail("--scheme rope: the head width d/heads must be even");
     Params p = layerParams(o, 0, o.trainLength);
@@ -217,7 +221,8 @@ nlohmann::json optionsJson(const Options& o) {
             {"threads", o.threads},
             {"log_every", o.logEvery},
             {"eval_samples", o.evalSamples},
-            {"clip", o.clip}};
+            {"clip", o.clip},
+            {"until", o.stopAccuracy}};
 }
 } // namespace
 
@@ -249,6 +254,7 @@ Expected<Options> optionsFromJson(const std::string& text) {
         o.logEvery = j.value("log_every", 10);
         o.evalSamples = j.value("eval_samples", 256);
         o.clip = j.value("clip", 16);
+        o.stopAccuracy = j.value("until", 0.0);
         if (Status s = validate(o); !s)
             return s.error();
         return o;
@@ -276,6 +282,7 @@ std::string runJson(const RunRecord& r) {
                      {"eval", r.eval.empty() ? nlohmann::json::object() : evalObject(r.eval.front())},
                      {"seconds", r.seconds},
                      {"steps_done", r.stepsDone},
+                     {"stopped_early", r.stoppedEarly},
                      {"trace_arguments", traceArguments(r.options)}};
     if (r.eval.size() > 1) {
         nlohmann::json variants = nlohmann::json::object();
@@ -327,7 +334,8 @@ Expected<Run> runExperiment(const Options& o, const std::vector<int>& lengths,
     if (!curves)
         return curves.error();
     run.record.curves = std::move(*curves);
-    run.record.stepsDone = o.steps;
+    run.record.stepsDone = model->stepsDone();
+    run.record.stoppedEarly = model->stepsDone() < o.steps;
     run.record.eval = model->evaluateAll(lengths, cancel);
     if (cancel && cancel->load())
         return Error{"cancelled"};

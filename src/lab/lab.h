@@ -62,6 +62,11 @@ struct Options {
     int logEvery = 10;    ///< a curve point every logEvery steps (and at the last step)
     int evalSamples = 256; ///< sequences per evaluation length
     int clip = 16;        ///< Shaw clip k, DeBERTa span k
+    /** > 0: stop once the accuracy at L (checkSamples sequences, every checkEvery steps)
+     *  reaches it; the schedule stays that of `steps`. */
+    double stopAccuracy = 0;
+    int checkEvery = 100;
+    int checkSamples = 128;
 };
 
 /** Checks the options; the error names the `train` option at fault. */
@@ -118,6 +123,7 @@ struct RunRecord {
     std::vector<EvalRow> eval; ///< first row: the model as trained
     double seconds = 0;        ///< training wall-clock
     int stepsDone = 0;
+    bool stoppedEarly = false; ///< stopAccuracy reached before options.steps
 };
 
 /** The options as the model file's metadata holds them (JSON), and back (validated). */
@@ -154,7 +160,10 @@ public:
      * `scaling`/`scale`: RoPE's context stretching for this evaluation.
      */
     std::optional<double> evaluate(int length, RopeScaling scaling = RopeScaling::None,
-                                   double scale = 1.0, const std::atomic<bool>* cancel = nullptr);
+                                   double scale = 1.0, const std::atomic<bool>* cancel = nullptr,
+                                   int samples = 0 /* 0: options().evalSamples */);
+    /** Steps trained so far (fewer than options().steps after an early stop). */
+    int stepsDone() const;
     /** The table's rows for these lengths (RoPE adds "rope + pi" and "rope + ntk", s = ℓ/L). */
     std::vector<EvalRow> evaluateAll(const std::vector<int>& lengths,
                                      const std::atomic<bool>* cancel = nullptr);

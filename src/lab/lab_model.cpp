@@ -166,7 +166,7 @@ struct Model::Impl {
     std::vector<std::map<std::string, TT>> block;
     TT embedding, unembed, unembedBias;
     std::map<int, Geometry> cache; ///< training lengths, no stretch
-    std::vector<Params> layerP;    ///< layerParams(o, l, L)
+    int stepsDone = 0;
 
     std::vector<TT> parameters() {
         std::vector<TT> all{embedding, unembed, unembedBias};
@@ -430,12 +430,29 @@ Expected<std::vector<CurvePoint>> Model::train(const Progress& progress,
             lossSum = accSum = 0;
             window = 0;
         }
+        m->stepsDone = step + 1;
+        if (o.stopAccuracy > 0 && (step + 1) % o.checkEvery == 0 && step + 1 < o.steps) {
+            const auto acc = evaluate(o.trainLength, RopeScaling::None, 1.0, cancel, o.checkSamples);
+            if (acc && *acc >= o.stopAccuracy) {
+                if (window > 0) {
+                    const CurvePoint pt{step + 1, lossSum / window, accSum / window};
+                    curve.push_back(pt);
+                    if (progress)
+                        progress(pt);
+                }
+                break;
+            }
+        }
     }
     return curve;
 }
 
+int Model::stepsDone() const {
+    return m->stepsDone;
+}
+
 std::optional<double> Model::evaluate(int length, RopeScaling scaling, double scale,
-                                      const std::atomic<bool>* cancel) {
+                                      const std::atomic<bool>* cancel, int samples) {
     const Options& o = m->o;
     if (!m->reaches(length))
         return std::nullopt;
@@ -444,10 +461,11 @@ std::optional<double> Model::evaluate(int length, RopeScaling scaling, double sc
     const Geometry g = makeGeometry(o, ps[0]);
     double hits = 0, scored = 0;
     const int chunk = 64;
-    for (int done = 0, index = 0; done < o.evalSamples; done += chunk, ++index) {
+    const int total = samples > 0 ? samples : o.evalSamples;
+    for (int done = 0, index = 0; done < total; done += chunk, ++index) {
         if (cancel && cancel->load(std::memory_order_relaxed))
             return std::nullopt;
-        const int rows = std::min(chunk, o.evalSamples - done);
+        const int rows = std::min(chunk, total - done);
         const Batch b = makeBatch(o, length, rows, 2,
                                   static_cast<std::uint64_t>(length) * 100003u + index);
         const TT targets = m->tokensTensor(b.targets, rows, length).flatten();

@@ -63,6 +63,7 @@ private Q_SLOTS:
     void saveLoadRoundTrip();
     void learnedTableHasNoPositionsPastL();
     void ropeStretchRows();
+    void stopsEarlyAtTheTarget();
     void tasksKnownAnswers();
     void badOptions_data();
     void badOptions();
@@ -224,6 +225,28 @@ void TestLab::ropeStretchRows() {
     QCOMPARE(run->record.eval[2].points[0].accuracy, run->record.eval[0].points[0].accuracy);
     for (const auto& row : run->record.eval)
         QVERIFY(row.points[1].accuracy.has_value());
+}
+
+// --until: a target already met at the first check ends training there; the curve ends at that
+// step and the record says so. Without a target every step runs.
+void TestLab::stopsEarlyAtTheTarget() {
+    lab::Options o = small(Scheme::T5);
+    o.steps = 100;
+    o.checkEvery = 10;
+    o.checkSamples = 8;
+    o.stopAccuracy = 1e-9;
+    auto run = lab::runExperiment(o, {8});
+    QVERIFY(run);
+    QCOMPARE(run->record.stepsDone, 10);
+    QVERIFY(run->record.stoppedEarly);
+    QCOMPARE(run->record.curves.back().step, 10);
+    QVERIFY(lab::runJson(run->record).find("\"stopped_early\": true") != std::string::npos);
+    o.stopAccuracy = 0;
+    o.steps = 30;
+    auto full = lab::runExperiment(o, {8});
+    QVERIFY(full);
+    QCOMPARE(full->record.stepsDone, 30);
+    QVERIFY(!full->record.stoppedEarly);
 }
 
 void TestLab::tasksKnownAnswers() {
