@@ -2,7 +2,13 @@
 #include "lab_engine.h"
 
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
+#include <algorithm>
 #include <fstream>
 
 #include "lab.h"
@@ -121,9 +127,53 @@ LabLoader labEngineLoader() {
             const lab::Options o = model->options();
             run->record.options = o;
             run->sample = lab::makeBatch(o, o.trainLength, 1, 3, 0).tokens;
-            run->record.eval = model->evaluateAll(lab::defaultEvalLengths(o.trainLength));
+            // The run.json beside the model, when there is one: its curve and evaluation (no
+            // recomputation on the GUI thread); else the evaluation is computed here.
+            QFile runFile(QFileInfo(path).dir().filePath(QStringLiteral("run.json")));
+            std::vector<LabProgress> curve;
+            if (runFile.open(QIODevice::ReadOnly)) {
+                const QJsonObject j = QJsonDocument::fromJson(runFile.readAll()).object();
+                const QJsonObject opts = j[QStringLiteral("options")].toObject();
+                const bool same =
+                    opts[QStringLiteral("scheme")].toString().toStdString() ==
+                        std::string(toString(o.scheme)) &&
+                    opts[QStringLiteral("seed")].toInteger() == static_cast<qint64>(o.seed) &&
+                    opts[QStringLiteral("steps")].toInt() == o.steps;
+                if (same) {
+                    for (const auto& c : j[QStringLiteral("curves")].toArray()) {
+                        const QJsonObject p = c.toObject();
+                        curve.push_back({p[QStringLiteral("step")].toInt(),
+                                         p[QStringLiteral("loss")].toDouble(),
+                                         p[QStringLiteral("accuracy")].toDouble()});
+                    }
+                    auto rowOf = [](const std::string& name, const QJsonObject& e) {
+                        lab::EvalRow row{name, {}};
+                        for (const QString& k : e.keys())
+                            row.points.push_back(
+                                {k.toInt(), e[k].isNull() ? std::nullopt
+                                                          : std::optional<double>(e[k].toDouble())});
+                        std::sort(row.points.begin(), row.points.end(),
+                                  [](const auto& a, const auto& b) { return a.length < b.length; });
+                        return row;
+                    };
+                    run->record.eval.push_back(
+                        rowOf(std::string(toString(o.scheme)), j[QStringLiteral("eval")].toObject()));
+                    const QJsonObject variants = j[QStringLiteral("eval_variants")].toObject();
+                    for (const QString& name : variants.keys())
+                        run->record.eval.push_back(
+                            rowOf(name.toStdString(), variants[name].toObject()));
+                }
+            }
+            // The table's columns are L, 1.5L, 2L, 4L: a run evaluated elsewhere is redone.
+            std::vector<int> lens;
+            if (!run->record.eval.empty())
+                for (const auto& pt : run->record.eval.front().points)
+                    lens.push_back(pt.length);
+            if (lens != lab::defaultEvalLengths(o.trainLength))
+                run->record.eval = model->evaluateAll(lab::defaultEvalLengths(o.trainLength));
             run->model.emplace(std::move(*model));
             LabRunResult r = toResult(run);
+            r.curve = std::move(curve);
             return r;
         } catch (const std::exception& e) {
             return {QString::fromStdString(e.what()).section(QLatin1Char('\n'), 0, 0), {}};

@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "line_plot_view.h"
+#include "qcp.h"
 #include "seed_spin_box.h"
 
 namespace pe {
@@ -228,7 +229,7 @@ void LabPanel::showLoaded(const LabRunResult& r) {
     setConfig(r.config);
     m_runs = {r.config};
     m_results = {r};
-    m_log.clear();
+    m_log = r.curve;
     m_model = r.layers;
     m_saveModel = r.save;
     m_status->setText(tr("loaded: %1").arg(describeLabRun(r.config)));
@@ -403,6 +404,9 @@ void LabPanel::redraw() {
     }
     m_loss->setSeries(tr("training loss"), tr("logged step"), tr("cross-entropy"), {loss});
     m_accuracy->setSeries(tr("training accuracy"), tr("logged step"), tr("token accuracy"), {acc});
+    // Accuracies live in [0, 1]: a fixed axis, also before the first step.
+    m_accuracy->plot()->yAxis->setRange(0, 1.02);
+    m_accuracy->plot()->replot(QCustomPlot::rpQueuedReplot);
 
     // The evaluation table: one row per run, one column per length.
     if (m_runs.empty()) {
@@ -461,6 +465,8 @@ void LabPanel::redraw() {
     m_table->resizeColumnsToContents();
     m_lengthPlot->setSeries(tr("accuracy against evaluation length"), tr("length"), tr("accuracy"),
                             lines, xLabels);
+    m_lengthPlot->plot()->yAxis->setRange(0, 1.02);
+    m_lengthPlot->plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 } // namespace pe

@@ -89,6 +89,7 @@ struct LabRunResult {
      *  trainer cannot save. */
     std::function<QString(const QString& folder)> save{};
     LabConfig config{}; ///< the settings the model was trained with (a loaded model's own)
+    std::vector<LabProgress> curve{}; ///< a loaded model's training curve (from its run.json)
 };
 
 /** The evaluation lengths of a run: L, 1.5L, 2L, 4L. */

@@ -10,13 +10,13 @@
  *
  * The model, for a sequence of ℓ tokens x_i from a vocabulary of V symbols plus a blank:
  *   h_0 = Embedding[x]                                                        [ℓ, d]
- *   layer l = 1 … layers:
- *     X   = h_{l−1} (+ P for an absolute scheme, at layer 1 only)
+ *   layer l = 1 … layers (pre-norm):
+ *     E   = LayerNorm₁(h_{l−1});  X = E (+ P for an absolute scheme, at layer 1 only)
  *     A   = attention(X) exactly as the engine computes it (pe::computeTrace: causal mask,
  *           softmax, the scheme's own tables; its "out" = concat(head_out)·W_o)
- *     h   = LayerNorm(X + A);  h_l = LayerNorm(h + W₂·GELU(W₁·h + b₁) + b₂)      (post-norm)
- *   logits = h_L·U + c                                                        [ℓ, V]
- * so the input of layer l's attention, with that layer's weights, reproduces its attention in
+ *     h   = h_{l−1} + (X − E) + A;  h_l = h + W₂·GELU(W₁·LayerNorm₂(h) + b₁) + b₂
+ *   logits = LayerNorm(h_L)·U + c                                             [ℓ, V]
+ * so E of layer l, with that layer's weights, reproduces its attention in
  * every view of the explorer and in `pe-explorer-cli trace`.
  */
 

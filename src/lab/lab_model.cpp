@@ -264,30 +264,33 @@ struct Model::Impl {
             std::map<std::string, TT>& w = attn[static_cast<std::size_t>(l)];
             std::map<std::string, TT>& b = block[static_cast<std::size_t>(l)];
             Capture* cap = caps ? &(*caps)[static_cast<std::size_t>(l)] : nullptr;
+            // Pre-norm: the attention's input E is the normalised residual stream (the engine
+            // adds P to it for an absolute scheme at layer 1, as computeTrace does).
+            const TT E = torch::layer_norm(h, {o.d}, b["ln1.weight"], b["ln1.bias"]);
             if (cap)
-                cap->input = h[0].detach();
-            TT X = h;
+                cap->input = E[0].detach();
+            TT X = E;
             switch (p.scheme) {
             case Scheme::Sinusoidal:
-                X = h + g0.P;
+                X = E + g0.P;
                 break;
             case Scheme::Learned:
-                X = h + w["learned.table"].index({Slice(0, n)});
+                X = E + w["learned.table"].index({Slice(0, n)});
                 break;
             case Scheme::Mlp:
-                X = h + torch::gelu(g0.phi.matmul(w["mlp.w1"]) + w["mlp.b1"]).matmul(w["mlp.w2"]) +
+                X = E + torch::gelu(g0.phi.matmul(w["mlp.w1"]) + w["mlp.b1"]).matmul(w["mlp.w2"]) +
                     w["mlp.b2"];
                 break;
             default:
                 break;
             }
             const TT a = attention(l, p, g0, X, cap); // every layer's positions are layer 1's
-            h = torch::layer_norm(X + a, {o.d}, b["ln1.weight"], b["ln1.bias"]);
-            const TT f = torch::gelu(h.matmul(b["mlp.w1"]) + b["mlp.b1"]).matmul(b["mlp.w2"]) +
-                         b["mlp.b2"];
-            h = torch::layer_norm(h + f, {o.d}, b["ln2.weight"], b["ln2.bias"]);
+            h = h + (X - E) + a; // the residual stream takes P too
+            const TT m = torch::layer_norm(h, {o.d}, b["ln2.weight"], b["ln2.bias"]);
+            h = h + torch::gelu(m.matmul(b["mlp.w1"]) + b["mlp.b1"]).matmul(b["mlp.w2"]) +
+                b["mlp.b2"];
         }
-        return h.matmul(unembed) + unembedBias;
+        return torch::layer_norm(h, {o.d}).matmul(unembed) + unembedBias;
     }
 
     std::vector<Params> paramsAt(int n, RopeScaling scaling = RopeScaling::None,
