@@ -58,3 +58,15 @@ if [[ -x "$cli" ]]; then
 else
   echo "pe-explorer-cli not found next to $exe: figures skipped" >&2
 fi
+
+# The learning lab: train two small shift-3 models with the CLI, then show them in the window.
+if [[ -x "$cli" ]] && "$cli" train --help >/dev/null 2>&1; then
+  lab="$(mktemp -d)"
+  trap 'rm -rf "$lab"' EXIT
+  for s in t5 rope; do
+    "$cli" train --task shift-3 --scheme "$s" --layers 2 --train-len 32 --steps 1000 \
+      --until 0.995 --quiet --out "$lab/$s"
+  done
+  shoot lab-t5.png --lab-model "$lab/t5/model.safetensors" --tab 6
+  shoot lab-rope-attention.png --lab-model "$lab/rope/model.safetensors" --lab-layer 2 --tab 3
+fi
