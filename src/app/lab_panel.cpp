@@ -176,8 +176,8 @@ LabPanel::LabPanel(QWidget* parent)
                                           : tr("not saved: %1").arg(error));
     });
     connect(m_load, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Load a lab model"), QString(), tr("Lab models (*.safetensors)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Load a lab model"), QString(),
+                                                          tr("Lab models (*.safetensors)"));
         if (!path.isEmpty())
             loadModel(path);
     });

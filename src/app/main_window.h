@@ -18,6 +18,7 @@ namespace pe {
 
 class ComparisonView;
 class LabPanel;
+class TourDialog;
 class HeatmapView;
 class ParamsPanel;
 class StepperPanel;
@@ -36,6 +37,10 @@ public:
     ComparisonView* comparison() const { return m_compare; }
     StepperPanel* stepper() const { return m_stepper; }
     LabPanel* lab() const { return m_lab; }
+    /** Help → Tour of the tabs (also shown at the first start of a persistent window). */
+    TourDialog* showTour();
+    /** Help → About this scheme: the current scheme's help text. */
+    QString schemeHelpText() const;
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
     Session session() const;
@@ -78,6 +83,7 @@ private:
     ParamsPanel* m_panel;
     TraceViews* m_views;
     LabPanel* m_lab = nullptr;
+    TourDialog* m_tour = nullptr;
     ComparisonView* m_compare;
     StepperPanel* m_stepper;
     ComputeController* m_controller;
