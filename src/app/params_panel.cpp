@@ -275,6 +275,9 @@ void ParamsPanel::build() {
     m_sentence = new QComboBox;
     for (const QString& s : sampleSentenceList())
         m_sentence->addItem(s.left(40) + QStringLiteral("…"));
+    // As wide as the panel, not as its longest sentence: the panel fits a small screen.
+    m_sentence->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_sentence->setMinimumContentsLength(12);
     m_sentence->setToolTip(tr("Built-in sentence (tokenized into words and punctuation; CJK by "
                               "character)"));
     f4->addRow(tr("Sentence"), m_sentence);

@@ -15,7 +15,7 @@ class QToolButton;
 namespace pe {
 
 /**
- * The pipeline as a row of stage buttons joined by arrows. A stage the scheme does not use is
+ * The pipeline as a row of stage buttons joined by arrows (wrapping when narrow). A stage the scheme does not use is
  * greyed (still reachable); a stage where position enters carries an orange frame and a dot.
  */
 class StageStrip : public QWidget {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <future>
 
+#include "adaptive_splitter.h"
 #include "line_plot_view.h"
 
 namespace pe {
@@ -127,7 +128,8 @@ TraceViews::TraceViews(QWidget* parent)
 
     // Encoding
     auto* enc = new QSplitter(Qt::Vertical);
-    auto* encTop = new QSplitter(Qt::Horizontal, enc);
+    auto* encTop = new AdaptiveSplitter(1.2); // the two maps stack in a narrow window
+    enc->addWidget(encTop);
     m_p = addHeatmap(encTop);
     m_gram = addHeatmap(encTop);
     auto* encBottom = new QWidget(enc);
@@ -158,7 +160,7 @@ TraceViews::TraceViews(QWidget* parent)
     addTab(enc, tr("&Encoding"));
 
     // Relative index and bias
-    auto* rel = new QSplitter(Qt::Horizontal);
+    auto* rel = new AdaptiveSplitter(1.2);
     m_relIndex = addHeatmap(rel);
     m_bias = addHeatmap(rel);
     m_relIndex->linkTo(m_bias);
@@ -171,7 +173,7 @@ TraceViews::TraceViews(QWidget* parent)
     addTab(m_termsHost, tr("&Logit terms"));
 
     // Attention
-    auto* att = new QSplitter(Qt::Horizontal);
+    auto* att = new AdaptiveSplitter(1.2);
     m_headsHost = new QWidget(att);
     m_headsGrid = new QGridLayout(m_headsHost);
     m_headsGrid->setContentsMargins(0, 0, 0, 0);
