@@ -25,6 +25,11 @@ run sinusoidal 0 sinusoidal-encoding.png
 run sinusoidal 3 sinusoidal-attention.png
 run learned 0 learned-encoding.png
 run mlp 0 mlp-encoding.png
+run shaw 0 shaw-encoding.png
+run t5 0 t5-encoding.png
+run rope 0 rope-encoding.png
+run alibi 0 alibi-encoding.png
+run deberta 0 deberta-encoding.png
 run shaw 1 shaw-relative.png
 run txl 2 txl-terms.png
 run t5 1 t5-relative.png

@@ -314,7 +314,7 @@ void MainWindow::showPending() {
         return;
     }
     m_views->setWeightsLabel(r.weights);
-    m_views->setTrace(r.trace, r.pool);
+    m_views->setTrace(r.trace, r.pool, r.positions);
     m_compare->setReference(r.trace, m_current.input);
     m_stepper->setWeightsLabel(r.weights);
     m_stepper->setTrace(r.trace);

@@ -209,7 +209,11 @@ void TestWindowFit::mapsStackWhenNarrow() {
     QTRY_VERIFY(!sideBySide());
     QVERIFY(p->mapTo(m_w, QPoint(0, 0)).y() < gram->mapTo(m_w, QPoint(0, 0)).y());
     QCOMPARE(p->width(), gram->width());
-    // The relative tab's index and bias maps likewise.
+    // The relative tab's index and bias maps likewise (T5 has both).
+    QComboBox* scheme = m_w->panel()->schemeBox();
+    scheme->setCurrentIndex(scheme->findData(static_cast<int>(Scheme::T5)));
+    QVERIFY(QTest::qWaitFor(
+        [this] { return m_w->shownParams() && m_w->shownParams()->scheme == Scheme::T5; }, 8000));
     showTab(1);
     HeatmapView* idx = m_w->views()->relIndexMap();
     HeatmapView* bias = m_w->views()->biasMap();
