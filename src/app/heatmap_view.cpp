@@ -200,6 +200,9 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addWidget(m_plot, 1);
+    // Never 0 × 0, even hidden in a splitter: a zero-sized plot's paint buffer cannot be drawn
+    // into (QPainter warnings when a window holding it is grabbed).
+    m_plot->setMinimumSize(16, 16);
     m_plot->setNoAntialiasingOnDrag(true);
     // A replot schedules a paint (update) rather than painting and flushing this plot at once
     // (QCustomPlot's default): the plots a change touches are painted in one pass of the window.
