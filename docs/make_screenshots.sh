@@ -25,6 +25,11 @@ run sinusoidal 0 sinusoidal-encoding.png
 run sinusoidal 3 sinusoidal-attention.png
 run learned 0 learned-encoding.png
 run mlp 0 mlp-encoding.png
+run shaw 0 shaw-encoding.png
+run t5 0 t5-encoding.png
+run rope 0 rope-encoding.png
+run alibi 0 alibi-encoding.png
+run deberta 0 deberta-encoding.png
 run shaw 1 shaw-relative.png
 run txl 2 txl-terms.png
 run t5 1 t5-relative.png
@@ -33,6 +38,11 @@ run rope 3 rope-attention.png
 run alibi 1 alibi-relative.png
 run urpe 3 urpe-attention.png
 run sinusoidal 4 compare-sinusoidal-rope.png
+# the whole window on a small and a large screen (README: "fits a 1280 × 720 screen")
+xvfb-run -a -s '-screen 0 1920x1080x24' "$exe" --tab 3 --size 1280x720 \
+  --screenshot "$out/window-1280x720.png" && echo "wrote $out/window-1280x720.png"
+xvfb-run -a -s '-screen 0 1920x1080x24' "$exe" --tab 0 --size 1920x1080 \
+  --screenshot "$out/window-1920x1080.png" && echo "wrote $out/window-1920x1080.png"
 # a short sentence with [CLS]/[SEP] and a causal mask: token labels on the axes
 shoot shaw-tokens-attention.png --open "$here/sessions/shaw-tokens.json" --tab 3
 # the stepper: a sentence with [CLS], padding and a causal mask, at the logits stage

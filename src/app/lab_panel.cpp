@@ -194,7 +194,10 @@ LabPanel::~LabPanel() {
 }
 
 void LabPanel::setTrainer(LabTrainer trainer) {
+    const bool had = static_cast<bool>(m_trainer);
     m_trainer = std::move(trainer);
+    if (m_trainer && !had && m_idle)
+        m_status->clear(); // no longer "not part of this build"
     updateEnabled();
 }
 

@@ -64,7 +64,7 @@ void LinePlotView::setSeries(const QString& title, const QString& xTitle, const 
         QVector<double> x(static_cast<int>(s.values.size()));
         QVector<double> y(static_cast<int>(s.values.size()));
         for (int i = 0; i < x.size(); ++i) {
-            x[i] = i;
+            x[i] = s.xStart + i * s.xStep;
             y[i] = s.values[static_cast<std::size_t>(i)];
         }
         g->setData(x, y, true);

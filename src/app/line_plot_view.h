@@ -13,7 +13,9 @@ namespace pe {
 
 struct LineSeries {
     QString name;
-    std::vector<double> values; ///< y at x = 0, 1, …
+    std::vector<double> values; ///< y at x = xStart, xStart + xStep, …
+    double xStart = 0.0;
+    double xStep = 1.0;
 };
 
 /** What a line plot shows, as handed to setSeries. */

@@ -30,10 +30,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption session(QStringLiteral("open"), // not "session": Qt takes -session
                                      QStringLiteral("Start from a session file."),
                                      QStringLiteral("FILE"));
-    const QCommandLineOption tab(QStringLiteral("tab"),
-                                 QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
-                                                "terms, 3 attention, 4 compare, 5 stepper, 6 lab)."),
-                                 QStringLiteral("N"), QStringLiteral("0"));
+    const QCommandLineOption tab(
+        QStringLiteral("tab"),
+        QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
+                       "terms, 3 attention, 4 compare, 5 stepper, 6 lab)."),
+        QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption scheme(QStringLiteral("scheme"),
                                     QStringLiteral("Start with this scheme."),
                                     QStringLiteral("NAME"));
@@ -49,7 +50,10 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Show layer N of the --lab-model in every "
                                                      "view (weights: trained)."),
                                       QStringLiteral("N"), QStringLiteral("0"));
-    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer});
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QStringLiteral("Window size of --screenshot, e.g. 1280x720."),
+                                  QStringLiteral("WxH"), QStringLiteral("1500x900"));
+    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer, size});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
@@ -60,5 +64,12 @@ int main(int argc, char** argv) {
     opts.output = cli.value(shot);
     opts.labModel = cli.value(labModel);
     opts.labLayer = cli.value(labLayer).toInt();
+    const QStringList wh = cli.value(size).split(QLatin1Char('x'));
+    if (wh.size() == 2)
+        opts.size = QSize(wh.at(0).toInt(), wh.at(1).toInt());
+    if (!opts.size.isValid() || opts.size.width() < 100 || opts.size.height() < 100) {
+        std::fprintf(stderr, "pe-explorer: --size takes WxH, e.g. 1280x720\n");
+        return 2;
+    }
     return pe::runExplorer(app, opts);
 }

@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStatusBar>
 #include <QTimer>
 #include <QUndoStack>
@@ -72,7 +73,11 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(m_panel->sizeHint().width() + 20);
+    // As narrow as the panel allows; it scrolls down, never sideways (a 1280×720 screen).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_panel->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width() +
+                            2 * scroll->frameWidth());
     auto* dock = new QDockWidget(tr("Parameters"), this);
     dock->setObjectName(QStringLiteral("parametersDock"));
     dock->setWidget(scroll);
@@ -350,7 +355,7 @@ void MainWindow::showPending() {
         return;
     }
     m_views->setWeightsLabel(r.weights);
-    m_views->setTrace(r.trace, r.pool);
+    m_views->setTrace(r.trace, r.pool, r.positions);
     m_compare->setReference(r.trace, m_current.input);
     m_stepper->setWeightsLabel(r.weights);
     m_stepper->setTrace(r.trace);
