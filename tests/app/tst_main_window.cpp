@@ -46,6 +46,7 @@ private Q_SLOTS:
     void pooledModeAndZoomedTile();
     void openGlBackendMatchesTheCpu();
     void glUnavailableIsSaidOnce();
+    void glContextLostIsSaidOnce();
     void overBudgetKeepsThePreviousView();
     void closingDuringALongComputationIsPrompt();
     void identityWeightsShowThePurePositionEffect_data();
@@ -363,6 +364,37 @@ void TestMainWindow::openGlBackendMatchesTheCpu() {
     for (std::int64_t e = 0; e < a.size(); ++e)
         maxDiff = std::max(maxDiff, std::abs(a.at(e) - b->at(e)));
     QVERIFY2(maxDiff < 1e-4, qPrintable(QString::number(maxDiff))); // fp32 on both engines
+}
+
+void TestMainWindow::glContextLostIsSaidOnce() {
+    // The GL context lost in the middle of a computation (fault injection, gl_backend.h): that
+    // result and the later ones come from the CPU, and the status bar says why once.
+    qputenv("PE_GL_LOSE_CONTEXT_AFTER", "3");
+    QStringList said;
+    connect(m_w->statusBar(), &QStatusBar::messageChanged, this, [&said](const QString& m) {
+        if (m.contains(QLatin1String("context was lost")))
+            said << m;
+    });
+    QAction* gl = nullptr;
+    for (QAction* a : m_w->findChildren<QAction*>())
+        if (a->text().contains(QLatin1String("OpenGL")))
+            gl = a;
+    QVERIFY(gl);
+    const int frames = m_w->frames();
+    gl->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->frames() > frames, 10000);
+    for (int n : {40, 48}) {
+        m_w->panel()->lengthBox()->setValue(n);
+        QVERIFY(waitForShown([n](const Params& p) { return p.n == n; }));
+    }
+    qunsetenv("PE_GL_LOSE_CONTEXT_AFTER");
+    if (m_w->backendToolTip().contains(QLatin1String("PE_GL_UNAVAILABLE")) ||
+        m_w->backendToolTip().contains(QLatin1String("no OpenGL")))
+        QSKIP("no OpenGL 4.3 context here");
+    QVERIFY2(m_w->backendToolTip().contains(QLatin1String("context was lost")),
+             qPrintable(m_w->backendToolTip()));
+    QCOMPARE(said.size(), 1);
+    QCOMPARE(m_w->views()->currentHeatmap()->data().rows, 48); // computed all the same
 }
 
 void TestMainWindow::glUnavailableIsSaidOnce() {

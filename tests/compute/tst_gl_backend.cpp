@@ -91,6 +91,7 @@ private Q_SLOTS:
     void float64FallsBackToCpu();
     void shaderErrorFallsBackToCpu();
     void outOfMemoryFallsBackToCpu();
+    void contextLostFallsBackToCpu();
     void pooledReadBack();
     void pooledMatchesCpuPooled_data();
     void pooledMatchesCpuPooled();
@@ -303,6 +304,37 @@ void TstGlBackend::float64FallsBackToCpu() {
     QVERIFY(gl->find("logits")->dtype() == DType::F64);
     const QString diff = compareTraces(*gl, *ref, 0.0);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// The context lost in the middle of a forward pass (fault injection: the 5th checked GL call
+// reports GL_CONTEXT_LOST): this result and every later one come from the CPU, with the same
+// reason each time, and the pooled path falls back too.
+void TstGlBackend::contextLostFallsBackToCpu() {
+    QString why;
+    auto gl = GlBackend::create(&why);
+    QVERIFY2(gl, qPrintable(why));
+    Params p = base(Scheme::Shaw);
+    Weights w;
+    completeWeights(p, w);
+    QVERIFY(gl->compute(p, w).ok());
+    QVERIFY(gl->lastFallbackReason().isEmpty()); // the GPU computed the first one
+    gl->loseContextAfterForTesting(5);
+    const Expected<Trace> out = gl->compute(p, w);
+    QVERIFY(out.ok());
+    QVERIFY(gl->contextLost());
+    const QString first = gl->lastFallbackReason();
+    QVERIFY2(first.contains(QLatin1String("context was lost")), qPrintable(first));
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    const QString diff = compareTraces(*out, *ref, 0.0); // the CPU reference's own numbers
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    const Expected<Trace> again = gl->compute(p, w);
+    QVERIFY(again.ok());
+    QCOMPARE(gl->lastFallbackReason(), first);
+    PoolRequest req;
+    req.resolution = 8;
+    const Expected<PooledTrace> pooled = gl->computePooled(p, w, req);
+    QVERIFY2(pooled.ok(), pooled.ok() ? "" : pooled.error().message.c_str());
 }
 
 void TstGlBackend::shaderErrorFallsBackToCpu() {

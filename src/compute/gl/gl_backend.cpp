@@ -75,6 +75,11 @@ bool cancelled(const std::atomic<bool>* cancel) {
 
 } // namespace
 
+/** GL_CONTEXT_LOST (GL 4.5 / KHR_robustness), spelled out for older headers. */
+constexpr GLenum kGlContextLost = 0x0507;
+const char* const kLostNote = "the GL context was lost (a driver reset); the CPU computes from now "
+                              "on (View \u2192 Compute backend \u2192 GL tries a new context)";
+
 /** One forward pass on the GPU: owns its buffers; the first error stops every later step. */
 struct GlBackend::Impl {
     GlBackend& be;
@@ -108,6 +113,22 @@ struct GlBackend::Impl {
     }
     bool ok() const { return error.empty(); }
 
+    /**
+     * A GL error after a call; GL_CONTEXT_LOST (a reset: driver crash, GPU hang, TDR) marks the
+     * backend lost for good. PE_GL_LOSE_CONTEXT_AFTER=k (or loseContextAfterForTesting) makes
+     * the call after the k-th one report a lost context: the fault injection of the tests.
+     */
+    GLenum check() {
+        GLenum e = f.GetError();
+        if (be.m_loseAfter >= 0 && ++be.m_calls > be.m_loseAfter)
+            e = kGlContextLost;
+        if (e == kGlContextLost) {
+            be.m_lost = true;
+            error = "the GL context was lost (GL_CONTEXT_LOST)";
+        }
+        return e;
+    }
+
     GLuint buffer(std::size_t bytes, const void* data = nullptr) {
         if (!ok())
             return 0;
@@ -131,7 +152,9 @@ struct GlBackend::Impl {
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         f.BufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), data,
                      GL_DYNAMIC_COPY);
-        const GLenum e = f.GetError();
+        const GLenum e = check();
+        if (e == kGlContextLost)
+            return id;
         const bool simulated = be.m_oomAboveForTesting > 0 && bytes > be.m_oomAboveForTesting;
         if (e == GL_OUT_OF_MEMORY || simulated)
             error = "out of GPU memory allocating " +
@@ -153,7 +176,9 @@ struct GlBackend::Impl {
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset * sizeof(T)),
                            static_cast<GLsizeiptr>(count * sizeof(T)), dst);
-        const GLenum e = f.GetError();
+        const GLenum e = check();
+        if (e == kGlContextLost)
+            return;
         if (e == GL_OUT_OF_MEMORY)
             error = "out of memory reading a GPU buffer back";
         else if (e != GL_NO_ERROR)
@@ -241,7 +266,9 @@ struct GlBackend::Impl {
                     .count();
         }
         f.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-        const GLenum e = f.GetError();
+        const GLenum e = check();
+        if (e == kGlContextLost)
+            return;
         if (e == GL_OUT_OF_MEMORY)
             error = "out of GPU memory in a dispatch";
         else if (e != GL_NO_ERROR)
@@ -793,6 +820,12 @@ std::unique_ptr<GlBackend> GlBackend::create(QString* why, QSurface* qtSurface) 
     return be;
 }
 
+int GlBackend::loseAfterFromEnvironment() {
+    bool ok = false;
+    const int k = qEnvironmentVariableIntValue("PE_GL_LOSE_CONTEXT_AFTER", &ok);
+    return ok && k >= 0 ? k : -1;
+}
+
 GlBackend::~GlBackend() {
     if (m_ctx && !m_programs.empty() && m_ctx->makeCurrent()) {
         for (const auto& [name, prog] : m_programs)
@@ -836,6 +869,8 @@ Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
     if (p.precision == Precision::Float64)
         return fallback("float64 requested: the GL backend computes in float32, so the CPU "
                         "reference computes this trace");
+    if (m_lost)
+        return fallback(kLostNote);
     if (!m_ctx->makeCurrent())
         return fallback("the GL context could not be made current on this thread; using the CPU");
 
@@ -897,6 +932,8 @@ Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
         }
     }
     m_ctx->doneCurrent();
+    if (!result && m_lost)
+        return fallback(kLostNote); // the same words every time: the window says it once
     if (!result && result.error().message != "cancelled")
         return fallback("GL backend failed (" + result.error().message + "); using the CPU");
     return result;
@@ -912,6 +949,8 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
         return Error{"pooled resolution must be between 1 and 8192"};
     if (p.precision == Precision::Float64)
         return Error{"the GL backend computes in float32 only"};
+    if (m_lost)
+        return Error{kLostNote};
     if (!m_ctx->makeCurrent())
         return Error{"the GL context could not be made current on this thread"};
     Expected<PooledTrace> result = Error{"unreachable"};
@@ -975,8 +1014,13 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
                                                const std::atomic<bool>* cancel) {
     if (Status s = validatePoolRequest(request, p.seqLen()); !s)
         return s.error();
-    if (!request.hasTile && request.mode == PoolMode::Mean && p.precision == Precision::Float32)
-        return computePooled(p, w, request.resolution, cancel);
+    if (!request.hasTile && request.mode == PoolMode::Mean && p.precision == Precision::Float32 &&
+        !m_lost) {
+        Expected<PooledTrace> r = computePooled(p, w, request.resolution, cancel);
+        if (r || !m_lost)
+            return r;
+        // The context was lost in this computation: the CPU's streamed path computes it.
+    }
     if (!m_cpu)
         m_cpu = createBackend(BackendKind::CpuFast);
     return m_cpu->computePooled(p, w, request, cancel);

@@ -69,6 +69,17 @@ public:
                                         const PoolRequest& request,
                                         const std::atomic<bool>* cancel = nullptr) override;
 
+    /**
+     * Makes the GL call after the `calls`-th checked one report GL_CONTEXT_LOST (fault injection;
+     * −1: off). The environment variable PE_GL_LOSE_CONTEXT_AFTER sets it for a whole process.
+     */
+    void loseContextAfterForTesting(int calls) {
+        m_loseAfter = calls;
+        m_calls = 0;
+    }
+    /** Whether the context was lost: every later computation runs on the CPU. */
+    bool contextLost() const { return m_lost; }
+
     /** Why the last compute() used the CPU reference; empty when it ran on the GPU. */
     QString lastFallbackReason() const override { return m_lastFallback; }
 
@@ -103,6 +114,10 @@ private:
     int m_maxRowsPerChunk = 0;
     std::size_t m_oomAboveForTesting = 0;
     GemmKernel m_gemmKernel = GemmKernel::Auto;
+    int m_loseAfter = loseAfterFromEnvironment();
+    int m_calls = 0;
+    bool m_lost = false;
+    static int loseAfterFromEnvironment();
 };
 
 } // namespace pe
