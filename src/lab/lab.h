@@ -135,6 +135,50 @@ Expected<Options> optionsFromJson(const std::string& text);
  */
 std::string runJson(const RunRecord& r);
 
+using Progress = std::function<void(const CurvePoint&)>;
+
+/**
+ * The libtorch half of a model (lab_model.cpp). It lives in a module, libpe-lab-torch.so,
+ * loaded on first use: PyTorch's libraries take a second to load and register, a cost the CLI's
+ * other commands and the window's start must not pay. Model is the torch-free handle.
+ */
+class ModelEngine {
+public:
+    virtual ~ModelEngine() = default;
+    virtual const Options& options() const = 0;
+    virtual Expected<std::vector<CurvePoint>> train(const Progress& progress,
+                                                    const std::atomic<bool>* cancel) = 0;
+    virtual int stepsDone() const = 0;
+    virtual std::optional<double> evaluate(int length, RopeScaling scaling, double scale,
+                                           const std::atomic<bool>* cancel, int samples) = 0;
+    virtual std::vector<float> outputLogits(const std::vector<std::int64_t>& tokens) = 0;
+    virtual std::vector<LayerView> layerViews(const std::vector<std::int64_t>& tokens) = 0;
+    virtual std::vector<float> attentionWeights(const std::vector<std::int64_t>& tokens,
+                                                int layer) = 0;
+    virtual std::vector<float> attentionLogits(const std::vector<std::int64_t>& tokens,
+                                               int layer) = 0;
+    virtual Status save(const std::string& path, const std::vector<std::int64_t>& sample) = 0;
+};
+
+/** What the module exports (extern "C" pe_lab_engine_factory). */
+class EngineFactory {
+public:
+    virtual ~EngineFactory() = default;
+    virtual Expected<std::unique_ptr<ModelEngine>> create(const Options& o) = 0;
+    virtual Expected<std::unique_ptr<ModelEngine>> load(const std::string& path) = 0;
+};
+
+/**
+ * The module's factory, loaded once (thread-safe): from $PE_LAB_MODULE, else beside the
+ * installed binaries (../lib/pe-explorer/), else the build tree's. The error says where it
+ * looked and why it failed.
+ */
+Expected<EngineFactory*> engineFactory();
+/** Whether the module's file is there (without loading it). */
+bool engineAvailable();
+/** Loads the module on a background thread, so that a first Train or Load does not wait. */
+void preloadEngine();
+
 class Model {
 public:
     /** A fresh model: weights from the engine's seeded generator (completeWeights) per layer. */
@@ -147,7 +191,7 @@ public:
 
     const Options& options() const;
 
-    using Progress = std::function<void(const CurvePoint&)>;
+    using Progress = lab::Progress;
     /**
      * Trains options().steps steps (Adam), reporting a curve point every logEvery steps.
      * Polls `cancel` every step: a cancelled run returns Error "cancelled" and keeps the weights
@@ -191,9 +235,8 @@ public:
     Status save(const std::string& path, const std::vector<std::int64_t>& sample);
 
 private:
-    struct Impl;
-    explicit Model(std::unique_ptr<Impl> impl);
-    std::unique_ptr<Impl> m;
+    explicit Model(std::unique_ptr<ModelEngine> engine);
+    std::unique_ptr<ModelEngine> m;
 };
 
 /** A full run: create, train, evaluate at `lengths`; the model stays available for views. */

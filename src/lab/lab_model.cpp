@@ -158,7 +158,7 @@ struct Capture {
 
 } // namespace
 
-struct Model::Impl {
+struct TorchState {
     Options o;
     /** Per layer: the attention tensors under their trace names (as Weights holds them, 2-D),
      *  and the lab's own (ln1, mlp, ln2). */
@@ -327,20 +327,39 @@ struct Model::Impl {
     }
 };
 
-Model::Model(std::unique_ptr<Impl> impl)
-    : m(std::move(impl)) {}
-Model::Model(Model&&) noexcept = default;
-Model& Model::operator=(Model&&) noexcept = default;
-Model::~Model() = default;
+namespace {
 
-const Options& Model::options() const {
-    return m->o;
-}
+/** A model of the lab on libtorch: the ModelEngine the module hands out. */
+class TorchModel final : public ModelEngine {
+public:
+    explicit TorchModel(std::unique_ptr<TorchState> state)
+        : m(std::move(state)) {}
+    const Options& options() const override { return m->o; }
+    Expected<std::vector<CurvePoint>> train(const Progress& progress,
+                                            const std::atomic<bool>* cancel) override;
+    int stepsDone() const override { return m->stepsDone; }
+    std::optional<double> evaluate(int length, RopeScaling scaling, double scale,
+                                   const std::atomic<bool>* cancel, int samples) override;
+    std::vector<float> outputLogits(const std::vector<std::int64_t>& tokens) override;
+    std::vector<LayerView> layerViews(const std::vector<std::int64_t>& tokens) override;
+    std::vector<float> attentionWeights(const std::vector<std::int64_t>& tokens,
+                                        int layer) override;
+    std::vector<float> attentionLogits(const std::vector<std::int64_t>& tokens, int layer) override;
+    Status save(const std::string& path, const std::vector<std::int64_t>& sample) override;
 
-Expected<Model> Model::create(const Options& o) {
+    static Expected<std::unique_ptr<TorchModel>> create(const Options& o);
+    static Expected<std::unique_ptr<ModelEngine>> load(const std::string& path);
+
+private:
+    std::unique_ptr<TorchState> m;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<TorchModel>> TorchModel::create(const Options& o) {
     if (Status s = validate(o); !s)
         return s.error();
-    auto impl = std::make_unique<Impl>();
+    auto impl = std::make_unique<TorchState>();
     impl->o = o;
     const int d = o.d, L = o.trainLength;
     for (int l = 0; l < o.layers; ++l) {
@@ -373,11 +392,11 @@ Expected<Model> Model::create(const Options& o) {
     impl->unembed = fromEigen(seededNormal(d, o.vocab, o.seed, "lab.unembed") / std::sqrt(d))
                         .set_requires_grad(true);
     impl->unembedBias = torch::zeros({o.vocab}).set_requires_grad(true);
-    return Model(std::move(impl));
+    return std::make_unique<TorchModel>(std::move(impl));
 }
 
-Expected<std::vector<CurvePoint>> Model::train(const Progress& progress,
-                                               const std::atomic<bool>* cancel) {
+Expected<std::vector<CurvePoint>> TorchModel::train(const Progress& progress,
+                                                    const std::atomic<bool>* cancel) {
     const Options& o = m->o;
     torch::set_num_threads(o.threads);
     torch::optim::Adam adam(m->parameters(), torch::optim::AdamOptions(o.learningRate));
@@ -453,12 +472,8 @@ Expected<std::vector<CurvePoint>> Model::train(const Progress& progress,
     return curve;
 }
 
-int Model::stepsDone() const {
-    return m->stepsDone;
-}
-
-std::optional<double> Model::evaluate(int length, RopeScaling scaling, double scale,
-                                      const std::atomic<bool>* cancel, int samples) {
+std::optional<double> TorchModel::evaluate(int length, RopeScaling scaling, double scale,
+                                           const std::atomic<bool>* cancel, int samples) {
     const Options& o = m->o;
     if (!m->reaches(length))
         return std::nullopt;
@@ -485,40 +500,7 @@ std::optional<double> Model::evaluate(int length, RopeScaling scaling, double sc
     return scored > 0 ? hits / scored : 0.0;
 }
 
-std::vector<EvalRow> Model::evaluateAll(const std::vector<int>& lengths,
-                                        const std::atomic<bool>* cancel) {
-    const Options& o = m->o;
-    std::vector<EvalRow> rows{{std::string(pe::toString(o.scheme)), {}}};
-    for (int len : lengths)
-        rows[0].points.push_back({len, evaluate(len, RopeScaling::None, 1.0, cancel)});
-    if (o.scheme == Scheme::RoPE) {
-        for (RopeScaling sc : {RopeScaling::PI, RopeScaling::NTK}) {
-            if (sc == RopeScaling::NTK && o.d / o.heads < 4)
-                continue; // NTK scaling needs d_rot >= 4
-            EvalRow row{"rope + " + std::string(pe::toString(sc)), {}};
-            for (int len : lengths) {
-                const double s = std::max(1.0, static_cast<double>(len) / o.trainLength);
-                row.points.push_back({len, s > 1.0 ? evaluate(len, sc, s, cancel)
-                                                   : rows[0].points[row.points.size()].accuracy});
-            }
-            rows.push_back(std::move(row));
-        }
-    }
-    return rows;
-}
-
-std::vector<std::int64_t> Model::predict(const std::vector<std::int64_t>& tokens) {
-    const std::vector<float> logits = outputLogits(tokens);
-    std::vector<std::int64_t> out;
-    const int V = m->o.vocab;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-        const float* row = logits.data() + i * static_cast<std::size_t>(V);
-        out.push_back(std::max_element(row, row + V) - row);
-    }
-    return out;
-}
-
-std::vector<float> Model::outputLogits(const std::vector<std::int64_t>& tokens) {
+std::vector<float> TorchModel::outputLogits(const std::vector<std::int64_t>& tokens) {
     torch::NoGradGuard noGrad;
     const int n = static_cast<int>(tokens.size());
     const std::vector<Params> ps = m->paramsAt(n);
@@ -534,15 +516,16 @@ std::vector<float> flat(const TT& t) {
 }
 } // namespace
 
-std::vector<float> Model::attentionWeights(const std::vector<std::int64_t>& tokens, int layer) {
+std::vector<float> TorchModel::attentionWeights(const std::vector<std::int64_t>& tokens,
+                                                int layer) {
     return flat(m->capture(tokens).at(static_cast<std::size_t>(layer)).weights);
 }
 
-std::vector<float> Model::attentionLogits(const std::vector<std::int64_t>& tokens, int layer) {
+std::vector<float> TorchModel::attentionLogits(const std::vector<std::int64_t>& tokens, int layer) {
     return flat(m->capture(tokens).at(static_cast<std::size_t>(layer)).logits);
 }
 
-std::vector<LayerView> Model::layerViews(const std::vector<std::int64_t>& tokens) {
+std::vector<LayerView> TorchModel::layerViews(const std::vector<std::int64_t>& tokens) {
     const std::vector<Capture> caps = m->capture(tokens);
     const int n = static_cast<int>(tokens.size());
     std::vector<LayerView> views;
@@ -564,7 +547,7 @@ std::vector<LayerView> Model::layerViews(const std::vector<std::int64_t>& tokens
     return views;
 }
 
-Status Model::save(const std::string& path, const std::vector<std::int64_t>& sample) {
+Status TorchModel::save(const std::string& path, const std::vector<std::int64_t>& sample) {
     const Options& o = m->o;
     NamedTensors out;
     auto add = [&out](const std::string& name, const TT& t, std::vector<std::int64_t> shape) {
@@ -606,7 +589,7 @@ Status Model::save(const std::string& path, const std::vector<std::int64_t>& sam
                              {"trace_arguments", traceArguments(o)}});
 }
 
-Expected<Model> Model::load(const std::string& path) {
+Expected<std::unique_ptr<ModelEngine>> TorchModel::load(const std::string& path) {
     std::map<std::string, std::string> meta;
     auto tensors = readSafetensors(path, &meta);
     if (!tensors)
@@ -619,7 +602,7 @@ Expected<Model> Model::load(const std::string& path) {
     auto model = create(*options);
     if (!model)
         return model.error();
-    Impl& im = *model->m;
+    TorchState& im = *(*model)->m;
     std::map<std::string, TT*> slots{{"lab.embedding", &im.embedding},
                                      {"lab.unembed", &im.unembed},
                                      {"lab.unembed_bias", &im.unembedBias}};
@@ -649,7 +632,28 @@ Expected<Model> Model::load(const std::string& path) {
     if (filled != slots.size())
         return Error{path + ": " + std::to_string(slots.size() - filled) +
                      " of the model's tensors are missing"};
-    return model;
+    return std::unique_ptr<ModelEngine>(std::move(*model));
 }
 
+namespace {
+class TorchFactory final : public EngineFactory {
+public:
+    Expected<std::unique_ptr<ModelEngine>> create(const Options& o) override {
+        auto m = TorchModel::create(o);
+        if (!m)
+            return m.error();
+        return std::unique_ptr<ModelEngine>(std::move(*m));
+    }
+    Expected<std::unique_ptr<ModelEngine>> load(const std::string& path) override {
+        return TorchModel::load(path);
+    }
+};
+} // namespace
+
 } // namespace pe::lab
+
+/** The module's one entry point (looked up with dlsym by lab.cpp's engineFactory()). */
+extern "C" __attribute__((visibility("default"))) pe::lab::EngineFactory* pe_lab_engine_factory() {
+    static pe::lab::TorchFactory factory;
+    return &factory;
+}
