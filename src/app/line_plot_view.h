@@ -11,9 +11,19 @@ class QCustomPlot;
 
 namespace pe {
 
+enum class LineStyle { Line, Dashed, Points, LineAndPoints };
+
 struct LineSeries {
     QString name;
-    std::vector<double> values; ///< y at x = 0, 1, …
+    std::vector<double> values; ///< y at x = 0, 1, … (or at `x`); NaN leaves a gap
+    std::vector<double> x{};    ///< x of each value; empty: 0, 1, …
+    LineStyle style = LineStyle::Line;
+};
+
+/** A vertical line at x with a label (a crossover, a bucket boundary). */
+struct LineMarker {
+    double x = 0;
+    QString label;
 };
 
 /** What a line plot shows, as handed to setSeries. */
@@ -23,9 +33,19 @@ struct LinePlotContent {
     QString yTitle;
     std::vector<LineSeries> series;
     QStringList xLabels;
+    bool logX = false; ///< logarithmic axes: values <= 0 are left out
+    bool logY = false;
+    std::vector<LineMarker> markers{};
+    /** Whole-number x ticks (positions, layers); off for real x such as n on a log axis. */
+    bool integerX = true;
+    /** Where the legend sits inside the axes (away from the curves). */
+    Qt::Alignment legendAt = Qt::AlignTop | Qt::AlignRight;
 };
 
-/** A few curves against position, with a legend (the d2l "columns of P" figure, a query row). */
+/**
+ * A few curves against position, with a legend (the d2l "columns of P" figure, a query row); or
+ * against given x values on linear or logarithmic axes, with vertical markers (the insights).
+ */
 class LinePlotView : public QWidget {
     Q_OBJECT
 public:
