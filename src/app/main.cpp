@@ -30,10 +30,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption session(QStringLiteral("open"), // not "session": Qt takes -session
                                      QStringLiteral("Start from a session file."),
                                      QStringLiteral("FILE"));
-    const QCommandLineOption tab(QStringLiteral("tab"),
-                                 QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
-                                                "terms, 3 attention, 4 compare, 5 stepper)."),
-                                 QStringLiteral("N"), QStringLiteral("0"));
+    const QCommandLineOption tab(
+        QStringLiteral("tab"),
+        QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
+                       "terms, 3 attention, 4 compare, 5 stepper, 6 lab, 7 insights)."),
+        QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption scheme(QStringLiteral("scheme"),
                                     QStringLiteral("Start with this scheme."),
                                     QStringLiteral("NAME"));
@@ -41,7 +42,11 @@ int main(int argc, char** argv) {
                                    QStringLiteral("Stage of the stepper tab (0 tokens … 14 "
                                                   "output)."),
                                    QStringLiteral("K"), QStringLiteral("0"));
-    cli.addOptions({shot, session, tab, scheme, stage});
+    const QCommandLineOption insight(QStringLiteral("insight"),
+                                     QStringLiteral("Open this page of the Insights tab (binary, "
+                                                    "offset, cost, distance, depth)."),
+                                     QStringLiteral("PAGE"));
+    cli.addOptions({shot, session, tab, scheme, stage, insight});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
@@ -50,5 +55,6 @@ int main(int argc, char** argv) {
     opts.scheme = cli.value(scheme);
     opts.session = cli.value(session);
     opts.output = cli.value(shot);
+    opts.insight = cli.value(insight);
     return pe::runExplorer(app, opts);
 }

@@ -8,6 +8,7 @@
 #include "session.h"
 #include "settings.h"
 
+class QCustomPlot;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -18,6 +19,7 @@ namespace pe {
 
 class ComparisonView;
 class HeatmapView;
+class InsightsPanel;
 class ParamsPanel;
 class StepperPanel;
 class TraceViews;
@@ -34,6 +36,7 @@ public:
     TraceViews* views() const { return m_views; }
     ComparisonView* comparison() const { return m_compare; }
     StepperPanel* stepper() const { return m_stepper; }
+    InsightsPanel* insights() const { return m_insights; }
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
     Session session() const;
@@ -48,6 +51,8 @@ public:
 
     /** The heat map that export and copy act on: the current tab's main one. */
     HeatmapView* currentHeatmap() const;
+    /** The plot that export figure and copy act on (the Insights tab's may be a line plot). */
+    QCustomPlot* currentPlot() const;
     Status exportFigure(const QString& path, int dpi);
     Status exportMatrix(const QString& path);
 
@@ -77,6 +82,7 @@ private:
     TraceViews* m_views;
     ComparisonView* m_compare;
     StepperPanel* m_stepper;
+    InsightsPanel* m_insights = nullptr;
     ComputeController* m_controller;
     QUndoStack* m_undo;
     Session m_current;

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "insights_panel.h"
 #include "main_window.h"
 #include "stepper_panel.h"
 #include "trace_views.h"
@@ -39,12 +40,22 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
         w.resize(1500, 900);
     w.views()->setCurrentIndex(opts.tab);
     w.stepper()->setStage(opts.stage);
+    if (!opts.insight.isEmpty()) {
+        const auto page = insightPageFromString(opts.insight.toStdString());
+        if (!page) {
+            std::fprintf(stderr, "pe-explorer: unknown insights page \"%s\"\n",
+                         qPrintable(opts.insight));
+            return 2;
+        }
+        w.insights()->setPage(*page);
+        w.views()->setCurrentWidget(w.insights());
+    }
     w.show();
     if (!shot)
         return app.exec();
 
     int status = 1;
-    QObject::connect(&w, &MainWindow::frameShown, &w, [&] {
+    auto grab = [&] {
         // Let the queued replots and the re-pooling timers run, then grab.
         QTimer::singleShot(400, &w, [&] {
             QSaveFile f(opts.output);
@@ -57,7 +68,12 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
             }
             app.quit();
         });
-    });
+    };
+    // An insights page arrives from its own worker, after the trace.
+    if (opts.insight.isEmpty())
+        QObject::connect(&w, &MainWindow::frameShown, &w, grab);
+    else
+        QObject::connect(w.insights(), &InsightsPanel::resultShown, &w, grab);
     QTimer::singleShot(60000, &app, [&] {
         std::fprintf(stderr, "pe-explorer: no result within 60 s\n");
         app.quit();
