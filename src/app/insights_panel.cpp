@@ -69,7 +69,7 @@ InsightsPanel::InsightsPanel(QWidget* parent)
     m_pageChooser->setObjectName(QStringLiteral("insightPage"));
     m_pageChooser->setToolTip(tr("Which argument of the chapter to show"));
 
-    m_delta->setRange(1, 1);
+    m_delta->setRange(1, 1 << 20); // narrowed to N − 1 when the parameters arrive
     m_delta->setToolTip(tr("The shift \u03b4: P[i+\u03b4] against M_\u03b4\u00b7P[i]"));
     m_kernel->setRange(2, 65);
     m_kernel->setValue(3);
