@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
                                      QStringLiteral("Open this page of the Insights tab (binary, "
                                                     "offset, cost, distance, depth)."),
                                      QStringLiteral("PAGE"));
-    cli.addOptions({shot, session, tab, scheme, stage, insight});
+    const QCommandLineOption measure(QStringLiteral("measure"),
+                                     QStringLiteral("With --insight cost: press Measure."));
+    cli.addOptions({shot, session, tab, scheme, stage, insight, measure});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
@@ -56,5 +58,6 @@ int main(int argc, char** argv) {
     opts.session = cli.value(session);
     opts.output = cli.value(shot);
     opts.insight = cli.value(insight);
+    opts.measure = cli.isSet(measure);
     return pe::runExplorer(app, opts);
 }

@@ -3,6 +3,7 @@
 
 #include <QApplication>
 #include <QPixmap>
+#include <QPushButton>
 #include <QSaveFile>
 #include <QTimer>
 
@@ -51,6 +52,8 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
         w.views()->setCurrentWidget(w.insights());
     }
     w.show();
+    if (opts.measure && w.insights()->page() == InsightPage::Cost)
+        w.insights()->measureButton()->click(); // supersedes the unmeasured page
     if (!shot)
         return app.exec();
 

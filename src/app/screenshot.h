@@ -12,8 +12,9 @@ struct ScreenshotOptions {
     QString session; ///< session file to start from
     QString scheme;  ///< scheme to start with (overrides the session's)
     int tab = 0;
-    int stage = 0;   ///< stage of the stepper tab
-    QString insight; ///< an insights page to open (binary, offset, cost, distance, depth)
+    int stage = 0;        ///< stage of the stepper tab
+    QString insight;      ///< an insights page to open (binary, offset, cost, distance, depth)
+    bool measure = false; ///< with insight = cost: press Measure first
 };
 
 /** Opens the explorer (or renders one screenshot); returns the process exit status. */
