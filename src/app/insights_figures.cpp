@@ -376,14 +376,14 @@ void InsightsFigures::showBinary(const InsightResult& r) {
     const BinaryInsight& b = *r.binary;
     const QString sub = insightSubtitle(r);
     HeatmapInfo bits;
-    bits.title = tr("bits of the position (lowest first)");
+    bits.title = tr("bit b of position i");
     bits.subtitle = sub;
     bits.xTitle = tr("bit b");
     bits.yTitle = tr("position i");
     bits.valueTitle = tr("\u230ai/2^b\u230b mod 2");
     m_bits->setData(toGrid(b.bits.cast<double>()), bits);
     HeatmapInfo p;
-    p.title = tr("sinusoidal P, same colour map");
+    p.title = tr("sinusoidal P, same colours");
     p.subtitle = sub;
     p.xTitle = tr("column c of P");
     p.yTitle = tr("position i");
@@ -391,7 +391,7 @@ void InsightsFigures::showBinary(const InsightResult& r) {
     m_binaryP->setData(toGrid(b.P), p);
 
     LinePlotContent c;
-    c.title = tr("period of each bit and sinusoid pair");
+    c.title = tr("periods: bits and sinusoids");
     c.xTitle = tr("bit b / pair j");
     c.yTitle = tr("period (positions)");
     c.logY = true;
@@ -407,8 +407,8 @@ void InsightsFigures::showOffset(const InsightResult& r) {
     const OffsetInsight& o = *r.offset;
     const QString sub = insightSubtitle(r);
     HeatmapInfo m;
-    m.title = o.method == OffsetMethod::Exact ? tr("M_\u03b4: 2\u00d72 rotations (exact)")
-                                              : tr("M_\u03b4: least-squares fit");
+    m.title = o.method == OffsetMethod::Exact ? tr("M_\u03b4, exact rotations")
+                                              : tr("M_\u03b4, least squares");
     m.subtitle = sub;
     m.xTitle = tr("column of P[i]");
     m.yTitle = tr("column of P[i+\u03b4]");
@@ -546,23 +546,31 @@ void InsightsFigures::showDistance(const InsightResult& r) {
         c.xTitle = tr("offset r = j \u2212 i");
         c.yTitle = yTitle;
         c.integerX = false;
-        c.series.push_back({tr("mean over heads"), toVector(mean), offsets});
         for (int h = 0; h < std::min(heads, kShownHeads); ++h)
             c.series.push_back({tr("head %1").arg(h), toVector(perHead.row(h).transpose()), offsets,
-                                LineStyle::Dashed});
+                                LineStyle::Faint});
+        // Last, so it is drawn over the heads; black, so it is never one of their colours.
+        c.series.push_back(
+            {tr("mean over heads"), toVector(mean), offsets, LineStyle::Bold, Qt::black});
         return c;
     };
     m_weightProfile->setContent(profile(tr("mean attention weight A[i, i+r]"), tr("weight"),
                                         d.weightProfile, d.weightProfileMean));
-    LinePlotContent pos = profile(tr("mean position term: %1").arg(qs(d.positionTermName)),
-                                  tr("logit term"), d.positionProfile, d.positionProfileMean);
-    for (int b : d.t5BucketStart)
-        if (b > 0 && b < n) {
+    LinePlotContent pos = profile(tr("mean position term"), qs(d.positionTermName),
+                                  d.positionProfile, d.positionProfileMean);
+    pos.legendAt = Qt::AlignBottom | Qt::AlignHCenter; // a bias peaks (or dips) at r = 0
+    // The logarithmic buckets' boundaries (the exact ones, one offset each, would fill the
+    // middle with lines; the numbers line lists every boundary).
+    int previous = -1;
+    for (int b : d.t5BucketStart) {
+        if (b - previous > 1 && b < n) {
             pos.markers.push_back({static_cast<double>(b), QString()});
             pos.markers.push_back({static_cast<double>(-b), QString()});
         }
-    if (!d.t5BucketStart.empty())
-        pos.title += tr(" (dotted: T5 buckets)");
+        previous = b;
+    }
+    if (!pos.markers.empty())
+        pos.title += tr(", dotted: log buckets");
     m_positionProfile->setContent(pos);
 
     LinePlotContent rope;

@@ -86,12 +86,19 @@ void LinePlotView::setContent(const LinePlotContent& c) {
     for (const LineSeries& s : c.series) {
         QCPGraph* g = m_plot->addGraph();
         g->setName(s.name);
-        const QColor colour = kColours[k++ % 6];
+        const QColor colour = s.colour.isValid() ? s.colour : kColours[k++ % 6];
         // Long, jagged curves (an attention row) take Qt's fast 1-pixel stroker: a 1.5 px pen
         // sends every segment through the general path stroker, tens of ms per replot.
         QPen pen(colour, s.values.size() > 128 ? 1.0 : 1.5);
         if (s.style == LineStyle::Dashed)
             pen.setStyle(Qt::DashLine);
+        if (s.style == LineStyle::Bold)
+            pen.setWidthF(2.0);
+        if (s.style == LineStyle::Faint) {
+            QColor pale = colour;
+            pale.setAlpha(90);
+            pen = QPen(pale, 1.0);
+        }
         g->setPen(pen);
         if (s.style == LineStyle::Points || s.style == LineStyle::LineAndPoints)
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 5));

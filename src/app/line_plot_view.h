@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QColor>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -11,13 +12,15 @@ class QCustomPlot;
 
 namespace pe {
 
-enum class LineStyle { Line, Dashed, Points, LineAndPoints };
+/** Faint: a thin, pale line (the per-head curves behind their mean); Bold: a 2 px line. */
+enum class LineStyle { Line, Dashed, Points, LineAndPoints, Faint, Bold };
 
 struct LineSeries {
     QString name;
     std::vector<double> values; ///< y at x = 0, 1, … (or at `x`); NaN leaves a gap
     std::vector<double> x{};    ///< x of each value; empty: 0, 1, …
     LineStyle style = LineStyle::Line;
+    QColor colour{}; ///< invalid: the next colour of the palette
 };
 
 /** A vertical line at x with a label (a crossover, a bucket boundary). */
