@@ -38,6 +38,7 @@ private Q_SLOTS:
     void depthCollapsesWithoutResidual();
     void staysResponsiveWithProgressAndCancels();
     void newestRequestWins();
+    void fitsBesideTheParameters();
 };
 
 namespace {
@@ -310,6 +311,21 @@ void TestInsightsPanel::newestRequestWins() {
     QCOMPARE(panel.shownResult().settings.delta, 12);
     QCOMPARE(panel.shownResult().offset->delta, 12);
     QVERIFY(panel.resultsShown() - before <= 11);
+}
+
+void TestInsightsPanel::fitsBesideTheParameters() {
+    // A 1280×720 window less the parameters dock, the tab bar and the status bar.
+    InsightsPanel panel;
+    for (InsightPage page : allInsightPages()) {
+        QVERIFY(showPage(panel, page, params(Scheme::Sinusoidal)));
+        const QSize min = panel.minimumSizeHint();
+        qInfo("%s: minimum %dx%d", std::string(toString(page)).c_str(), min.width(), min.height());
+        QVERIFY2(min.width() <= 860 && min.height() <= 560,
+                 qPrintable(QStringLiteral("%1: %2x%3")
+                                .arg(QString::fromStdString(std::string(toString(page))))
+                                .arg(min.width())
+                                .arg(min.height())));
+    }
 }
 
 QTEST_MAIN(TestInsightsPanel)
