@@ -3,6 +3,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
@@ -67,6 +68,9 @@ InsightsPanel::InsightsPanel(QWidget* parent)
     for (InsightPage page : allInsightPages())
         m_pageChooser->addItem(insightPageTitle(page), static_cast<int>(page));
     m_pageChooser->setObjectName(QStringLiteral("insightPage"));
+    // The list shows the whole titles; closed, the box need not be as wide as the longest.
+    m_pageChooser->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_pageChooser->setMinimumContentsLength(18);
     m_pageChooser->setToolTip(tr("Which argument of the chapter to show"));
 
     m_delta->setRange(1, 1 << 20); // narrowed to N − 1 when the parameters arrive
@@ -110,6 +114,7 @@ InsightsPanel::InsightsPanel(QWidget* parent)
     m_cancel->setToolTip(tr("Cancel the page's computation"));
     m_cancel->hide();
     m_status->setObjectName(QStringLiteral("insightStatus"));
+    m_status->setToolTip(tr("Time to compute the page (on its worker) and to fill its figures"));
     m_status->setStyleSheet(QStringLiteral("color: #555"));
 
     auto* top = new QHBoxLayout;
@@ -268,12 +273,15 @@ void InsightsPanel::onResult(const InsightResult& result) {
             r.measured = m_measured; // the last measurement of these parameters
         }
     }
+    QElapsedTimer draw;
+    draw.start();
     m_figures->setResult(r);
     m_numbers->setText(insightNumbers(r));
+    m_drawMs = static_cast<double>(draw.nsecsElapsed()) / 1e6;
     m_numbers->setStyleSheet(r.ok() ? QStringLiteral("font-weight: 600")
                                     : QStringLiteral("font-weight: 600; color: #b00020"));
     m_status->setText(
-        r.ok() ? tr("%1 ms").arg(r.computeMs, 0, 'f', 1)
+        r.ok() ? tr("%1 ms + %2 draw").arg(r.computeMs, 0, 'f', 1).arg(m_drawMs, 0, 'f', 1)
                : (r.error == QLatin1String("cancelled") ? tr("cancelled") : tr("error")));
     m_shown = std::move(r);
     ++m_resultsShown;

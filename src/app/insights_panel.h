@@ -52,6 +52,8 @@ public:
     /** The result on screen (empty members before the first). */
     const InsightResult& shownResult() const { return m_shown; }
     int resultsShown() const { return m_resultsShown; }
+    /** GUI-thread time of the last result: filling the figures (not their paint). */
+    double drawMs() const { return m_drawMs; }
 
     QComboBox* pageChooser() const { return m_pageChooser; }
     QSpinBox* deltaSpin() const { return m_delta; }
@@ -83,6 +85,7 @@ private:
     bool m_stale = true;
     InsightResult m_shown;
     int m_resultsShown = 0;
+    double m_drawMs = 0;
     /** The last measurement, kept while the parameters it timed stay the same. */
     std::shared_ptr<const CostMeasurement> m_measured;
     Params m_measuredFor;
