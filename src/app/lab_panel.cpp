@@ -2,7 +2,9 @@
 #include "lab_panel.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -19,6 +21,7 @@
 #include <cmath>
 
 #include "line_plot_view.h"
+#include "qcp.h"
 #include "seed_spin_box.h"
 
 namespace pe {
@@ -114,6 +117,15 @@ LabPanel::LabPanel(QWidget* parent)
     openRow->addWidget(m_open);
     openRow->addWidget(m_layer);
     lv->addLayout(openRow);
+    auto* fileRow = new QHBoxLayout;
+    m_save = new QPushButton(tr("Sa&ve model…"));
+    m_save->setToolTip(tr("Write model.safetensors and run.json into a folder (the same files "
+                          "as pe-explorer-cli train)"));
+    m_load = new QPushButton(tr("&Load model…"));
+    m_load->setToolTip(tr("Open a model.safetensors saved by the lab or by pe-explorer-cli train"));
+    fileRow->addWidget(m_save);
+    fileRow->addWidget(m_load);
+    lv->addLayout(fileRow);
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
@@ -154,6 +166,21 @@ LabPanel::LabPanel(QWidget* parent)
         if (k >= 0 && k < static_cast<int>(m_model.size()))
             Q_EMIT openInViews(m_model[static_cast<std::size_t>(k)]);
     });
+    connect(m_save, &QPushButton::clicked, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Save the model into"));
+        if (folder.isEmpty())
+            return;
+        const QString error = saveModel(folder);
+        m_status->setText(error.isEmpty() ? tr("saved model.safetensors and run.json in %1")
+                                                .arg(QDir::toNativeSeparators(folder))
+                                          : tr("not saved: %1").arg(error));
+    });
+    connect(m_load, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Load a lab model"), QString(), tr("Lab models (*.safetensors)"));
+        if (!path.isEmpty())
+            loadModel(path);
+    });
     connect(m_task, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
     results->setSizes({400, 400});
     setConfig(LabConfig{});
@@ -168,6 +195,45 @@ LabPanel::~LabPanel() {
 
 void LabPanel::setTrainer(LabTrainer trainer) {
     m_trainer = std::move(trainer);
+    updateEnabled();
+}
+
+void LabPanel::setLoader(LabLoader loader) {
+    m_loader = std::move(loader);
+    updateEnabled();
+}
+
+QString LabPanel::loadModel(const QString& path) {
+    if (!m_loader)
+        return tr("the lab's engine is not part of this build");
+    if (!m_idle)
+        return tr("a run is in progress");
+    const LabRunResult r = m_loader(path);
+    if (!r.error.isEmpty()) {
+        m_status->setText(tr("not loaded: %1").arg(r.error));
+        return r.error;
+    }
+    showLoaded(r);
+    return {};
+}
+
+QString LabPanel::saveModel(const QString& folder) {
+    if (!m_saveModel)
+        return tr("no trained model to save");
+    return m_saveModel(folder);
+}
+
+void LabPanel::showLoaded(const LabRunResult& r) {
+    if (!m_idle)
+        return;
+    setConfig(r.config);
+    m_runs = {r.config};
+    m_results = {r};
+    m_log = r.curve;
+    m_model = r.layers;
+    m_saveModel = r.save;
+    m_status->setText(tr("loaded: %1").arg(describeLabRun(r.config)));
+    redraw();
     updateEnabled();
 }
 
@@ -222,6 +288,11 @@ void LabPanel::updateEnabled() {
         m_status->setText(why);
     m_shift->setEnabled(m_task->currentData().toString() == QLatin1String("shift"));
     m_open->setEnabled(idle && !m_model.empty());
+    m_save->setEnabled(idle && static_cast<bool>(m_saveModel));
+    m_load->setEnabled(idle && static_cast<bool>(m_loader));
+    m_load->setToolTip(m_loader ? tr("Open a model.safetensors saved by the lab or by "
+                                     "pe-explorer-cli train")
+                                : why);
     m_layer->setRange(1, std::max<int>(1, static_cast<int>(m_model.size())));
     m_layer->setEnabled(idle && m_model.size() > 1);
 }
@@ -305,8 +376,10 @@ void LabPanel::onProgress(int run, const LabProgress& p) {
 void LabPanel::onRunDone(int run, const LabRunResult& r) {
     if (run < static_cast<int>(m_results.size()))
         m_results[run] = r;
-    if (m_runs.size() == 1 && r.error.isEmpty())
+    if (m_runs.size() == 1 && r.error.isEmpty()) {
         m_model = r.layers;
+        m_saveModel = r.save;
+    }
     m_dirty = true;
     redraw();
 }
@@ -331,6 +404,9 @@ void LabPanel::redraw() {
     }
     m_loss->setSeries(tr("training loss"), tr("logged step"), tr("cross-entropy"), {loss});
     m_accuracy->setSeries(tr("training accuracy"), tr("logged step"), tr("token accuracy"), {acc});
+    // Accuracies live in [0, 1]: a fixed axis, also before the first step.
+    m_accuracy->plot()->yAxis->setRange(0, 1.02);
+    m_accuracy->plot()->replot(QCustomPlot::rpQueuedReplot);
 
     // The evaluation table: one row per run, one column per length.
     if (m_runs.empty()) {
@@ -345,35 +421,52 @@ void LabPanel::redraw() {
     for (std::size_t c = 0; c < lengths.size(); ++c)
         header << QStringLiteral("%1 = %2").arg(QLatin1String(names[c])).arg(lengths[c]);
     m_table->setHorizontalHeaderLabels(header);
-    m_table->setRowCount(static_cast<int>(m_runs.size()));
+    int rowCount = 0;
+    for (const LabRunResult& res : m_results)
+        rowCount += 1 + static_cast<int>(res.variants.size());
+    m_table->setRowCount(rowCount);
     QStringList rows;
     std::vector<LineSeries> lines;
     QStringList xLabels;
     for (int len : lengths)
         xLabels << QString::number(len);
-    for (std::size_t r = 0; r < m_runs.size(); ++r) {
-        rows << QString::fromUtf8(std::string(toString(m_runs[r].scheme)));
-        const LabRunResult& res = m_results[r];
-        LineSeries line{rows.back(), {}};
+    int row = 0;
+    // One table row (and one line) per model, and one per RoPE stretch of it.
+    auto addRow = [&](const QString& name, const QString& error, const std::vector<LabEval>& ev) {
+        rows << name;
+        LineSeries line{name, {}};
         for (std::size_t c = 0; c < lengths.size(); ++c) {
             QString text;
-            if (!res.error.isEmpty())
-                text = c == 0 ? res.error : QString();
-            else if (c < res.evals.size())
-                text = res.evals[c].noPositions ? tr("no positions")
-                                                : QString::number(res.evals[c].accuracy, 'f', 3);
-            m_table->setItem(static_cast<int>(r), static_cast<int>(c), new QTableWidgetItem(text));
-            if (res.error.isEmpty() && c < res.evals.size())
-                line.values.push_back(res.evals[c].noPositions ? std::nan("")
-                                                               : res.evals[c].accuracy);
+            if (!error.isEmpty())
+                text = c == 0 ? error : QString();
+            else if (c < ev.size())
+                text = ev[c].noPositions ? tr("no positions")
+                                         : QString::number(ev[c].accuracy, 'f', 3);
+            auto* item = new QTableWidgetItem(text);
+            if (error.isEmpty() && c < ev.size() && ev[c].noPositions)
+                item->setToolTip(tr("A learned table (and URPE's C) has no rows past the "
+                                    "training length: the model cannot run at %1 tokens")
+                                     .arg(lengths[c]));
+            m_table->setItem(row, static_cast<int>(c), item);
+            if (error.isEmpty() && c < ev.size())
+                line.values.push_back(ev[c].noPositions ? std::nan("") : ev[c].accuracy);
         }
         if (!line.values.empty())
             lines.push_back(line);
+        ++row;
+    };
+    for (std::size_t r = 0; r < m_runs.size(); ++r) {
+        const LabRunResult& res = m_results[r];
+        addRow(QString::fromUtf8(std::string(toString(m_runs[r].scheme))), res.error, res.evals);
+        for (const auto& [name, ev] : res.variants)
+            addRow(name, QString(), ev);
     }
     m_table->setVerticalHeaderLabels(rows);
     m_table->resizeColumnsToContents();
     m_lengthPlot->setSeries(tr("accuracy against evaluation length"), tr("length"), tr("accuracy"),
                             lines, xLabels);
+    m_lengthPlot->plot()->yAxis->setRange(0, 1.02);
+    m_lengthPlot->plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 } // namespace pe

@@ -47,10 +47,10 @@ struct LabConfig {
     int layers = 2;
     int width = 64;
     int heads = 4;
-    int trainLength = 16; ///< L
-    int steps = 500;
+    int trainLength = 32; ///< L
+    int steps = 1000;
     int batch = 32;
-    double learningRate = 1e-3;
+    double learningRate = 3e-3;
     std::uint64_t seed = 0;
 };
 
@@ -83,6 +83,13 @@ struct LabRunResult {
     QString error{}; ///< empty on success; "cancelled" when cancelled
     std::vector<LabEval> evals{};
     std::vector<LabLayerView> layers{}; ///< the trained model, one entry per layer (may be empty)
+    /** Further rows of the table for this model: RoPE's "rope + pi" and "rope + ntk". */
+    std::vector<std::pair<QString, std::vector<LabEval>>> variants{};
+    /** Writes model.safetensors and run.json into a folder; returns an error or "". Null: the
+     *  trainer cannot save. */
+    std::function<QString(const QString& folder)> save{};
+    LabConfig config{}; ///< the settings the model was trained with (a loaded model's own)
+    std::vector<LabProgress> curve{}; ///< a loaded model's training curve (from its run.json)
 };
 
 /** The evaluation lengths of a run: L, 1.5L, 2L, 4L. */
@@ -96,6 +103,9 @@ using LabTrainer = std::function<LabRunResult(
     const LabConfig& config, const std::vector<int>& lengths,
     const std::function<void(const LabProgress&)>& progress, const std::atomic<bool>& cancel)>;
 
+/** Loads a saved model (model.safetensors); error set when it cannot. */
+using LabLoader = std::function<LabRunResult(const QString& path)>;
+
 class LabPanel : public QWidget {
     Q_OBJECT
 public:
@@ -104,6 +114,10 @@ public:
 
     /** The training engine; without one, Train is greyed and says why. */
     void setTrainer(LabTrainer trainer);
+    /** Loading saved models; without one, Load is greyed. */
+    void setLoader(LabLoader loader);
+    /** Shows a loaded model: its settings, evaluation and layers, as if just trained. */
+    void showLoaded(const LabRunResult& r);
     LabConfig config() const;
     void setConfig(const LabConfig& c);
     bool running() const { return m_thread.joinable() && !m_idle; }
@@ -112,6 +126,12 @@ public:
     QPushButton* compareButton() const { return m_compare; }
     QPushButton* cancelButton() const { return m_cancel; }
     QPushButton* openButton() const { return m_open; }
+    QPushButton* saveButton() const { return m_save; }
+    QPushButton* loadButton() const { return m_load; }
+    /** Loads a saved model with the loader and shows it; returns an error or "". */
+    QString loadModel(const QString& path);
+    /** Saves the last single run's model into `folder`; returns an error or "". */
+    QString saveModel(const QString& folder);
     QSpinBox* layerBox() const { return m_layer; }
     QProgressBar* progressBar() const { return m_progress; }
     LinePlotView* lossPlot() const { return m_loss; }
@@ -140,6 +160,8 @@ private:
     void updateEnabled();
 
     LabTrainer m_trainer;
+    LabLoader m_loader;
+    std::function<QString(const QString&)> m_saveModel; ///< the last single run's
     std::thread m_thread;
     std::atomic<bool> m_stop{false};
     bool m_idle = true;
@@ -164,6 +186,8 @@ private:
     QPushButton* m_compare;
     QPushButton* m_cancel;
     QPushButton* m_open;
+    QPushButton* m_save;
+    QPushButton* m_load;
     QSpinBox* m_layer;
     std::vector<LabLayerView> m_model; ///< the last single run's layers
     QProgressBar* m_progress;

@@ -42,13 +42,21 @@ int main(int argc, char** argv) {
                                    QStringLiteral("Stage of the stepper tab (0 tokens … 14 "
                                                   "output)."),
                                    QStringLiteral("K"), QStringLiteral("0"));
+    const QCommandLineOption labModel(QStringLiteral("lab-model"),
+                                      QStringLiteral("Load a lab model (model.safetensors from "
+                                                     "the Lab tab or pe-explorer-cli train)."),
+                                      QStringLiteral("FILE"));
+    const QCommandLineOption labLayer(QStringLiteral("lab-layer"),
+                                      QStringLiteral("Show layer N of the --lab-model in every "
+                                                     "view (weights: trained)."),
+                                      QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption insight(QStringLiteral("insight"),
                                      QStringLiteral("Open this page of the Insights tab (binary, "
                                                     "offset, cost, distance, depth)."),
                                      QStringLiteral("PAGE"));
     const QCommandLineOption measure(QStringLiteral("measure"),
                                      QStringLiteral("With --insight cost: press Measure."));
-    cli.addOptions({shot, session, tab, scheme, stage, insight, measure});
+    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer, insight, measure});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
@@ -57,6 +65,8 @@ int main(int argc, char** argv) {
     opts.scheme = cli.value(scheme);
     opts.session = cli.value(session);
     opts.output = cli.value(shot);
+    opts.labModel = cli.value(labModel);
+    opts.labLayer = cli.value(labLayer).toInt();
     opts.insight = cli.value(insight);
     opts.measure = cli.isSet(measure);
     return pe::runExplorer(app, opts);

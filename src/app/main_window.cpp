@@ -29,6 +29,9 @@
 #include "exporter.h"
 #include "insights_panel.h"
 #include "lab_panel.h"
+#ifdef PE_HAVE_LAB
+#include "lab_engine.h"
+#endif
 #include "params_command.h"
 #include "params_panel.h"
 #include "presets.h"
@@ -54,7 +57,11 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     setCentralWidget(m_views);
     m_views->addTab(m_compare, tr("Com&pare"));
     m_views->addTab(m_stepper, tr("&Stepper"));
-    auto* lab = new LabPanel; // the learning lab (lab_panel.h)
+    auto* lab = m_lab = new LabPanel; // the learning lab (lab_panel.h)
+#ifdef PE_HAVE_LAB
+    lab->setTrainer(labEngineTrainer());
+    lab->setLoader(labEngineLoader());
+#endif
     m_views->addTab(lab, tr("&Lab"));
     connect(lab, &LabPanel::openInViews, this, [this](const LabLayerView& v) {
         m_panel->setTrainedModel(v.weights, v.name);

@@ -18,6 +18,7 @@ class QUndoStack;
 namespace pe {
 
 class ComparisonView;
+class LabPanel;
 class HeatmapView;
 class InsightsPanel;
 class ParamsPanel;
@@ -36,6 +37,7 @@ public:
     TraceViews* views() const { return m_views; }
     ComparisonView* comparison() const { return m_compare; }
     StepperPanel* stepper() const { return m_stepper; }
+    LabPanel* lab() const { return m_lab; }
     InsightsPanel* insights() const { return m_insights; }
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
@@ -80,6 +82,7 @@ private:
     bool m_persist;
     ParamsPanel* m_panel;
     TraceViews* m_views;
+    LabPanel* m_lab = nullptr;
     ComparisonView* m_compare;
     StepperPanel* m_stepper;
     InsightsPanel* m_insights = nullptr;

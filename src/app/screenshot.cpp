@@ -3,13 +3,16 @@
 
 #include <QApplication>
 #include <QPixmap>
-#include <QPushButton>
 #include <QSaveFile>
 #include <QTimer>
 
 #include <cstdio>
 
+#include <QPushButton>
+#include <QSpinBox>
+
 #include "insights_panel.h"
+#include "lab_panel.h"
 #include "main_window.h"
 #include "stepper_panel.h"
 #include "trace_views.h"
@@ -39,6 +42,22 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
     MainWindow w(start, !shot);
     if (shot)
         w.resize(1500, 900);
+    if (!opts.labModel.isEmpty()) {
+        const QString error = w.lab()->loadModel(opts.labModel);
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "pe-explorer: --lab-model: %s\n", qPrintable(error));
+            return 2;
+        }
+        if (opts.labLayer > 0) {
+            if (opts.labLayer > w.lab()->layerBox()->maximum()) {
+                std::fprintf(stderr, "pe-explorer: --lab-layer: the model has %d layer(s)\n",
+                             w.lab()->layerBox()->maximum());
+                return 2;
+            }
+            w.lab()->layerBox()->setValue(opts.labLayer);
+            w.lab()->openButton()->click();
+        }
+    }
     w.views()->setCurrentIndex(opts.tab);
     w.stepper()->setStage(opts.stage);
     if (!opts.insight.isEmpty()) {

@@ -13,6 +13,8 @@ struct ScreenshotOptions {
     QString scheme;  ///< scheme to start with (overrides the session's)
     int tab = 0;
     int stage = 0;        ///< stage of the stepper tab
+    QString labModel;     ///< a lab model (model.safetensors) to load into the Lab tab
+    int labLayer = 0;     ///< > 0: open that layer of the loaded model in the views
     QString insight;      ///< an insights page to open (binary, offset, cost, distance, depth)
     bool measure = false; ///< with insight = cost: press Measure first
 };

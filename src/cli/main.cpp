@@ -6,12 +6,16 @@
 #include "insight_command.h"
 #include "render_command.h"
 #include "trace_command.h"
+#ifdef PE_HAVE_LAB
+#include "train_command.h"
+#endif
 
 int main(int argc, char** argv) {
     CLI::App app{"pe-explorer: positional encodings and self-attention, headless.\n"
                  "The trace command writes every stage of one attention layer as .npy files;\n"
                  "render draws the window's figures as PNG, SVG or PDF;\n"
-                 "insight writes the numbers behind the insights pages (why the schemes work).\n"
+                 "insight writes the numbers behind the insights pages (why the schemes work);\n"
+                 "train trains a small model with one scheme and tests it past its length.\n"
                  "Documentation: docs/trace-format.md and docs/encodings.md (installed under\n"
                  "share/doc/pe-explorer); man pe-explorer-cli.",
                  "pe-explorer-cli"};
@@ -23,6 +27,10 @@ int main(int argc, char** argv) {
     CLI::App* render = pe::addRenderCommand(app, renderOptions);
     pe::InsightOptions insightOptions;
     CLI::App* insight = pe::addInsightCommand(app, insightOptions);
+#ifdef PE_HAVE_LAB
+    pe::TrainOptions trainOptions;
+    CLI::App* train = pe::addTrainCommand(app, trainOptions);
+#endif
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -37,5 +45,9 @@ int main(int argc, char** argv) {
         return pe::runRender(renderOptions);
     if (insight->parsed())
         return pe::runInsight(insightOptions, insight);
+#ifdef PE_HAVE_LAB
+    if (train->parsed())
+        return pe::runTrain(trainOptions);
+#endif
     return pe::kExitUsage;
 }

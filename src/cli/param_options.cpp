@@ -146,6 +146,8 @@ void loadWeights(const std::string& file, const NamedTensors& tensors, const Par
                  Weights& w) {
     const auto specs = weightSpecs(p);
     for (const auto& [name, t] : tensors) {
+        if (name.rfind("lab.", 0) == 0)
+            continue; // a lab model's own tensors (embedding, layer norms, MLP): not attention's
         const auto spec =
             std::find_if(specs.begin(), specs.end(),
                          [&name = name](const WeightSpec& s) { return s.name == name; });

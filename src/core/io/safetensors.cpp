@@ -30,7 +30,8 @@ bool dtypeFromName(const std::string& s, DType* out) {
 
 } // namespace
 
-Expected<NamedTensors> decodeSafetensors(std::string_view b, std::string_view source) {
+Expected<NamedTensors> decodeSafetensors(std::string_view b, std::string_view source,
+                                         std::map<std::string, std::string>* metadata) {
     const std::string src(source);
     auto fail = [&src](const std::string& what) -> Expected<NamedTensors> {
         return Error{src + ": " + what};
@@ -58,8 +59,13 @@ Expected<NamedTensors> decodeSafetensors(std::string_view b, std::string_view so
     NamedTensors out;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     for (const auto& [name, entry] : header.items()) {
-        if (name == "__metadata__")
+        if (name == "__metadata__") {
+            if (metadata && entry.is_object())
+                for (const auto& [key, value] : entry.items())
+                    if (value.is_string())
+                        (*metadata)[key] = value.get<std::string>();
             continue;
+        }
         const std::string what = "tensor '" + name + "': ";
         if (!entry.is_object())
             return fail(what + "entry is not an object");
@@ -121,11 +127,12 @@ Expected<NamedTensors> decodeSafetensors(std::string_view b, std::string_view so
     return out;
 }
 
-Expected<NamedTensors> readSafetensors(const std::string& path) {
+Expected<NamedTensors> readSafetensors(const std::string& path,
+                                       std::map<std::string, std::string>* metadata) {
     auto bytes = readFileBytes(path);
     if (!bytes)
         return bytes.error();
-    return decodeSafetensors(*bytes, path);
+    return decodeSafetensors(*bytes, path, metadata);
 }
 
 Expected<std::string> encodeSafetensors(const NamedTensors& tensors,

@@ -8,8 +8,8 @@
  *
  * Reading validates everything before trusting it: the header length (at most kMaxHeaderBytes
  * and inside the file), the JSON, each entry's dtype (F32, F64, I32), shape and offsets (inside
- * the data region, end − begin = elements · size, no overflow, no overlap). `__metadata__` is
- * ignored. Errors are one line naming the file and what is wrong.
+ * the data region, end − begin = elements · size, no overflow, no overlap). `__metadata__`'s
+ * string entries go to `metadata` when asked for, and are otherwise ignored. Errors are one line naming the file and what is wrong.
  */
 
 #include <map>
@@ -31,10 +31,12 @@ inline constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
 
 /** Parses .safetensors contents; `source` names the file in error messages. */
 Expected<NamedTensors> decodeSafetensors(std::string_view bytes,
-                                         std::string_view source = "safetensors data");
+                                         std::string_view source = "safetensors data",
+                                         std::map<std::string, std::string>* metadata = nullptr);
 
 /** Reads a .safetensors file. */
-Expected<NamedTensors> readSafetensors(const std::string& path);
+Expected<NamedTensors> readSafetensors(const std::string& path,
+                                       std::map<std::string, std::string>* metadata = nullptr);
 
 /**
  * Encodes tensors in the given order, data packed back to back, header padded with spaces

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * The Lab tab's engine: the learning lab of src/lab (libtorch) behind LabPanel's pluggable
+ * LabTrainer and LabLoader. Built only where libtorch-dev is installed (PE_HAVE_LAB); the panel
+ * greys Train and Load without it.
+ */
+
+#include "lab_panel.h"
+
+namespace pe {
+
+/** Trains with pe::lab::runExperiment; the result carries every layer's view and a saver. */
+LabTrainer labEngineTrainer();
+/** Loads a model.safetensors written by the lab (or `pe-explorer-cli train`). */
+LabLoader labEngineLoader();
+
+} // namespace pe
