@@ -25,6 +25,11 @@ run sinusoidal 0 sinusoidal-encoding.png
 run sinusoidal 3 sinusoidal-attention.png
 run learned 0 learned-encoding.png
 run mlp 0 mlp-encoding.png
+run shaw 0 shaw-encoding.png
+run t5 0 t5-encoding.png
+run rope 0 rope-encoding.png
+run alibi 0 alibi-encoding.png
+run deberta 0 deberta-encoding.png
 run shaw 1 shaw-relative.png
 run txl 2 txl-terms.png
 run t5 1 t5-relative.png
@@ -33,6 +38,11 @@ run rope 3 rope-attention.png
 run alibi 1 alibi-relative.png
 run urpe 3 urpe-attention.png
 run sinusoidal 4 compare-sinusoidal-rope.png
+# the whole window on a small and a large screen (README: "fits a 1280 × 720 screen")
+xvfb-run -a -s '-screen 0 1920x1080x24' "$exe" --tab 3 --size 1280x720 \
+  --screenshot "$out/window-1280x720.png" && echo "wrote $out/window-1280x720.png"
+xvfb-run -a -s '-screen 0 1920x1080x24' "$exe" --tab 0 --size 1920x1080 \
+  --screenshot "$out/window-1920x1080.png" && echo "wrote $out/window-1920x1080.png"
 # a short sentence with [CLS]/[SEP] and a causal mask: token labels on the axes
 shoot shaw-tokens-attention.png --open "$here/sessions/shaw-tokens.json" --tab 3
 # the stepper: a sentence with [CLS], padding and a causal mask, at the logits stage
@@ -63,4 +73,16 @@ if [[ -x "$cli" ]]; then
     --view compare --compare-scheme rope,t5,alibi,shaw,urpe,deberta --size 1500x1250
 else
   echo "pe-explorer-cli not found next to $exe: figures skipped" >&2
+fi
+
+# The learning lab: train two small shift-3 models with the CLI, then show them in the window.
+if [[ -x "$cli" ]] && "$cli" train --help >/dev/null 2>&1; then
+  lab="$(mktemp -d)"
+  trap 'rm -rf "$lab"' EXIT
+  for s in t5 rope; do
+    "$cli" train --task shift-3 --scheme "$s" --layers 2 --train-len 32 --steps 1000 \
+      --until 0.995 --quiet --out "$lab/$s"
+  done
+  shoot lab-t5.png --lab-model "$lab/t5/model.safetensors" --tab 6
+  shoot lab-rope-attention.png --lab-model "$lab/rope/model.safetensors" --lab-layer 2 --tab 3
 fi

@@ -95,13 +95,15 @@ int speed(int budget, double lr) {
 }
 
 int table(int steps, double lr) {
-    std::printf("| task | scheme | steps | L = 32 | 48 | 64 | 128 |\n|---|---|---|---|---|---|---|\n");
+    std::printf(
+        "| task | scheme | steps | L = 32 | 48 | 64 | 128 |\n|---|---|---|---|---|---|---|\n");
     for (lab::Task task : {lab::Task::Shift, lab::Task::Copy}) {
         for (Scheme s : allSchemes()) {
             const lab::Options o = base(s, task, steps, lr);
             auto run = lab::runExperiment(o, lab::defaultEvalLengths(o.trainLength));
             if (!run) {
-                std::printf("| %s | %s | — | %s | | | |\n", std::string(lab::toString(task)).c_str(),
+                std::printf("| %s | %s | — | %s | | | |\n",
+                            std::string(lab::toString(task)).c_str(),
                             std::string(toString(s)).c_str(), run.error().message.c_str());
                 continue;
             }
@@ -135,7 +137,8 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--lr") && i + 1 < argc)
             lr = std::atof(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: pe-bench-lab [--lr X] [--budget STEPS] | --table [--steps N]\n");
+            std::fprintf(stderr,
+                         "usage: pe-bench-lab [--lr X] [--budget STEPS] | --table [--steps N]\n");
             return 2;
         }
     }

@@ -130,6 +130,35 @@ private:
     double m_scale;
 };
 
+/** Ticks of value start + index·step (a distance axis −k … k, or sampled positions). */
+class AffineTicker : public QCPAxisTicker {
+public:
+    AffineTicker(double start, double step)
+        : m_start(start)
+        , m_step(step) {
+        setTickCount(6);
+        setTickOrigin(-start / step);
+    }
+
+protected:
+    double getTickStep(const QCPRange& range) override {
+        const double a = m_start + range.lower * m_step;
+        const double b = m_start + range.upper * m_step;
+        return std::max(1.0, QCPAxisTicker::getTickStep(QCPRange(std::min(a, b), std::max(a, b)))) /
+               m_step;
+    }
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar,
+                         int precision) override {
+        Q_UNUSED(formatChar)
+        Q_UNUSED(precision)
+        return locale.toString(m_start + tick * m_step, 'g', 6);
+    }
+
+private:
+    double m_start;
+    double m_step;
+};
+
 bool isDiverging(ColorMapKind k) {
     return k == ColorMapKind::RdBu || k == ColorMapKind::PuOr;
 }
@@ -171,6 +200,9 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addWidget(m_plot, 1);
+    // Never 0 × 0, even hidden in a splitter: a zero-sized plot's paint buffer cannot be drawn
+    // into (QPainter warnings when a window holding it is grabbed).
+    m_plot->setMinimumSize(16, 16);
     m_plot->setNoAntialiasingOnDrag(true);
     // A replot schedules a paint (update) rather than painting and flushing this plot at once
     // (QCustomPlot's default): the plots a change touches are painted in one pass of the window.
@@ -247,18 +279,23 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
 HeatmapView::~HeatmapView() = default;
 
 void HeatmapView::linkTo(HeatmapView* other) {
-    auto follow = [](QCPAxis* from, QCPAxis* to, QCustomPlot* plot) {
+    auto follow = [](HeatmapView* fromView, QCPAxis* from, HeatmapView* toView, QCPAxis* to) {
         QObject::connect(from, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), to,
-                         [to, plot](const QCPRange& r) {
+                         [fromView, toView, to](const QCPRange& r) {
                              if (to->range() == r)
                                  return; // already there: stops the ping-pong
+                             // Only maps of the same shape zoom together: an emptied view or a
+                             // per-head table beside an n×n map keeps its own axes.
+                             if (fromView->m_rows != toView->m_rows ||
+                                 fromView->m_cols != toView->m_cols)
+                                 return;
                              to->setRange(r);
-                             plot->replot(QCustomPlot::rpQueuedReplot);
+                             toView->m_plot->replot(QCustomPlot::rpQueuedReplot);
                          });
     };
     for (auto [a, b] : {std::pair{this, other}, std::pair{other, this}}) {
-        follow(a->m_plot->xAxis, b->m_plot->xAxis, b->m_plot);
-        follow(a->m_plot->yAxis, b->m_plot->yAxis, b->m_plot);
+        follow(a, a->m_plot->xAxis, b, b->m_plot->xAxis);
+        follow(a, a->m_plot->yAxis, b, b->m_plot->yAxis);
     }
 }
 
@@ -454,6 +491,12 @@ void HeatmapView::applyTicks() {
     };
     setLabels(m_plot->xAxis, m_info.colLabels, m_cols);
     setLabels(m_plot->yAxis, m_info.rowLabels, m_rows);
+    if (m_info.affineCols())
+        m_plot->xAxis->setTicker(
+            QSharedPointer<QCPAxisTicker>(new AffineTicker(m_info.colStart, m_info.colStep)));
+    if (m_info.affineRows())
+        m_plot->yAxis->setTicker(
+            QSharedPointer<QCPAxisTicker>(new AffineTicker(m_info.rowStart, m_info.rowStep)));
     if (m_sourceRows > 0 && hasData()) { // pooled: label positions, not cells
         m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(
             new PositionTicker(static_cast<double>(m_sourceCols) / m_cols)));
@@ -617,9 +660,14 @@ QString HeatmapView::describeCell(int i, int j) const {
         return bin <= 1 ? QString::number(k)
                         : QStringLiteral("%1\u2013%2").arg(k * bin).arg((k + 1) * bin - 1);
     };
+    const QString ri = m_info.affineRows()
+                           ? QString::number(m_info.rowStart + i * m_info.rowStep, 'g', 6)
+                           : index(i, m_info.binRows);
+    const QString cj = m_info.affineCols()
+                           ? QString::number(m_info.colStart + j * m_info.colStep, 'g', 6)
+                           : index(j, m_info.binCols);
     return QStringLiteral("%1   i = %2%3   j = %4%5   value = %6")
-        .arg(m_info.title, index(i, m_info.binRows), label(m_info.rowLabels, i),
-             index(j, m_info.binCols), label(m_info.colLabels, j))
+        .arg(m_info.title, ri, label(m_info.rowLabels, i), cj, label(m_info.colLabels, j))
         .arg(cell(i, j), 0, 'g', 6);
 }
 

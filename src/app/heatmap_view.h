@@ -33,6 +33,14 @@ struct HeatmapInfo {
     QStringList colLabels;
     int binRows = 1; ///< positions per displayed row when the source was binned
     int binCols = 1;
+    /** Axis value of cell 0 and per cell, for tables indexed by distance (−k … k) or sampled;
+     *  the ticks and the hover read-out show these values (no labels, no binning). */
+    double rowStart = 0.0;
+    double rowStep = 1.0;
+    double colStart = 0.0;
+    double colStep = 1.0;
+    bool affineRows() const { return rowStart != 0.0 || rowStep != 1.0; }
+    bool affineCols() const { return colStart != 0.0 || colStep != 1.0; }
 };
 
 /**

@@ -41,6 +41,18 @@ std::vector<double> range(double from, int count) {
     return x;
 }
 
+/** One curve: y against x (empty: 0, 1, …), in a style and colour (invalid: the palette's). */
+LineSeries line(const QString& name, std::vector<double> y, std::vector<double> x = {},
+                LineStyle style = LineStyle::Line, QColor colour = {}) {
+    LineSeries s;
+    s.name = name;
+    s.values = std::move(y);
+    s.x = std::move(x);
+    s.style = style;
+    s.colour = colour;
+    return s;
+}
+
 /** A number for the page text: 3 significant digits, exponent form when small or large. */
 QString num(double v) {
     if (!std::isfinite(v))
@@ -395,11 +407,10 @@ void InsightsFigures::showBinary(const InsightResult& r) {
     c.xTitle = tr("bit b / pair j");
     c.yTitle = tr("period (positions)");
     c.logY = true;
-    c.series.push_back({tr("bit b: 2^(b+1)"), toVector(b.bitPeriod), {}, LineStyle::LineAndPoints});
-    c.series.push_back({tr("pair j: 2\u03c0/\u03c9_j"),
-                        toVector(b.period),
-                        {},
-                        b.period.size() > 48 ? LineStyle::Line : LineStyle::LineAndPoints});
+    c.series.push_back(
+        line(tr("bit b: 2^(b+1)"), toVector(b.bitPeriod), {}, LineStyle::LineAndPoints));
+    c.series.push_back(line(tr("pair j: 2\u03c0/\u03c9_j"), toVector(b.period), {},
+                            b.period.size() > 48 ? LineStyle::Line : LineStyle::LineAndPoints));
     m_periods->setContent(c);
 }
 
@@ -433,9 +444,9 @@ void InsightsFigures::showOffset(const InsightResult& r) {
         shifted[static_cast<std::size_t>(i)] = o.shifted(i, 0);
         predicted[static_cast<std::size_t>(i)] = o.predicted(i, 0);
     }
-    s.series.push_back({tr("P[i+\u03b4, 0]"), shifted});
-    s.series.push_back({tr("(M_\u03b4\u00b7P[i])_0"), predicted, {}, LineStyle::Dashed});
-    s.series.push_back({tr("\u2016residual row i\u2016"), toVector(o.rowResidual)});
+    s.series.push_back(line(tr("P[i+\u03b4, 0]"), shifted));
+    s.series.push_back(line(tr("(M_\u03b4\u00b7P[i])_0"), predicted, {}, LineStyle::Dashed));
+    s.series.push_back(line(tr("\u2016residual row i\u2016"), toVector(o.rowResidual)));
     m_shift->setContent(s);
 
     const int n = static_cast<int>(o.P.rows());
@@ -444,12 +455,12 @@ void InsightsFigures::showOffset(const InsightResult& r) {
     t.xTitle = tr("offset r = j \u2212 i");
     t.yTitle = tr("value");
     t.series.push_back(
-        {tr("mean of the diagonal"), toVector(o.gramDiagonalMean), range(-(n - 1), 2 * n - 1)});
-    t.series.push_back(
-        {tr("max deviation from it"), toVector(o.toeplitzDeviation), range(-(n - 1), 2 * n - 1)});
+        line(tr("mean of the diagonal"), toVector(o.gramDiagonalMean), range(-(n - 1), 2 * n - 1)));
+    t.series.push_back(line(tr("max deviation from it"), toVector(o.toeplitzDeviation),
+                            range(-(n - 1), 2 * n - 1)));
     if (o.ropeDeviation.size() > 0)
-        t.series.push_back({tr("RoPE: (R_m q)\u00b7(R_n k) deviation"), toVector(o.ropeDeviation),
-                            range(-(n - 1), 2 * n - 1)});
+        t.series.push_back(line(tr("RoPE: (R_m q)\u00b7(R_n k) deviation"),
+                                toVector(o.ropeDeviation), range(-(n - 1), 2 * n - 1)));
     t.integerX = false;
     m_toeplitz->setContent(t);
 }
@@ -473,9 +484,9 @@ void InsightsFigures::showCost(const InsightResult& r) {
     f.yTitle = tr("FLOPs");
     f.logX = f.logY = true;
     f.integerX = false;
-    f.series = {{tr("CNN 2knd\u00b2"), cnn, n, LineStyle::Line},
-                {tr("RNN 2nd\u00b2"), rnn, n, LineStyle::Line},
-                {tr("attention 4n\u00b2d"), att, n, LineStyle::Line}};
+    f.series = {line(tr("CNN 2knd\u00b2"), cnn, n, LineStyle::Line),
+                line(tr("RNN 2nd\u00b2"), rnn, n, LineStyle::Line),
+                line(tr("attention 4n\u00b2d"), att, n, LineStyle::Line)};
     f.legendAt = Qt::AlignBottom | Qt::AlignRight;
     f.markers = {{c.attentionRnnCrossover, tr("attention = RNN")},
                  {c.attentionCnnCrossover, tr("attention = CNN")}};
@@ -488,10 +499,10 @@ void InsightsFigures::showCost(const InsightResult& r) {
     p.logX = p.logY = true;
     p.integerX = false;
     p.legendAt = Qt::AlignTop | Qt::AlignLeft;
-    p.series = {{tr("CNN path \u2308(n\u22121)/(k\u22121)\u2309"), cnnPath, n, LineStyle::Line},
-                {tr("RNN path n\u22121"), rnnPath, n, LineStyle::Line},
-                {tr("attention path 1"), attPath, n, LineStyle::Line},
-                {tr("RNN sequential steps n"), rnnSeq, n, LineStyle::Dashed}};
+    p.series = {line(tr("CNN path \u2308(n\u22121)/(k\u22121)\u2309"), cnnPath, n, LineStyle::Line),
+                line(tr("RNN path n\u22121"), rnnPath, n, LineStyle::Line),
+                line(tr("attention path 1"), attPath, n, LineStyle::Line),
+                line(tr("RNN sequential steps n"), rnnSeq, n, LineStyle::Dashed)};
     m_path->setContent(p);
 
     LinePlotContent m;
@@ -511,8 +522,8 @@ void InsightsFigures::showCost(const InsightResult& r) {
                                                .arg(cm.exponent, 0, 'f', 2)
                                                .arg(cm.fitFrom)
                                          : tr("measured attention layer");
-    m.series.push_back({tr("%1, d = %2").arg(qs(toString(r.params.scheme))).arg(r.params.d), cm.ms,
-                        x, LineStyle::LineAndPoints});
+    m.series.push_back(line(tr("%1, d = %2").arg(qs(toString(r.params.scheme))).arg(r.params.d),
+                            cm.ms, x, LineStyle::LineAndPoints));
     if (std::isfinite(cm.exponent)) {
         // The fitted line through the points it was fitted on: log ms = a·log n + b.
         double sx = 0, sy = 0;
@@ -528,7 +539,8 @@ void InsightsFigures::showCost(const InsightResult& r) {
         for (double v : x) // over the points it was fitted on
             fit.push_back(v >= cm.fitFrom ? std::exp(cm.exponent * std::log(v) + b)
                                           : std::numeric_limits<double>::quiet_NaN());
-        m.series.push_back({tr("fit n^%1").arg(cm.exponent, 0, 'f', 2), fit, x, LineStyle::Dashed});
+        m.series.push_back(
+            line(tr("fit n^%1").arg(cm.exponent, 0, 'f', 2), fit, x, LineStyle::Dashed));
     }
     m_measured->setContent(m);
 }
@@ -547,11 +559,11 @@ void InsightsFigures::showDistance(const InsightResult& r) {
         c.yTitle = yTitle;
         c.integerX = false;
         for (int h = 0; h < std::min(heads, kShownHeads); ++h)
-            c.series.push_back({tr("head %1").arg(h), toVector(perHead.row(h).transpose()), offsets,
-                                LineStyle::Faint});
+            c.series.push_back(line(tr("head %1").arg(h), toVector(perHead.row(h).transpose()),
+                                    offsets, LineStyle::Faint));
         // Last, so it is drawn over the heads; black, so it is never one of their colours.
         c.series.push_back(
-            {tr("mean over heads"), toVector(mean), offsets, LineStyle::Bold, Qt::black});
+            line(tr("mean over heads"), toVector(mean), offsets, LineStyle::Bold, Qt::black));
         return c;
     };
     m_weightProfile->setContent(profile(tr("mean attention weight A[i, i+r]"), tr("weight"),
@@ -578,7 +590,7 @@ void InsightsFigures::showDistance(const InsightResult& r) {
     rope.xTitle = tr("relative distance r");
     rope.yTitle = tr("(2/d)\u00b7\u03a3|S_j(r)|");
     rope.integerX = false;
-    rope.series.push_back({tr("upper bound"), toVector(d.ropeDecay)});
+    rope.series.push_back(line(tr("upper bound"), toVector(d.ropeDecay)));
     m_ropeDecay->setContent(rope);
 }
 
@@ -598,32 +610,30 @@ void InsightsFigures::showDepth(const InsightResult& r) {
     a.title = tr("effective rank of the output");
     a.xTitle = x;
     a.yTitle = tr("exp(entropy of \u03c3/\u03a3\u03c3)");
-    a.series = {{tr("effective rank"), rank, {}, pts}};
+    a.series = {line(tr("effective rank"), rank, {}, pts)};
     m_rank->setContent(a);
     LinePlotContent u;
     u.title = tr("uniformity residual \u2016X \u2212 1\u00b7x\u0304\u1d40\u2016/\u2016X\u2016");
     u.xTitle = x;
     u.yTitle = tr("residual (log)");
     u.logY = true;
-    u.series = {{tr("uniformity residual"), uniform, {}, pts}};
+    u.series = {line(tr("uniformity residual"), uniform, {}, pts)};
     m_uniformity->setContent(u);
     LinePlotContent e;
     e.title = tr("mean attention entropy");
     e.xTitle = x;
     e.yTitle = tr("nats");
     const double uniformEntropy = std::log(static_cast<double>(r.params.seqLen()));
-    e.series = {{tr("entropy"), entropy, {}, pts},
-                {tr("ln N (uniform attention)"),
-                 std::vector<double>(entropy.size(), uniformEntropy),
-                 {},
-                 LineStyle::Dashed}};
+    e.series = {line(tr("entropy"), entropy, {}, pts),
+                line(tr("ln N (uniform attention)"),
+                     std::vector<double>(entropy.size(), uniformEntropy), {}, LineStyle::Dashed)};
     m_entropy->setContent(e);
     LinePlotContent p;
     p.title = tr("position read by a linear probe");
     p.xTitle = x;
     p.yTitle = tr("R\u00b2");
-    p.series = {{tr("R\u00b2 (all positions)"), r2, {}, pts},
-                {tr("R\u00b2 held out (odd positions)"), r2held, {}, pts}};
+    p.series = {line(tr("R\u00b2 (all positions)"), r2, {}, pts),
+                line(tr("R\u00b2 held out (odd positions)"), r2held, {}, pts)};
     m_probe->setContent(p);
 }
 

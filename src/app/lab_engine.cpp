@@ -149,15 +149,15 @@ LabLoader labEngineLoader() {
                     auto rowOf = [](const std::string& name, const QJsonObject& e) {
                         lab::EvalRow row{name, {}};
                         for (const QString& k : e.keys())
-                            row.points.push_back(
-                                {k.toInt(), e[k].isNull() ? std::nullopt
-                                                          : std::optional<double>(e[k].toDouble())});
+                            row.points.push_back({k.toInt(), e[k].isNull() ? std::nullopt
+                                                                           : std::optional<double>(
+                                                                                 e[k].toDouble())});
                         std::sort(row.points.begin(), row.points.end(),
                                   [](const auto& a, const auto& b) { return a.length < b.length; });
                         return row;
                     };
-                    run->record.eval.push_back(
-                        rowOf(std::string(toString(o.scheme)), j[QStringLiteral("eval")].toObject()));
+                    run->record.eval.push_back(rowOf(std::string(toString(o.scheme)),
+                                                     j[QStringLiteral("eval")].toObject()));
                     const QJsonObject variants = j[QStringLiteral("eval_variants")].toObject();
                     for (const QString& name : variants.keys())
                         run->record.eval.push_back(

@@ -176,8 +176,8 @@ LabPanel::LabPanel(QWidget* parent)
                                           : tr("not saved: %1").arg(error));
     });
     connect(m_load, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Load a lab model"), QString(), tr("Lab models (*.safetensors)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Load a lab model"), QString(),
+                                                          tr("Lab models (*.safetensors)"));
         if (!path.isEmpty())
             loadModel(path);
     });
@@ -194,7 +194,10 @@ LabPanel::~LabPanel() {
 }
 
 void LabPanel::setTrainer(LabTrainer trainer) {
+    const bool had = static_cast<bool>(m_trainer);
     m_trainer = std::move(trainer);
+    if (m_trainer && !had && m_idle)
+        m_status->clear(); // no longer "not part of this build"
     updateEnabled();
 }
 

@@ -112,7 +112,7 @@ void LinePlotView::setContent(const LinePlotContent& c) {
         QVector<double> y(static_cast<int>(s.values.size()));
         for (int i = 0; i < x.size(); ++i) {
             const auto u = static_cast<std::size_t>(i);
-            x[i] = given ? s.x[u] : i;
+            x[i] = given ? s.x[u] : s.xStart + i * s.xStep;
             y[i] = s.values[u];
             // A log axis has no room for 0 or below: a gap.
             if ((c.logX && x[i] <= 0) || (c.logY && y[i] <= 0))

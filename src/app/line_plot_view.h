@@ -17,8 +17,10 @@ enum class LineStyle { Line, Dashed, Points, LineAndPoints, Faint, Bold };
 
 struct LineSeries {
     QString name;
-    std::vector<double> values; ///< y at x = 0, 1, … (or at `x`); NaN leaves a gap
-    std::vector<double> x{};    ///< x of each value; empty: 0, 1, …
+    std::vector<double> values; ///< y at x = xStart, xStart + xStep, … (or at `x`); NaN: a gap
+    double xStart = 0.0;
+    double xStep = 1.0;
+    std::vector<double> x{}; ///< x of each value, when not evenly spaced (overrides xStart/xStep)
     LineStyle style = LineStyle::Line;
     QColor colour{}; ///< invalid: the next colour of the palette
 };

@@ -50,13 +50,16 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Show layer N of the --lab-model in every "
                                                      "view (weights: trained)."),
                                       QStringLiteral("N"), QStringLiteral("0"));
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QStringLiteral("Window size of --screenshot, e.g. 1280x720."),
+                                  QStringLiteral("WxH"), QStringLiteral("1500x900"));
     const QCommandLineOption insight(QStringLiteral("insight"),
                                      QStringLiteral("Open this page of the Insights tab (binary, "
                                                     "offset, cost, distance, depth)."),
                                      QStringLiteral("PAGE"));
     const QCommandLineOption measure(QStringLiteral("measure"),
                                      QStringLiteral("With --insight cost: press Measure."));
-    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer, insight, measure});
+    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer, size, insight, measure});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
@@ -69,5 +72,12 @@ int main(int argc, char** argv) {
     opts.labLayer = cli.value(labLayer).toInt();
     opts.insight = cli.value(insight);
     opts.measure = cli.isSet(measure);
+    const QStringList wh = cli.value(size).split(QLatin1Char('x'));
+    if (wh.size() == 2)
+        opts.size = QSize(wh.at(0).toInt(), wh.at(1).toInt());
+    if (!opts.size.isValid() || opts.size.width() < 100 || opts.size.height() < 100) {
+        std::fprintf(stderr, "pe-explorer: --size takes WxH, e.g. 1280x720\n");
+        return 2;
+    }
     return pe::runExplorer(app, opts);
 }

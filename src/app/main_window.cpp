@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStatusBar>
 #include <QTimer>
 #include <QUndoStack>
@@ -27,6 +28,7 @@
 #include "comparison_view.h"
 #include "export_dialog.h"
 #include "exporter.h"
+#include "help.h"
 #include "insights_panel.h"
 #include "lab_panel.h"
 #ifdef PE_HAVE_LAB
@@ -72,7 +74,11 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(m_panel->sizeHint().width() + 20);
+    // As narrow as the panel allows; it scrolls down, never sideways (a 1280×720 screen).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_panel->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width() +
+                            2 * scroll->frameWidth());
     auto* dock = new QDockWidget(tr("Parameters"), this);
     dock->setObjectName(QStringLiteral("parametersDock"));
     dock->setWidget(scroll);
@@ -134,6 +140,30 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
         restoreState(m_settings.windowState());
     }
     applySession(initial);
+    if (m_persist && !m_settings.tourDone())
+        QTimer::singleShot(0, this, [this] { showTour(); }); // first start: a tour of the tabs
+}
+
+TourDialog* MainWindow::showTour() {
+    if (!m_tour) {
+        m_tour = new TourDialog(this);
+        connect(m_tour, &TourDialog::pageShown, this, [this](int page) {
+            if (page < m_views->count())
+                m_views->setCurrentIndex(page);
+        });
+        connect(m_tour, &QDialog::finished, this, [this] {
+            if (m_persist && m_tour->dontShowAgain())
+                m_settings.setTourDone(true);
+        });
+    }
+    m_tour->setPage(0);
+    m_tour->show();
+    m_tour->raise();
+    return m_tour;
+}
+
+QString MainWindow::schemeHelpText() const {
+    return schemeHelpHtml(m_panel->params().scheme);
 }
 
 MainWindow::~MainWindow() = default;
@@ -255,6 +285,22 @@ void MainWindow::buildMenus() {
                 submit(m_current);
         });
     }
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* about =
+        help->addAction(tr("About this &scheme"), QKeySequence::HelpContents, this, [this] {
+            QMessageBox box(this);
+            box.setWindowTitle(tr("About this scheme"));
+            box.setTextFormat(Qt::RichText);
+            box.setText(schemeHelpText());
+            box.exec();
+        });
+    about->setObjectName(QStringLiteral("aboutSchemeAction"));
+    help->addAction(tr("&Tour of the tabs"), this, [this] { showTour(); })
+        ->setObjectName(QStringLiteral("tourAction"));
+    help->addSeparator();
+    help->addAction(tr("&About pe-explorer"), this,
+                    [this] { QMessageBox::about(this, tr("About pe-explorer"), aboutHtml()); })
+        ->setObjectName(QStringLiteral("aboutAction"));
 }
 
 Session MainWindow::session() const {
@@ -314,7 +360,7 @@ void MainWindow::showPending() {
         return;
     }
     m_views->setWeightsLabel(r.weights);
-    m_views->setTrace(r.trace, r.pool);
+    m_views->setTrace(r.trace, r.pool, r.positions);
     m_compare->setReference(r.trace, m_current.input);
     m_stepper->setWeightsLabel(r.weights);
     m_stepper->setTrace(r.trace);

@@ -19,6 +19,7 @@ namespace pe {
 
 class ComparisonView;
 class LabPanel;
+class TourDialog;
 class HeatmapView;
 class InsightsPanel;
 class ParamsPanel;
@@ -39,6 +40,10 @@ public:
     StepperPanel* stepper() const { return m_stepper; }
     LabPanel* lab() const { return m_lab; }
     InsightsPanel* insights() const { return m_insights; }
+    /** Help → Tour of the tabs (also shown at the first start of a persistent window). */
+    TourDialog* showTour();
+    /** Help → About this scheme: the current scheme's help text. */
+    QString schemeHelpText() const;
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
     Session session() const;
@@ -83,6 +88,7 @@ private:
     ParamsPanel* m_panel;
     TraceViews* m_views;
     LabPanel* m_lab = nullptr;
+    TourDialog* m_tour = nullptr;
     ComparisonView* m_compare;
     StepperPanel* m_stepper;
     InsightsPanel* m_insights = nullptr;

@@ -45,6 +45,35 @@ template <typename Enum> void setEnum(QComboBox* box, Enum v) {
     box->setCurrentIndex(std::max(0, box->findData(static_cast<int>(v))));
 }
 
+/** The scheme as the options group's title names it. */
+QString schemeTitle(Scheme s) {
+    switch (s) {
+    case Scheme::None:
+        return QObject::tr("No position");
+    case Scheme::Sinusoidal:
+        return QObject::tr("Sinusoidal");
+    case Scheme::Learned:
+        return QObject::tr("Learned table");
+    case Scheme::Shaw:
+        return QObject::tr("Shaw");
+    case Scheme::TransformerXL:
+        return QObject::tr("Transformer-XL");
+    case Scheme::T5:
+        return QObject::tr("T5");
+    case Scheme::DeBERTa:
+        return QObject::tr("DeBERTa");
+    case Scheme::RoPE:
+        return QObject::tr("RoPE");
+    case Scheme::ALiBi:
+        return QObject::tr("ALiBi");
+    case Scheme::URPE:
+        return QObject::tr("URPE");
+    case Scheme::Mlp:
+        return QObject::tr("MLP encoding");
+    }
+    return {};
+}
+
 QSpinBox* spin(int lo, int hi, const QString& tip) {
     auto* s = new QSpinBox;
     s->setRange(lo, hi);
@@ -117,8 +146,14 @@ void ParamsPanel::build() {
     outer->addWidget(sizes);
 
     // Scheme options
+    // Scheme options: only the current scheme's rows are shown (updateEnabled).
     auto* opts = new QGroupBox(tr("Scheme options"));
     auto* f2 = new QFormLayout(opts);
+    m_optionsBox = opts;
+    m_options = f2;
+    m_noOptions = new QLabel(tr("No options: no position information at all."));
+    m_noOptions->setWordWrap(true);
+    f2->addRow(m_noOptions);
     m_base = new QDoubleSpinBox;
     m_base->setRange(1.0, 1e9);
     m_base->setDecimals(1);
@@ -156,6 +191,10 @@ void ParamsPanel::build() {
     m_ropeScale->setToolTip(tr("Stretch s > 0 of pi / ntk, e.g. L'/L to run a model trained at "
                                "length L at L'; s = 1 changes nothing"));
     f2->addRow(tr("RoPE stretch s"), m_ropeScale);
+    m_urpeBias = enumCombo(allValues<UrpeBias>());
+    m_urpeBias->setToolTip(tr("URPE base bias: none, or a T5 bucket bias added to the logits "
+                              "before softmax(S) ⊙ C"));
+    f2->addRow(tr("URPE bias"), m_urpeBias);
     m_buckets = spin(2, 1024,
                      tr("T5 num_buckets: half exact (|r| < B/4 per direction), half "
                         "logarithmic up to max_distance"));
@@ -175,10 +214,10 @@ void ParamsPanel::build() {
     m_p2c = new QCheckBox(tr("p2c"));
     m_p2c->setToolTip(tr("DeBERTa position-to-content term k^c_j · q^r_δ(j,i); the logits are "
                          "scaled by 1/√(d_h (1 + terms))"));
-    auto* debRow = new QHBoxLayout;
-    debRow->addWidget(m_c2p);
-    debRow->addWidget(m_p2c);
-    f2->addRow(tr("DeBERTa terms"), debRow);
+    m_debTerms = new QHBoxLayout;
+    m_debTerms->addWidget(m_c2p);
+    m_debTerms->addWidget(m_p2c);
+    f2->addRow(tr("DeBERTa terms"), m_debTerms);
     m_p2cConv = enumCombo(allValues<P2CConvention>());
     m_p2cConv->setToolTip(tr("p2c index: the released code's δ(i, j) or the paper's δ(j, i)"));
     f2->addRow(tr("p2c index"), m_p2cConv);
@@ -196,10 +235,6 @@ void ParamsPanel::build() {
                          "clamped; 0 = off"));
     m_clampLen->setSpecialValueText(tr("off"));
     f2->addRow(tr("TXL clamp"), m_clampLen);
-    m_urpeBias = enumCombo(allValues<UrpeBias>());
-    m_urpeBias->setToolTip(tr("URPE base bias: none, or a T5 bucket bias added to the logits "
-                              "before softmax(S) ⊙ C"));
-    f2->addRow(tr("URPE bias"), m_urpeBias);
     m_learnedRows = spin(1, 1 << 20,
                          tr("Rows P_max of the generated learned table (GPT-2: "
                             "n_ctx = 1024); n must not exceed it"));
@@ -275,6 +310,9 @@ void ParamsPanel::build() {
     m_sentence = new QComboBox;
     for (const QString& s : sampleSentenceList())
         m_sentence->addItem(s.left(40) + QStringLiteral("…"));
+    // As wide as the panel, not as its longest sentence: the panel fits a small screen.
+    m_sentence->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_sentence->setMinimumContentsLength(12);
     m_sentence->setToolTip(tr("Built-in sentence (tokenized into words and punctuation; CJK by "
                               "character)"));
     f4->addRow(tr("Sentence"), m_sentence);
@@ -344,9 +382,55 @@ void ParamsPanel::updateEnabled() {
     m_learnedRows->setEnabled(s == Scheme::Learned);
     m_mlpFeatures->setEnabled(s == Scheme::Mlp);
     m_mlpHidden->setEnabled(s == Scheme::Mlp);
+
+    // Only the current scheme's options are shown; the others keep their values, hidden.
+    const bool rope = s == Scheme::RoPE;
+    const auto show = [this](QWidget* field, bool visible) {
+        m_options->setRowVisible(field, visible);
+    };
+    show(m_noOptions, s == Scheme::None);
+    show(m_base, s == Scheme::Sinusoidal || rope || s == Scheme::Mlp);
+    show(m_layout, s == Scheme::Sinusoidal);
+    show(m_clip, s == Scheme::Shaw || deb);
+    for (QWidget* w : {static_cast<QWidget*>(m_ropeConv), static_cast<QWidget*>(m_ropeDims),
+                       static_cast<QWidget*>(m_ropeScaling), static_cast<QWidget*>(m_ropeScale)})
+        show(w, rope);
+    show(m_urpeBias, s == Scheme::URPE);
+    for (QWidget* w : {static_cast<QWidget*>(m_buckets), static_cast<QWidget*>(m_maxDistance),
+                       static_cast<QWidget*>(m_unidirectional)})
+        show(w, s == Scheme::T5 || s == Scheme::URPE); // URPE's only with its T5 bias (greyed)
+    show(m_alibiMode, s == Scheme::ALiBi);
+    m_options->setRowVisible(m_debTerms, deb);
+    for (QWidget* w : {static_cast<QWidget*>(m_p2cConv), static_cast<QWidget*>(m_logBuckets),
+                       static_cast<QWidget*>(m_debBuckets), static_cast<QWidget*>(m_debMaxPos)})
+        show(w, deb);
+    show(m_clampLen, s == Scheme::TransformerXL);
+    show(m_learnedRows, s == Scheme::Learned);
+    show(m_mlpFeatures, s == Scheme::Mlp);
+    show(m_mlpHidden, s == Scheme::Mlp);
+    m_optionsBox->setTitle(tr("%1 options").arg(schemeTitle(s)));
+    // Shaw's clip distance is DeBERTa v1's span.
+    if (auto* clipLabel = qobject_cast<QLabel*>(m_options->labelForField(m_clip)))
+        clipLabel->setText(deb ? tr("Span &k") : tr("Clip &k"));
     const auto kind = static_cast<InputKind>(m_inputKind->currentData().toInt());
     m_sentence->setEnabled(kind == InputKind::Sentence);
     m_text->setEnabled(kind == InputKind::Text);
+}
+
+QList<QWidget*> ParamsPanel::schemeOptionControls() const {
+    QList<QWidget*> out;
+    for (int r = 0; r < m_options->rowCount(); ++r) {
+        QLayoutItem* field = m_options->itemAt(r, QFormLayout::FieldRole);
+        if (!field)
+            field = m_options->itemAt(r, QFormLayout::SpanningRole);
+        if (field && field->widget() && field->widget() != m_noOptions)
+            out << field->widget();
+        else if (field && field->layout())
+            for (int k = 0; k < field->layout()->count(); ++k)
+                if (QWidget* w = field->layout()->itemAt(k)->widget())
+                    out << w;
+    }
+    return out;
 }
 
 Params ParamsPanel::params() const {

@@ -9,6 +9,10 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
+class QGroupBox;
+class QHBoxLayout;
+class QLabel;
 class QLineEdit;
 class QSlider;
 class QSpinBox;
@@ -21,8 +25,11 @@ class SeedSpinBox;
 namespace pe {
 
 /**
- * Every parameter of one computation as controls. Options that do not apply to the chosen
- * scheme are disabled in place; every control's tooltip gives the formula. Changes are
+ * Every parameter of one computation as controls. The scheme options group shows the options
+ * of the chosen scheme only (hidden ones keep their values: params() and sessions carry every
+ * scheme's); an option that depends on another one of the same scheme (DeBERTa's log-bucket
+ * sizes, RoPE's stretch s) is greyed until that one is set. Every control's tooltip gives the
+ * formula. Changes are
  * coalesced (a slider drag emits at most once per 40 ms) and leave as a value: changed().
  */
 class ParamsPanel : public QWidget {
@@ -57,6 +64,15 @@ public:
     QSpinBox* mlpFeaturesBox() const { return m_mlpFeatures; }
     QSpinBox* mlpHiddenBox() const { return m_mlpHidden; }
     QDoubleSpinBox* baseBox() const { return m_base; }
+    QComboBox* layoutBox() const { return m_layout; }
+    QSpinBox* clipBox() const { return m_clip; }
+    QSpinBox* bucketsBox() const { return m_buckets; }
+    QCheckBox* logBucketsBox() const { return m_logBuckets; }
+    QComboBox* normaliserBox() const { return m_norm; }
+    /** The group of the current scheme's options, titled after it. */
+    QGroupBox* optionsGroup() const { return m_optionsBox; }
+    /** Every control of the scheme options group, in order (shown or not). */
+    QList<QWidget*> schemeOptionControls() const;
 
 Q_SIGNALS:
     void changed(const pe::Params& p, const pe::InputChoice& in);
@@ -68,6 +84,10 @@ private:
     void emitNow();
 
     QComboBox* m_scheme;
+    QGroupBox* m_optionsBox;
+    QFormLayout* m_options;
+    QHBoxLayout* m_debTerms;
+    QLabel* m_noOptions;
     QSlider* m_nSlider;
     QSpinBox* m_n;
     QSpinBox* m_d;

@@ -41,7 +41,7 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
     }
     MainWindow w(start, !shot);
     if (shot)
-        w.resize(1500, 900);
+        w.resize(opts.size);
     if (!opts.labModel.isEmpty()) {
         const QString error = w.lab()->loadModel(opts.labModel);
         if (!error.isEmpty()) {
@@ -71,6 +71,9 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
         w.views()->setCurrentWidget(w.insights());
     }
     w.show();
+    if (shot && w.size() != opts.size)
+        std::fprintf(stderr, "pe-explorer: the window is %dx%d, not %dx%d (its minimum size)\n",
+                     w.width(), w.height(), opts.size.width(), opts.size.height());
     if (opts.measure && w.insights()->page() == InsightPage::Cost)
         w.insights()->measureButton()->click(); // supersedes the unmeasured page
     if (!shot)

@@ -14,6 +14,7 @@ const QString kSession = QStringLiteral("session/last");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kColorMap = QStringLiteral("view/colorMap");
+const QString kTourDone = QStringLiteral("help/tourDone");
 const QString kPool = QStringLiteral("view/pool");
 const QString kBackend = QStringLiteral("compute/backend");
 const QString kCpuThreads = QStringLiteral("compute/cpuThreads");
@@ -57,6 +58,14 @@ QByteArray Settings::windowState() const {
 
 void Settings::setWindowState(const QByteArray& s) {
     QSettings().setValue(kState, s);
+}
+
+bool Settings::tourDone() const {
+    return QSettings().value(kTourDone, false).toBool();
+}
+
+void Settings::setTourDone(bool done) {
+    QSettings().setValue(kTourDone, done);
 }
 
 ColorMapKind Settings::colorMap() const {

@@ -33,6 +33,9 @@ public:
     void setExportDpi(int dpi);
     QString lastDirectory() const;
     void setLastDirectory(const QString& dir);
+    /** Whether the first-run tour of the tabs was dismissed for good. */
+    bool tourDone() const;
+    void setTourDone(bool done);
 
     /** The first view: sinusoidal, n = 64, d = 128, 4 heads, a sample sentence. */
     static Session defaultSession();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "stepper_strip.h"
 
+#include "flow_layout.h"
+
 #include <QButtonGroup>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -19,9 +21,8 @@ QString qs(const std::string& s) {
 StageStrip::StageStrip(QWidget* parent)
     : QWidget(parent)
     , m_group(new QButtonGroup(this)) {
-    auto* row = new QHBoxLayout(this);
-    row->setContentsMargins(0, 0, 0, 0);
-    row->setSpacing(1);
+    // Wraps onto a second line in a narrow window rather than widening it.
+    auto* row = new FlowLayout(this, 1);
     m_group->setExclusive(true);
     for (int k = 0; k < kStageCount; ++k) {
         if (k > 0) {
@@ -37,7 +38,6 @@ StageStrip::StageStrip(QWidget* parent)
         row->addWidget(b);
         m_buttons.push_back(b);
     }
-    row->addStretch(1);
     connect(m_group, &QButtonGroup::idClicked, this, &StageStrip::stageClicked);
 }
 

@@ -15,8 +15,9 @@ class QToolButton;
 namespace pe {
 
 /**
- * The pipeline as a row of stage buttons joined by arrows. A stage the scheme does not use is
- * greyed (still reachable); a stage where position enters carries an orange frame and a dot.
+ * The pipeline as a row of stage buttons joined by arrows (wrapping when narrow). A stage the
+ * scheme does not use is greyed (still reachable); a stage where position enters carries an orange
+ * frame and a dot.
  */
 class StageStrip : public QWidget {
     Q_OBJECT

@@ -16,6 +16,7 @@
 #include <functional>
 #include <future>
 
+#include "adaptive_splitter.h"
 #include "line_plot_view.h"
 
 namespace pe {
@@ -127,17 +128,16 @@ TraceViews::TraceViews(QWidget* parent)
 
     // Encoding
     auto* enc = new QSplitter(Qt::Vertical);
-    auto* encTop = new QSplitter(Qt::Horizontal, enc);
+    auto* encTop = new AdaptiveSplitter(1.2); // the two maps stack in a narrow window
+    enc->addWidget(encTop);
     m_p = addHeatmap(encTop);
     m_gram = addHeatmap(encTop);
     auto* encBottom = new QWidget(enc);
     auto* eb = new QVBoxLayout(encBottom);
     eb->setContentsMargins(0, 0, 0, 0);
-    m_encodingNote = new QLabel(encBottom);
-    m_encodingNote->setWordWrap(true);
-    m_encodingNote->hide();
-    eb->addWidget(m_encodingNote);
-    auto* colRow = new QHBoxLayout;
+    m_columnsRow = new QWidget(encBottom);
+    auto* colRow = new QHBoxLayout(m_columnsRow);
+    colRow->setContentsMargins(0, 0, 0, 0);
     colRow->addWidget(new QLabel(tr("columns of P:")));
     m_columns = new QLineEdit(QStringLiteral("6 7 8 9"));
     m_columns->setToolTip(tr("Feature columns of P to plot against position, separated by spaces "
@@ -146,23 +146,44 @@ TraceViews::TraceViews(QWidget* parent)
     m_columns->setMaximumWidth(240);
     colRow->addWidget(m_columns);
     colRow->addStretch(1);
-    eb->addLayout(colRow);
+    eb->addWidget(m_columnsRow);
     connect(m_columns, &QLineEdit::editingFinished, this, [this] {
         m_stale[0] = true;
         refreshCurrent();
     });
     m_pColumns = new LinePlotView(encBottom);
-    eb->addWidget(m_pColumns);
+    eb->addWidget(m_pColumns, 1);
     enc->setStretchFactor(0, 3);
     enc->setStretchFactor(1, 2);
-    addTab(enc, tr("&Encoding"));
+    // One line above the maps: where position enters this scheme's layer.
+    auto* encHost = new QWidget;
+    auto* ev = new QVBoxLayout(encHost);
+    ev->setContentsMargins(0, 0, 0, 0);
+    ev->setSpacing(2);
+    m_encodingNote = new QLabel;
+    m_encodingNote->setObjectName(QStringLiteral("encodingNote"));
+    m_encodingNote->setWordWrap(true);
+    m_encodingNote->hide();
+    ev->addWidget(m_encodingNote);
+    ev->addWidget(enc, 1);
+    addTab(encHost, tr("&Encoding"));
 
     // Relative index and bias
-    auto* rel = new QSplitter(Qt::Horizontal);
+    auto* rel = new AdaptiveSplitter(1.2);
     m_relIndex = addHeatmap(rel);
     m_bias = addHeatmap(rel);
     m_relIndex->linkTo(m_bias);
-    addTab(rel, tr("&Relative"));
+    auto* relHost = new QWidget;
+    auto* rv = new QVBoxLayout(relHost);
+    rv->setContentsMargins(0, 0, 0, 0);
+    rv->setSpacing(2);
+    m_relativeNote = new QLabel;
+    m_relativeNote->setObjectName(QStringLiteral("relativeNote"));
+    m_relativeNote->setWordWrap(true);
+    m_relativeNote->hide();
+    rv->addWidget(m_relativeNote);
+    rv->addWidget(rel, 1);
+    addTab(relHost, tr("&Relative"));
 
     // Logit terms
     m_termsHost = new QWidget;
@@ -171,7 +192,7 @@ TraceViews::TraceViews(QWidget* parent)
     addTab(m_termsHost, tr("&Logit terms"));
 
     // Attention
-    auto* att = new QSplitter(Qt::Horizontal);
+    auto* att = new AdaptiveSplitter(1.2);
     m_headsHost = new QWidget(att);
     m_headsGrid = new QGridLayout(m_headsHost);
     m_headsGrid->setContentsMargins(0, 0, 0, 0);
@@ -259,8 +280,10 @@ void TraceViews::selectQuery(int i) {
     m_query->setValue(i);
 }
 
-void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool) {
+void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
+                          std::shared_ptr<const PositionView> positions) {
     m_trace = std::move(trace);
+    m_positions = std::move(positions);
     m_poolInfo = pool;
     m_tile.reset();
     ++m_updates;
@@ -400,33 +423,126 @@ QString pooledNote(const PoolInfo& pool) {
 }
 } // namespace
 
+QString TraceViews::relativeNote() const {
+    return m_relativeNote->isHidden() ? QString() : m_relativeNote->text();
+}
+
+QString TraceViews::encodingNote() const {
+    return m_encodingNote->isHidden() ? QString() : m_encodingNote->text();
+}
+
+namespace {
+
+/** A position table as a heat map: its values, titles and axis values (distance, sampling). */
+std::pair<Grid, HeatmapInfo> tableMap(const PositionMap& m, const QString& subtitle) {
+    Grid g;
+    g.rows = static_cast<int>(m.values.rows());
+    g.cols = static_cast<int>(m.values.cols());
+    g.values.resize(static_cast<std::size_t>(g.rows) * static_cast<std::size_t>(g.cols));
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c)
+            g.at(r, c) = m.values(r, c);
+    HeatmapInfo info;
+    info.title = qs(m.title);
+    info.subtitle = subtitle;
+    info.xTitle = qs(m.xTitle);
+    info.yTitle = qs(m.yTitle);
+    info.valueTitle = qs(m.valueTitle);
+    // Short axes (heads, Shaw's −k … k) get a label per cell, long ones value ticks.
+    const auto labels = [](int count, double start, double step) {
+        QStringList l;
+        for (int k = 0; k < count; ++k)
+            l << QString::number(start + k * step, 'g', 6);
+        return l;
+    };
+    if (g.rows <= 24) {
+        info.rowLabels = labels(g.rows, m.rowStart, m.rowStep);
+    } else {
+        info.rowStart = m.rowStart;
+        info.rowStep = m.rowStep;
+    }
+    if (g.cols <= 24) {
+        info.colLabels = labels(g.cols, m.colStart, m.colStep);
+    } else {
+        info.colStart = m.colStart;
+        info.colStep = m.colStep;
+    }
+    return {std::move(g), std::move(info)};
+}
+
+} // namespace
+
 void TraceViews::refreshEncoding() {
     int br = 1, bc = 1;
-    Grid p = slice("P", 0, &br, &bc);
-    if (p.empty()) {
-        QString why = tr("%1 adds no absolute encoding P to the input: see the Relative and "
-                         "Logit terms tabs.")
-                          .arg(qs(toString(m_trace->params.scheme)));
-        if (m_poolInfo.pooled && !m_trace->find("X")) // GL's pooled path reads back `out` only
-            why = tr("This engine's pooled mode (n = %1) returns the attention only; the CPU "
-                     "engine also keeps E, P and X.")
-                      .arg(m_poolInfo.seqLen);
-        m_p->clear(tr("no position matrix P"));
-        m_gram->clear(tr("no P·Pᵀ"));
-        m_encodingNote->setText(why);
+    // Absolute schemes: P. No position at all: X = E, what attention sees.
+    const bool none = m_trace->params.scheme == Scheme::None;
+    const char* name = none ? "X" : "P";
+    Grid p = slice(name, 0, &br, &bc);
+    const QString where = m_positions ? qs(m_positions->where) : QString();
+    const bool tables = m_positions && !m_positions->maps.empty();
+    if (p.empty() || (tables && !none)) {
+        m_columnsRow->hide();
+        if (!tables) {
+            QString why = tr("%1 adds no absolute encoding P to the input: see the Relative and "
+                             "Logit terms tabs.")
+                              .arg(qs(toString(m_trace->params.scheme)));
+            if (m_poolInfo.pooled && !m_trace->find("X")) // GL's pooled path reads back `out`
+                why = tr("This engine's pooled mode (n = %1) returns the attention only; the CPU "
+                         "engine also keeps E, P and X.")
+                          .arg(m_poolInfo.seqLen);
+            m_p->clear(tr("no position matrix P"));
+            m_p->hide(); // no empty axes: the note says why
+            m_gram->clear(QString());
+            m_gram->hide();
+            m_pColumns->hide();
+            m_encodingNote->setText(where.isEmpty() ? why : where + u'\n' + why);
+            m_encodingNote->show();
+            return;
+        }
+        // What the scheme has instead of P: its tables (from the weights) and curves.
+        m_encodingNote->setText(where);
         m_encodingNote->show();
-        m_pColumns->setSeries(tr("columns of P"), tr("position"), tr("value"), {});
+        const QString subtitle = describeParams(m_trace->params);
+        HeatmapView* slots[] = {m_p, m_gram};
+        for (std::size_t k = 0; k < 2; ++k) {
+            if (k < m_positions->maps.size()) {
+                auto [g, info] = tableMap(m_positions->maps[k], subtitle);
+                slots[k]->setData(std::move(g), info);
+                slots[k]->show();
+            } else {
+                slots[k]->clear(QString()); // no stale table behind the hidden view
+                slots[k]->hide();
+            }
+        }
+        const PositionCurves& pc = m_positions->curves;
+        std::vector<LineSeries> series;
+        for (const PositionCurve& c : pc.curves)
+            series.push_back(LineSeries{qs(c.name), c.y, pc.xStart, pc.xStep});
+        m_pColumns->setVisible(!series.empty());
+        m_pColumns->setSeries(qs(pc.title), qs(pc.xTitle), qs(pc.yTitle), series);
         return;
     }
-    m_encodingNote->hide();
-    HeatmapInfo info = infoFor(tr("position matrix P"), tr("P[p, c]"), br, bc);
+    m_columnsRow->show();
+    if (auto* label = m_columnsRow->findChild<QLabel*>())
+        label->setText(none ? tr("columns of X:") : tr("columns of P:"));
+    m_p->show();
+    m_gram->show();
+    m_pColumns->show();
+    m_encodingNote->setText(where);
+    m_encodingNote->setVisible(!where.isEmpty());
+    const QString sym = none ? tr("X") : tr("P");
+    HeatmapInfo info =
+        infoFor(none ? tr("input X = E (no position added)") : tr("position matrix P"),
+                tr("%1[p, c]").arg(sym), br, bc);
     info.xTitle = tr("feature c");
     info.yTitle = tr("position p");
     info.colLabels.clear();
     m_p->setData(p, info);
 
     // Mean of p_i·p_j over a block = (mean p_i)·(mean p_j): binning P's rows first is exact.
-    HeatmapInfo g = infoFor(tr("position similarity P·Pᵀ"), tr("p_i · p_j"), br, br);
+    HeatmapInfo g = none
+                        ? infoFor(tr("similarity X·Xᵀ (the tokens alone)"), tr("x_i · x_j"), br, br)
+                        : infoFor(tr("position similarity P·Pᵀ"), tr("p_i · p_j"), br, br);
     g.xTitle = tr("position j");
     g.yTitle = tr("position i");
     m_gram->setData(gram(p), g);
@@ -451,19 +567,24 @@ void TraceViews::refreshEncoding() {
             s.values.push_back(p.at(r, c));
         series.push_back(std::move(s));
     }
-    m_pColumns->setSeries(tr("columns of P against position"),
-                          br == 1 ? tr("position") : tr("position / %1").arg(br), tr("P[p, c]"),
-                          series);
+    m_pColumns->setSeries(tr("columns of %1 against position").arg(sym),
+                          br == 1 ? tr("position") : tr("position / %1").arg(br),
+                          tr("%1[p, c]").arg(sym), series);
 }
 
 void TraceViews::refreshRelative() {
     int br = 1, bc = 1;
     const QString scheme = qs(toString(m_trace->params.scheme));
+    m_relIndex->show();
+    m_bias->show();
+    m_relativeNote->hide();
     if (m_poolInfo.pooled) {
         m_relIndex->clear(pooledNote(m_poolInfo));
         m_bias->clear(tr("zoom the attention or logits maps for full-resolution tiles"));
         return;
     }
+    // A view with nothing to show is hidden (no empty axes); the note says what is missing.
+    QStringList missing;
     // Index and bias up to kMaxCells per side are shown in place; larger ones binned.
     const Tensor* idxInPlace = inPlace("rel_index", &br, &bc);
     Grid idx = idxInPlace ? Grid{} : slice("rel_index", 0, &br, &bc);
@@ -471,29 +592,34 @@ void TraceViews::refreshRelative() {
         m_relIndex->setSlice(m_trace, idxInPlace, 0,
                              infoFor(tr("relative index / bucket"), tr("index"), br, bc));
     } else if (idx.empty() && m_trace->find("urpe_C")) {
-        // URPE has no index matrix; its per-head table C[h, (j − i) + N − 1] takes the place.
+        // URPE has no index matrix; its table C[h, j − i], spread over the n × n grid
+        // (trace tensor urpe_C [heads, n, n]), takes the place.
         Grid c = slice("urpe_C", 0, &br, &bc);
-        HeatmapInfo info = infoFor(tr("URPE table C"), tr("C"), br, bc);
-        info.xTitle = tr("column (j − i) + N − 1");
-        info.yTitle = tr("head");
-        info.rowLabels.clear();
-        info.colLabels.clear();
+        HeatmapInfo info = infoFor(tr("URPE table C[j − i], head 0"), tr("C"), br, bc);
         m_relIndex->setData(std::move(c), info);
     } else if (idx.empty()) {
         m_relIndex->clear(tr("%1 has no relative index").arg(scheme));
+        m_relIndex->hide();
+        missing << tr("no relative index");
     } else {
         m_relIndex->setData(idx, infoFor(tr("relative index / bucket"), tr("index"), br, bc));
     }
     const int h = m_head->value();
     if (const Tensor* b = inPlace("bias", &br, &bc)) {
         m_bias->setSlice(m_trace, b, h, infoFor(tr("bias, head %1").arg(h), tr("b_ij"), br, bc));
-        return;
-    }
-    Grid bias = slice("bias", h, &br, &bc);
-    if (bias.empty()) {
-        m_bias->clear(tr("%1 has no additive bias").arg(scheme));
-    } else {
+    } else if (Grid bias = slice("bias", h, &br, &bc); !bias.empty()) {
         m_bias->setData(bias, infoFor(tr("bias, head %1").arg(h), tr("b_ij"), br, bc));
+    } else {
+        m_bias->clear(tr("%1 has no additive bias").arg(scheme));
+        m_bias->hide();
+        missing << tr("no additive bias");
+    }
+    if (!missing.isEmpty()) {
+        QString text = tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
+        if (m_positions && !m_positions->where.empty())
+            text += u' ' + qs(m_positions->where);
+        m_relativeNote->setText(text);
+        m_relativeNote->show();
     }
 }
 

@@ -42,7 +42,14 @@ public:
      * a note, and zooming the enlarged attention map or the logits past the cells asks for the
      * visible part at full resolution (tileRequested).
      */
-    void setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool = {});
+    void setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool = {},
+                  std::shared_ptr<const PositionView> positions = {});
+    /** The scheme's position tables that came with the trace (the Encoding tab shows them
+     *  where there is no P), and the tab's line on where position enters. */
+    const PositionView* positions() const { return m_positions.get(); }
+    QString encodingNote() const;
+    /** The Relative tab's note (empty when it shows both maps). */
+    QString relativeNote() const;
     const Trace* trace() const { return m_trace.get(); }
     const PoolInfo& poolInfo() const { return m_poolInfo; }
     /** A tile result (logits and weights of a region) for the pooled trace on screen. */
@@ -117,7 +124,11 @@ private:
     QLineEdit* m_columns;
     HeatmapView* m_gram;
     QLabel* m_encodingNote;
+    QWidget* m_columnsRow; ///< "columns of P:" and its edit (absolute schemes only)
+    std::shared_ptr<const PositionView> m_positions;
     HeatmapView* m_relIndex;
+    QLabel*
+        m_relativeNote; ///< what the scheme lacks on the Relative tab, and where position enters
     HeatmapView* m_bias;
     std::vector<HeatmapView*> m_terms;
     QGridLayout* m_termsGrid;

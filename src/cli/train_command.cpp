@@ -36,8 +36,8 @@ void parseTask(const std::string& text, lab::Options& o) {
         if (text.size() == 5)
             return;
         const std::string k = text.substr(5);
-        if (k.size() < 2 || k[0] != '-' || k.find_first_not_of("0123456789", 1) != std::string::npos ||
-            k.size() > 8)
+        if (k.size() < 2 || k[0] != '-' ||
+            k.find_first_not_of("0123456789", 1) != std::string::npos || k.size() > 8)
             throw Failure{"--task: unknown task '" + text + "' (expected one of: " + taskList() +
                           ")"};
         o.shift = std::stoi(k.substr(1));
@@ -53,7 +53,8 @@ std::vector<int> parseLengths(const std::string& text) {
     std::vector<int> lens;
     for (const std::string& item : splitComma(text)) {
         if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 6)
-            throw Failure{"--eval-lens: '" + item + "' is not a length (expected e.g. 32,48,64,128)"};
+            throw Failure{"--eval-lens: '" + item +
+                          "' is not a length (expected e.g. 32,48,64,128)"};
         lens.push_back(std::stoi(item));
         if (lens.back() < 2 || lens.back() > 8192)
             throw Failure{"--eval-lens: every length must be in [2, 8192] (got " + item + ")"};
@@ -68,8 +69,8 @@ int train(const TrainOptions& t) {
     parseTask(t.task, o);
     const auto scheme = schemeFromString(t.scheme);
     if (!scheme)
-        throw Failure{"--scheme: unknown value '" + t.scheme + "' (expected one of: " +
-                      schemeList() + ")"};
+        throw Failure{"--scheme: unknown value '" + t.scheme +
+                      "' (expected one of: " + schemeList() + ")"};
     o.scheme = *scheme;
     o.vocab = t.vocab;
     o.layers = t.layers;
@@ -96,8 +97,8 @@ int train(const TrainOptions& t) {
     const int every = std::max(1, o.steps / 10);
     auto progress = [&](const lab::CurvePoint& c) {
         if (!t.quiet && (c.step % every < o.logEvery || c.step == o.steps))
-            std::cerr << "step " << c.step << "/" << o.steps << "  loss " << c.loss
-                      << "  accuracy " << c.accuracy << "\n";
+            std::cerr << "step " << c.step << "/" << o.steps << "  loss " << c.loss << "  accuracy "
+                      << c.accuracy << "\n";
     };
     auto run = lab::runExperiment(o, lengths, progress);
     if (!run)
@@ -123,7 +124,8 @@ int train(const TrainOptions& t) {
             std::cerr << "\n  " << row.name << ":";
             for (const lab::EvalPoint& p : row.points)
                 std::cerr << "  " << p.length << " → "
-                          << (p.accuracy ? std::to_string(*p.accuracy) : std::string("no positions"));
+                          << (p.accuracy ? std::to_string(*p.accuracy)
+                                         : std::string("no positions"));
         }
         std::cerr << "\n";
     }
@@ -145,7 +147,8 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     c->add_option("--task", o.task, "shift-K (e.g. shift-3), copy, reverse, first-token, sort")
         ->capture_default_str();
     c->add_option("--scheme", o.scheme, "position scheme: " + schemeList())->capture_default_str();
-    c->add_option("--vocab", o.vocab, "data symbols V (a blank comes on top)")->capture_default_str();
+    c->add_option("--vocab", o.vocab, "data symbols V (a blank comes on top)")
+        ->capture_default_str();
     c->add_option("--layers", o.layers, "attention layers, 1-4")->capture_default_str();
     c->add_option("--d", o.d, "model width")->capture_default_str();
     c->add_option("--heads", o.heads, "heads; must divide --d")->capture_default_str();

@@ -32,7 +32,9 @@ struct SplitMix {
         return z ^ (z >> 31);
     }
     /** Uniform in [0, n) (n ≤ 2^20: the modulo bias is below 1e-13). */
-    std::int64_t below(int n) { return static_cast<std::int64_t>(next() % static_cast<unsigned>(n)); }
+    std::int64_t below(int n) {
+        return static_cast<std::int64_t>(next() % static_cast<unsigned>(n));
+    }
 };
 
 /** splitmix64's finaliser: a bijective 64-bit mix. */
@@ -274,16 +276,17 @@ std::string runJson(const RunRecord& r) {
                 p.accuracy ? nlohmann::json(*p.accuracy) : nlohmann::json(nullptr);
         return e;
     };
-    nlohmann::json j{{"format", "pe-explorer-lab-run"},
-                     {"version", 1},
-                     {"options", optionsJson(r.options)},
-                     {"task", describeTask(r.options.task)},
-                     {"curves", curves},
-                     {"eval", r.eval.empty() ? nlohmann::json::object() : evalObject(r.eval.front())},
-                     {"seconds", r.seconds},
-                     {"steps_done", r.stepsDone},
-                     {"stopped_early", r.stoppedEarly},
-                     {"trace_arguments", traceArguments(r.options)}};
+    nlohmann::json j{
+        {"format", "pe-explorer-lab-run"},
+        {"version", 1},
+        {"options", optionsJson(r.options)},
+        {"task", describeTask(r.options.task)},
+        {"curves", curves},
+        {"eval", r.eval.empty() ? nlohmann::json::object() : evalObject(r.eval.front())},
+        {"seconds", r.seconds},
+        {"steps_done", r.stepsDone},
+        {"stopped_early", r.stoppedEarly},
+        {"trace_arguments", traceArguments(r.options)}};
     if (r.eval.size() > 1) {
         nlohmann::json variants = nlohmann::json::object();
         for (std::size_t i = 1; i < r.eval.size(); ++i)

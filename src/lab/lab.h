@@ -58,10 +58,10 @@ struct Options {
     int batch = 32;
     double learningRate = 3e-3; ///< Adam, linear warm-up over the first 5% of steps
     std::uint64_t seed = 0;
-    int threads = 1;      ///< intra-op threads; training is deterministic for a seed and count
-    int logEvery = 10;    ///< a curve point every logEvery steps (and at the last step)
+    int threads = 1;       ///< intra-op threads; training is deterministic for a seed and count
+    int logEvery = 10;     ///< a curve point every logEvery steps (and at the last step)
     int evalSamples = 256; ///< sequences per evaluation length
-    int clip = 16;        ///< Shaw clip k, DeBERTa span k
+    int clip = 16;         ///< Shaw clip k, DeBERTa span k
     /** > 0: stop once the accuracy at L (checkSamples sequences, every checkEvery steps)
      *  reaches it; the schedule stays that of `steps`. */
     double stopAccuracy = 0;
@@ -110,7 +110,8 @@ struct EvalRow {
     std::vector<EvalPoint> points;
 };
 
-/** One layer's attention in the engine's terms: params.n = the sample's length, weights.E its input. */
+/** One layer's attention in the engine's terms: params.n = the sample's length, weights.E its
+ * input. */
 struct LayerView {
     Params params;
     Weights weights;
@@ -130,7 +131,8 @@ struct RunRecord {
 std::string optionsToJson(const Options& o);
 Expected<Options> optionsFromJson(const std::string& text);
 
-/** run.json's text: {"options", "curves", "eval" (length string → accuracy or null), "seconds", …}. */
+/** run.json's text: {"options", "curves", "eval" (length string → accuracy or null), "seconds", …}.
+ */
 std::string runJson(const RunRecord& r);
 
 class Model {
@@ -173,7 +175,8 @@ public:
     /** Output logits [ℓ, V] for one sequence, row-major. */
     std::vector<float> outputLogits(const std::vector<std::int64_t>& tokens);
 
-    /** Every layer's attention on `tokens` as the engine sees it (weights.E = the layer's input). */
+    /** Every layer's attention on `tokens` as the engine sees it (weights.E = the layer's input).
+     */
     std::vector<LayerView> layerViews(const std::vector<std::int64_t>& tokens);
     /** The attention of layer `layer` on `tokens`, per head row-major [heads, ℓ, ℓ]. */
     std::vector<float> attentionWeights(const std::vector<std::int64_t>& tokens, int layer);

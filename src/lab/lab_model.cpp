@@ -46,16 +46,16 @@ TT indexTensor(int n, const std::function<std::int64_t(int, int)>& f) {
 /** The position-only tensors of the model at one sequence length (and RoPE stretch). */
 struct Geometry {
     int n = 0;
-    TT masked;          ///< [n, n] bool: key j after query i
-    TT shawIdx, shawOH; ///< [n, n] clip(j−i)+k; [n, n, 2k+1] its one-hot
-    TT t5Idx;           ///< [n·n] bucket of j − i
-    TT alibi;           ///< [H, n, n] −m_h (i − j)
-    TT txlR, txlIdx;    ///< [2n−1, d] R_t rows t + n − 1; [n, n] (i − j) + n − 1
-    TT debC2P, debP2CT; ///< [n, n] δ(i − j); [n, n] (j, i) ↦ p2c index of (i, j)
-    TT urpeIdx;         ///< [n·n] (j − i) + L − 1 into urpe.c's 2L − 1 columns
+    TT masked;           ///< [n, n] bool: key j after query i
+    TT shawIdx, shawOH;  ///< [n, n] clip(j−i)+k; [n, n, 2k+1] its one-hot
+    TT t5Idx;            ///< [n·n] bucket of j − i
+    TT alibi;            ///< [H, n, n] −m_h (i − j)
+    TT txlR, txlIdx;     ///< [2n−1, d] R_t rows t + n − 1; [n, n] (i − j) + n − 1
+    TT debC2P, debP2CT;  ///< [n, n] δ(i − j); [n, n] (j, i) ↦ p2c index of (i, j)
+    TT urpeIdx;          ///< [n·n] (j − i) + L − 1 into urpe.c's 2L − 1 columns
     TT ropeCos, ropeSin; ///< [n, d_rot/2]
-    TT P;               ///< [n, d] sinusoid
-    TT phi;             ///< [n, 2F] mlp Fourier features
+    TT P;                ///< [n, d] sinusoid
+    TT phi;              ///< [n, 2F] mlp Fourier features
 };
 
 Geometry makeGeometry(const Options& o, const Params& p) {
@@ -255,8 +255,8 @@ struct Model::Impl {
     /** Output logits [B, n, V]; `caps`, if given, gets one Capture per layer (batch row 0). */
     TT forward(const TT& tokens, const Geometry& g0, const std::vector<Params>& ps,
                std::vector<Capture>* caps) {
-        TT h = embedding.index_select(0, tokens.flatten()).view({tokens.size(0), tokens.size(1),
-                                                                 o.d});
+        TT h =
+            embedding.index_select(0, tokens.flatten()).view({tokens.size(0), tokens.size(1), o.d});
         const int n = static_cast<int>(tokens.size(1));
         using torch::indexing::Slice;
         for (int l = 0; l < o.layers; ++l) {
@@ -285,7 +285,7 @@ struct Model::Impl {
                 break;
             }
             const TT a = attention(l, p, g0, X, cap); // every layer's positions are layer 1's
-            h = h + (X - E) + a; // the residual stream takes P too
+            h = h + (X - E) + a;                      // the residual stream takes P too
             const TT m = torch::layer_norm(h, {o.d}, b["ln2.weight"], b["ln2.bias"]);
             h = h + torch::gelu(m.matmul(b["mlp.w1"]) + b["mlp.b1"]).matmul(b["mlp.w2"]) +
                 b["mlp.b2"];
@@ -327,7 +327,8 @@ struct Model::Impl {
     }
 };
 
-Model::Model(std::unique_ptr<Impl> impl) : m(std::move(impl)) {}
+Model::Model(std::unique_ptr<Impl> impl)
+    : m(std::move(impl)) {}
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
@@ -353,7 +354,8 @@ Expected<Model> Model::create(const Options& o) {
         impl->attn.push_back(std::move(a));
         const std::string pre = "lab.layers." + std::to_string(l) + ".";
         auto normal = [&](int r, int c, const std::string& name, double scale) {
-            return fromEigen(seededNormal(r, c, o.seed, pre + name) * scale).set_requires_grad(true);
+            return fromEigen(seededNormal(r, c, o.seed, pre + name) * scale)
+                .set_requires_grad(true);
         };
         std::map<std::string, TT> b;
         b["ln1.weight"] = torch::ones({d}).set_requires_grad(true);
@@ -366,8 +368,8 @@ Expected<Model> Model::create(const Options& o) {
         b["mlp.b2"] = torch::zeros({d}).set_requires_grad(true);
         impl->block.push_back(std::move(b));
     }
-    impl->embedding = fromEigen(seededNormal(o.vocab + 1, d, o.seed, "lab.embedding"))
-                          .set_requires_grad(true);
+    impl->embedding =
+        fromEigen(seededNormal(o.vocab + 1, d, o.seed, "lab.embedding")).set_requires_grad(true);
     impl->unembed = fromEigen(seededNormal(d, o.vocab, o.seed, "lab.unembed") / std::sqrt(d))
                         .set_requires_grad(true);
     impl->unembedBias = torch::zeros({o.vocab}).set_requires_grad(true);
@@ -380,11 +382,9 @@ Expected<std::vector<CurvePoint>> Model::train(const Progress& progress,
     torch::set_num_threads(o.threads);
     torch::optim::Adam adam(m->parameters(), torch::optim::AdamOptions(o.learningRate));
     const int warm = std::max(1, o.steps / 20);
-    const int lo = std::max({2, (o.trainLength + 1) / 2,
-                             o.task == Task::Shift ? o.shift + 1 : 2,
-                             o.task == Task::Copy || o.task == Task::Reverse || o.task == Task::Sort
-                                 ? 4
-                                 : 2});
+    const int lo =
+        std::max({2, (o.trainLength + 1) / 2, o.task == Task::Shift ? o.shift + 1 : 2,
+                  o.task == Task::Copy || o.task == Task::Reverse || o.task == Task::Sort ? 4 : 2});
     std::vector<CurvePoint> curve;
     double lossSum = 0, accSum = 0;
     int window = 0;
@@ -402,12 +402,13 @@ Expected<std::vector<CurvePoint>> Model::train(const Progress& progress,
         std::uint64_t x = o.seed * 0x2545F4914F6CDD1Dull + static_cast<std::uint64_t>(step) + 1;
         x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
         x ^= x >> 29;
-        const int len = lo + static_cast<int>(x % static_cast<std::uint64_t>(o.trainLength - lo + 1));
+        const int len =
+            lo + static_cast<int>(x % static_cast<std::uint64_t>(o.trainLength - lo + 1));
         const Batch batch = makeBatch(o, len, o.batch, 1, static_cast<std::uint64_t>(step));
         const TT tokens = m->tokensTensor(batch.tokens, batch.batch, len);
         const TT targets = m->tokensTensor(batch.targets, batch.batch, len).flatten();
-        const TT logits = m->forward(tokens, m->geometry(len), m->paramsAt(len), nullptr)
-                              .view({-1, o.vocab});
+        const TT logits =
+            m->forward(tokens, m->geometry(len), m->paramsAt(len), nullptr).view({-1, o.vocab});
         const TT loss = torch::nn::functional::cross_entropy(
             logits, targets, torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-1));
         adam.zero_grad();
@@ -417,7 +418,8 @@ Expected<std::vector<CurvePoint>> Model::train(const Progress& progress,
         {
             torch::NoGradGuard noGrad;
             const TT scored = targets.ge(0);
-            const double hits = logits.argmax(-1).eq(targets).logical_and(scored).sum().item<double>();
+            const double hits =
+                logits.argmax(-1).eq(targets).logical_and(scored).sum().item<double>();
             accSum += hits / std::max(1.0, scored.sum().item<double>());
             lossSum += loss.item<double>();
             ++window;
@@ -435,7 +437,8 @@ Expected<std::vector<CurvePoint>> Model::train(const Progress& progress,
         }
         m->stepsDone = step + 1;
         if (o.stopAccuracy > 0 && (step + 1) % o.checkEvery == 0 && step + 1 < o.steps) {
-            const auto acc = evaluate(o.trainLength, RopeScaling::None, 1.0, cancel, o.checkSamples);
+            const auto acc =
+                evaluate(o.trainLength, RopeScaling::None, 1.0, cancel, o.checkSamples);
             if (acc && *acc >= o.stopAccuracy) {
                 if (window > 0) {
                     const CurvePoint pt{step + 1, lossSum / window, accSum / window};
@@ -469,8 +472,8 @@ std::optional<double> Model::evaluate(int length, RopeScaling scaling, double sc
         if (cancel && cancel->load(std::memory_order_relaxed))
             return std::nullopt;
         const int rows = std::min(chunk, total - done);
-        const Batch b = makeBatch(o, length, rows, 2,
-                                  static_cast<std::uint64_t>(length) * 100003u + index);
+        const Batch b =
+            makeBatch(o, length, rows, 2, static_cast<std::uint64_t>(length) * 100003u + index);
         const TT targets = m->tokensTensor(b.targets, rows, length).flatten();
         const TT pred = m->forward(m->tokensTensor(b.tokens, rows, length), g, ps, nullptr)
                             .view({-1, o.vocab})
@@ -495,8 +498,8 @@ std::vector<EvalRow> Model::evaluateAll(const std::vector<int>& lengths,
             EvalRow row{"rope + " + std::string(pe::toString(sc)), {}};
             for (int len : lengths) {
                 const double s = std::max(1.0, static_cast<double>(len) / o.trainLength);
-                row.points.push_back(
-                    {len, s > 1.0 ? evaluate(len, sc, s, cancel) : rows[0].points[row.points.size()].accuracy});
+                row.points.push_back({len, s > 1.0 ? evaluate(len, sc, s, cancel)
+                                                   : rows[0].points[row.points.size()].accuracy});
             }
             rows.push_back(std::move(row));
         }
@@ -639,8 +642,8 @@ Expected<Model> Model::load(const std::string& path) {
                          ", the model's options need " + std::to_string(dst.numel()) +
                          " float32 values"};
         torch::NoGradGuard noGrad;
-        dst.copy_(torch::from_blob(const_cast<float*>(t.data<float>()), dst.sizes(),
-                                   torch::kFloat32));
+        dst.copy_(
+            torch::from_blob(const_cast<float*>(t.data<float>()), dst.sizes(), torch::kFloat32));
         ++filled;
     }
     if (filled != slots.size())

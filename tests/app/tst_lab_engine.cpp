@@ -84,7 +84,8 @@ void TestLabEngine::trainsSavesLoads() {
     QVERIFY(QFile::exists(dir.filePath(QStringLiteral("run.json"))));
     LabPanel q;
     q.setLoader(labEngineLoader());
-    const LabRunResult loaded = labEngineLoader()(dir.filePath(QStringLiteral("model.safetensors")));
+    const LabRunResult loaded =
+        labEngineLoader()(dir.filePath(QStringLiteral("model.safetensors")));
     QCOMPARE(loaded.error, QString());
     q.showLoaded(loaded);
     QVERIFY(q.config().scheme == Scheme::RoPE);

@@ -186,11 +186,14 @@ void TestMainWindow::everySchemeShowsItsViews() {
     TraceViews* v = m_w->views();
     const Trace* t = v->trace();
     QVERIFY(t);
-    // Encoding tab: P for absolute schemes only.
-    QCOMPARE(!v->heatmaps()[0]->data().empty(), isAbsolute(s));
+    // Encoding tab: P for absolute schemes, else X (none) or the scheme's own table; the second
+    // map (P·Pᵀ, X·Xᵀ or a second table) holds data exactly when it is shown.
+    QVERIFY(!v->heatmaps()[0]->data().empty());
+    QCOMPARE(!v->heatmaps()[1]->data().empty(), !v->heatmaps()[1]->isHidden());
+    QCOMPARE(!v->heatmaps()[1]->isHidden(),
+             isAbsolute(s) || v->positions()->maps.size() > 1 || s == Scheme::None);
     // Relative tab: the bias view holds the trace's bias for head 0 (prepared when opened).
     v->setCurrentIndex(1);
-    QCOMPARE(v->heatmaps()[1]->data().empty(), !isAbsolute(s)); // P·Pᵀ was prepared with P
     if (const Tensor* b = t->find("bias")) {
         QCOMPARE(v->heatmaps()[3]->data().rows, t->params.seqLen());
         QCOMPARE(v->heatmaps()[3]->data().at(1, 0), b->at(t->params.seqLen()));

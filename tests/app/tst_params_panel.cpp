@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The parameters panel's controls of the mlp encoding and of RoPE context stretching: values
-// round-trip, each control is enabled only where it applies, edits reach changed(), and the
-// tooltips give the formulas.
+// The parameters panel: the options group shows the current scheme's options only and keeps the
+// hidden ones' values; the mlp and RoPE-stretching controls round-trip, are enabled only where
+// they apply, reach changed(), and their tooltips give the formulas.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QGroupBox>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -20,6 +23,9 @@ private Q_SLOTS:
     void enabledWhereTheyApply_data();
     void enabledWhereTheyApply();
     void editsReachTheParameters();
+    void showsOnlyTheCurrentSchemesOptions_data();
+    void showsOnlyTheCurrentSchemesOptions();
+    void switchingSchemesKeepsEveryValue();
     void tooltipsGiveTheFormulas();
 };
 
@@ -131,6 +137,109 @@ void TestParamsPanel::tooltipsGiveTheFormulas() {
     QVERIFY(panel.ropeScalingBox()->toolTip().contains(QStringLiteral("(p/s)·θ_m")));
     QVERIFY(panel.ropeScalingBox()->toolTip().contains(QStringLiteral("s^(d_rot/(d_rot−2))")));
     QVERIFY(panel.schemeBox()->toolTip().contains(QStringLiteral("mlp")));
+}
+
+namespace {
+/** The labels of the scheme options shown (a label-less row: its control's text). */
+QStringList shownOptions(const ParamsPanel& panel) {
+    QStringList out;
+    for (QWidget* w : panel.schemeOptionControls()) {
+        if (!w->isVisibleTo(&panel))
+            continue;
+        if (const auto* c = qobject_cast<const QCheckBox*>(w)) {
+            out << c->text();
+            continue;
+        }
+        // The form's label, found as the QLabel whose buddy is w.
+        QString label;
+        for (const QLabel* l : panel.findChildren<QLabel*>())
+            if (l->buddy() == w)
+                label = l->text().remove(QLatin1Char('&'));
+        out << label;
+    }
+    return out;
+}
+} // namespace
+
+void TestParamsPanel::showsOnlyTheCurrentSchemesOptions_data() {
+    QTest::addColumn<int>("scheme");
+    QTest::addColumn<QString>("title");
+    QTest::addColumn<QStringList>("shown");
+    const auto row = [](Scheme s, const char* title, QStringList shown) {
+        QTest::newRow(std::string(toString(s)).c_str())
+            << int(s) << QString::fromUtf8(title) << shown;
+    };
+    row(Scheme::None, "No position options", {});
+    row(Scheme::Sinusoidal, "Sinusoidal options",
+        {QStringLiteral("Base"), QStringLiteral("Layout")});
+    row(Scheme::Learned, "Learned table options", {QStringLiteral("Learned rows")});
+    row(Scheme::Mlp, "MLP encoding options",
+        {QStringLiteral("Base"), QStringLiteral("MLP features F"), QStringLiteral("MLP hidden H")});
+    row(Scheme::Shaw, "Shaw options", {QStringLiteral("Clip k")});
+    row(Scheme::TransformerXL, "Transformer-XL options", {QStringLiteral("TXL clamp")});
+    row(Scheme::T5, "T5 options",
+        {QStringLiteral("T5 buckets"), QStringLiteral("T5 max distance"),
+         QStringLiteral("unidirectional")});
+    row(Scheme::DeBERTa, "DeBERTa options",
+        {QStringLiteral("Span k"), QStringLiteral("c2p"), QStringLiteral("p2c"),
+         QStringLiteral("p2c index"), QStringLiteral("log buckets (v2/v3)"),
+         QStringLiteral("DeBERTa buckets"), QStringLiteral("DeBERTa max pos")});
+    row(Scheme::RoPE, "RoPE options",
+        {QStringLiteral("Base"), QStringLiteral("RoPE pairs"), QStringLiteral("RoPE dims"),
+         QStringLiteral("RoPE stretch"), QStringLiteral("RoPE stretch s")});
+    row(Scheme::ALiBi, "ALiBi options", {QStringLiteral("ALiBi")});
+    row(Scheme::URPE, "URPE options",
+        {QStringLiteral("URPE bias"), QStringLiteral("T5 buckets"),
+         QStringLiteral("T5 max distance"), QStringLiteral("unidirectional")});
+}
+
+void TestParamsPanel::showsOnlyTheCurrentSchemesOptions() {
+    QFETCH(int, scheme);
+    QFETCH(QString, title);
+    QFETCH(QStringList, shown);
+    ParamsPanel panel;
+    Params p;
+    p.scheme = Scheme(scheme);
+    panel.setValues(p, InputChoice{});
+    QCOMPARE(panel.optionsGroup()->title(), title);
+    QCOMPARE(shownOptions(panel), shown);
+    // The options shared by every scheme stay.
+    QVERIFY(panel.normaliserBox()->isVisibleTo(&panel));
+    QVERIFY(panel.headsBox()->isVisibleTo(&panel));
+    QVERIFY(panel.weightsBox()->isVisibleTo(&panel));
+    // Switching through the scheme box swaps the group at once, as setValues does.
+    panel.schemeBox()->setCurrentIndex(panel.schemeBox()->findData(int(Scheme::Shaw)));
+    QCOMPARE(shownOptions(panel), QStringList{QStringLiteral("Clip k")});
+}
+
+void TestParamsPanel::switchingSchemesKeepsEveryValue() {
+    ParamsPanel panel;
+    Params p;
+    p.scheme = Scheme::Sinusoidal;
+    panel.setValues(p, InputChoice{});
+    // Edit options of three schemes, each while it is shown.
+    panel.layoutBox()->setCurrentIndex(panel.layoutBox()->findText(QStringLiteral("concat")));
+    panel.schemeBox()->setCurrentIndex(panel.schemeBox()->findData(int(Scheme::Shaw)));
+    panel.clipBox()->setValue(7);
+    panel.schemeBox()->setCurrentIndex(panel.schemeBox()->findData(int(Scheme::DeBERTa)));
+    QCOMPARE(panel.clipBox()->value(), 7); // DeBERTa v1's span is the same field
+    panel.logBucketsBox()->setChecked(true);
+    QVERIFY(!panel.clipBox()->isEnabled()); // log buckets: the span is position_buckets
+    panel.schemeBox()->setCurrentIndex(panel.schemeBox()->findData(int(Scheme::T5)));
+    panel.bucketsBox()->setValue(64);
+    // On T5, the hidden options of the others are still in the parameters (sessions keep them).
+    const Params q = panel.params();
+    QVERIFY(q.scheme == Scheme::T5);
+    QCOMPARE(q.buckets, 64);
+    QVERIFY(q.layout == SinLayout::Concat);
+    QCOMPARE(q.clip, 7);
+    QVERIFY(q.debertaLogBuckets);
+    QVERIFY(!panel.layoutBox()->isVisibleTo(&panel));
+    // Back on sinusoidal: its layout is as it was left.
+    panel.schemeBox()->setCurrentIndex(panel.schemeBox()->findData(int(Scheme::Sinusoidal)));
+    QVERIFY(panel.layoutBox()->isVisibleTo(&panel));
+    QCOMPARE(panel.layoutBox()->currentText(), QStringLiteral("concat"));
+    QCOMPARE(panel.params().buckets, 64);
 }
 
 QTEST_MAIN(TestParamsPanel)

@@ -51,10 +51,11 @@ private Q_SLOTS:
 void TestTrainCommand::writesModelAndRun() {
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("run"));
-    const Run r = runCli(args(QStringLiteral("train --task shift-2 --scheme t5 --layers 2 ") + kTiny +
-                              QStringLiteral(" --eval-lens 8,12,16 --out ") + out));
+    const Run r = runCli(args(QStringLiteral("train --task shift-2 --scheme t5 --layers 2 ") +
+                              kTiny + QStringLiteral(" --eval-lens 8,12,16 --out ") + out));
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    QCOMPARE(filesIn(out), (QStringList{QStringLiteral("model.safetensors"), QStringLiteral("run.json")}));
+    QCOMPARE(filesIn(out),
+             (QStringList{QStringLiteral("model.safetensors"), QStringLiteral("run.json")}));
     const QJsonObject j = readJson(out + QStringLiteral("/run.json"));
     QCOMPARE(j[QStringLiteral("options")].toObject()[QStringLiteral("task")].toString(),
              QStringLiteral("shift"));
@@ -69,7 +70,8 @@ void TestTrainCommand::writesModelAndRun() {
         QVERIFY(c.toObject()[QStringLiteral("loss")].toDouble() > 0);
     }
     const QJsonObject eval = j[QStringLiteral("eval")].toObject();
-    QCOMPARE(eval.keys(), (QStringList{QStringLiteral("12"), QStringLiteral("16"), QStringLiteral("8")}));
+    QCOMPARE(eval.keys(),
+             (QStringList{QStringLiteral("12"), QStringLiteral("16"), QStringLiteral("8")}));
     for (const auto& v : eval)
         QVERIFY(v.isDouble() && v.toDouble() >= 0 && v.toDouble() <= 1);
     QVERIFY(j[QStringLiteral("seconds")].toDouble() > 0);
@@ -120,7 +122,8 @@ void TestTrainCommand::learnedTableReportsNoPositions() {
     const Run r = runCli(args(QStringLiteral("train --task copy --scheme learned --layers 1 ") +
                               kTiny + QStringLiteral(" --out ") + out));
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    const QJsonObject eval = readJson(out + QStringLiteral("/run.json"))[QStringLiteral("eval")].toObject();
+    const QJsonObject eval =
+        readJson(out + QStringLiteral("/run.json"))[QStringLiteral("eval")].toObject();
     QVERIFY(eval[QStringLiteral("8")].isDouble());
     for (const char* len : {"12", "16", "32"}) {
         QVERIFY2(eval.contains(QLatin1String(len)), len);
@@ -139,16 +142,26 @@ void TestTrainCommand::helpListsTasks() {
 void TestTrainCommand::errors_data() {
     QTest::addColumn<QString>("arguments");
     QTest::addColumn<QString>("message");
-    QTest::newRow("L < 2") << "--train-len 1" << "--train-len";
-    QTest::newRow("k >= L") << "--task shift-8 --train-len 8" << "--shift: k must be in [1, L - 1]";
-    QTest::newRow("unknown task") << "--task rotate" << "--task: unknown task 'rotate'";
-    QTest::newRow("bad shift") << "--task shift-x" << "--task";
-    QTest::newRow("unknown scheme") << "--scheme nope" << "--scheme: unknown value 'nope'";
-    QTest::newRow("heads") << "--d 16 --heads 3" << "--heads";
-    QTest::newRow("layers") << "--layers 9" << "--layers";
-    QTest::newRow("eval lens") << "--eval-lens 8,x" << "--eval-lens";
-    QTest::newRow("eval len 1") << "--eval-lens 1" << "--eval-lens";
-    QTest::newRow("steps") << "--steps 0" << "--steps";
+    QTest::newRow("L < 2") << "--train-len 1"
+                           << "--train-len";
+    QTest::newRow("k >= L") << "--task shift-8 --train-len 8"
+                            << "--shift: k must be in [1, L - 1]";
+    QTest::newRow("unknown task") << "--task rotate"
+                                  << "--task: unknown task 'rotate'";
+    QTest::newRow("bad shift") << "--task shift-x"
+                               << "--task";
+    QTest::newRow("unknown scheme") << "--scheme nope"
+                                    << "--scheme: unknown value 'nope'";
+    QTest::newRow("heads") << "--d 16 --heads 3"
+                           << "--heads";
+    QTest::newRow("layers") << "--layers 9"
+                            << "--layers";
+    QTest::newRow("eval lens") << "--eval-lens 8,x"
+                               << "--eval-lens";
+    QTest::newRow("eval len 1") << "--eval-lens 1"
+                                << "--eval-lens";
+    QTest::newRow("steps") << "--steps 0"
+                           << "--steps";
 }
 
 void TestTrainCommand::errors() {
@@ -156,7 +169,8 @@ void TestTrainCommand::errors() {
     QFETCH(QString, message);
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("run"));
-    const Run r = runCli(args(QStringLiteral("train ") + arguments + QStringLiteral(" --out ") + out));
+    const Run r =
+        runCli(args(QStringLiteral("train ") + arguments + QStringLiteral(" --out ") + out));
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
     QVERIFY2(r.err.contains(message), qPrintable(r.err));

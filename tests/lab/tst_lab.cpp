@@ -89,12 +89,12 @@ void TestLab::labForwardIsEngineForward() {
     auto trace = computeTrace(views[0].params, views[0].weights);
     QVERIFY2(trace, trace ? "" : trace.error().message.c_str());
     bool same = false;
-    const double dl = relativeDifference(model->attentionLogits(tokens, 0), *trace->find("logits"),
-                                         &same);
+    const double dl =
+        relativeDifference(model->attentionLogits(tokens, 0), *trace->find("logits"), &same);
     QVERIFY2(same, "masked logits differ in place");
     QVERIFY2(dl <= 1e-5, QByteArray::number(dl).constData());
-    const double dw = relativeDifference(model->attentionWeights(tokens, 0),
-                                         *trace->find("weights"), &same);
+    const double dw =
+        relativeDifference(model->attentionWeights(tokens, 0), *trace->find("weights"), &same);
     QVERIFY(same);
     QVERIFY2(dw <= 1e-5, QByteArray::number(dw).constData());
     // Not a vacuous comparison: the weights are a causal distribution per row.
@@ -117,8 +117,8 @@ void TestLab::secondLayerIsEngineForward() {
         auto trace = computeTrace(views[1].params, views[1].weights);
         QVERIFY(trace);
         bool same = false;
-        const double dw = relativeDifference(model->attentionWeights(tokens, 1),
-                                             *trace->find("weights"), &same);
+        const double dw =
+            relativeDifference(model->attentionWeights(tokens, 1), *trace->find("weights"), &same);
         QVERIFY(same);
         QVERIFY2(dw <= 1e-5, QByteArray::number(dw).constData());
     }
@@ -147,10 +147,10 @@ void TestLab::lossFalls() {
     auto curve = model->train();
     QVERIFY2(curve, curve ? "" : curve.error().message.c_str());
     QCOMPARE(curve->size(), std::size_t{6});
-    QVERIFY2(curve->back().loss < 0.9 * curve->front().loss,
-             (QByteArray::number(curve->front().loss) + " -> " +
-              QByteArray::number(curve->back().loss))
-                 .constData());
+    QVERIFY2(
+        curve->back().loss < 0.9 * curve->front().loss,
+        (QByteArray::number(curve->front().loss) + " -> " + QByteArray::number(curve->back().loss))
+            .constData());
 }
 
 void TestLab::reproducible() {
@@ -282,10 +282,14 @@ void TestLab::tasksKnownAnswers() {
 void TestLab::badOptions_data() {
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("message");
-    QTest::newRow("L < 2") << "L" << "--train-len";
-    QTest::newRow("k >= L") << "k" << "--shift";
-    QTest::newRow("heads") << "heads" << "--heads";
-    QTest::newRow("layers") << "layers" << "--layers";
+    QTest::newRow("L < 2") << "L"
+                           << "--train-len";
+    QTest::newRow("k >= L") << "k"
+                            << "--shift";
+    QTest::newRow("heads") << "heads"
+                           << "--heads";
+    QTest::newRow("layers") << "layers"
+                            << "--layers";
 }
 
 void TestLab::badOptions() {

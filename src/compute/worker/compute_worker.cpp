@@ -257,6 +257,8 @@ void ComputeWorker::process(const ComputeRequest& request) {
         Trace trace = std::move(t).value();
         trace.tokens = sequenceLabels(p, tokens);
         result.trace = m_recycler->share(std::move(trace));
+        if (!request.tile) // what the Encoding tab shows in place of P (small: O(n + tables))
+            result.positions = std::make_shared<const PositionView>(positionView(p, w));
     }
     const bool ok = result.error.isEmpty();
     deliver(std::move(result));

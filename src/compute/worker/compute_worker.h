@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "params.h"
+#include "position_view.h"
 #include "sample_input.h"
 #include "trace.h"
 
@@ -70,6 +71,8 @@ struct ComputeResult {
     PoolInfo pool;                      ///< pooled mode or a tile: what logits/weights hold
     QString
         weights; ///< which W_q..W_o were used: describeWeights(), e.g. "weights: random, seed 0"
+    /** The scheme's position tables from the weights used (positionView); null for tiles. */
+    std::shared_ptr<const PositionView> positions;
 };
 
 class ComputeWorker : public QObject {

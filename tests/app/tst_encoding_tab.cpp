@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// The Encoding tab says something for every scheme: P (absolute schemes), X = E (none), or the
+// scheme's own position tables from the engine (relative schemes), never empty axes, and one
+// line on where position enters. The Relative tab hides a map the scheme lacks and says so.
+#include <QComboBox>
+#include <QLabel>
+#include <QTest>
+
+#include "heatmap_view.h"
+#include "line_plot_view.h"
+#include "main_window.h"
+#include "params_panel.h"
+#include "qcp.h"
+#include "seed_spin_box.h"
+#include "trace_views.h"
+
+using namespace pe;
+
+class TestEncodingTab : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void everySchemeShowsData_data();
+    void everySchemeShowsData();
+    void tablesComeFromTheEngine();
+    void relativeTabHidesWhatIsMissing();
+
+private:
+    void show(Scheme s);
+    MainWindow* m_w = nullptr;
+};
+
+void TestEncodingTab::initTestCase() {
+    m_w = new MainWindow(Settings::defaultSession(), /*persist=*/false);
+    m_w->resize(1280, 720);
+    m_w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_w));
+    m_w->views()->setCurrentIndex(0);
+}
+
+void TestEncodingTab::cleanupTestCase() {
+    delete m_w;
+}
+
+void TestEncodingTab::show(Scheme s) {
+    QComboBox* box = m_w->panel()->schemeBox();
+    box->setCurrentIndex(box->findData(static_cast<int>(s)));
+    QVERIFY(QTest::qWaitFor([&] { return m_w->shownParams() && m_w->shownParams()->scheme == s; },
+                            8000));
+    QTest::qWait(30); // queued replots
+}
+
+void TestEncodingTab::everySchemeShowsData_data() {
+    QTest::addColumn<int>("scheme");
+    QTest::addColumn<QString>("where");
+    const auto row = [](Scheme s, const char* where) {
+        QTest::newRow(std::string(toString(s)).c_str()) << int(s) << QString::fromUtf8(where);
+    };
+    row(Scheme::None, "No position");
+    row(Scheme::Sinusoidal, "X = E + P");
+    row(Scheme::Learned, "X = E + P");
+    row(Scheme::Mlp, "X = E + P");
+    row(Scheme::Shaw, "a^K");
+    row(Scheme::TransformerXL, "R_{i−j}");
+    row(Scheme::T5, "bucket(j − i)");
+    row(Scheme::DeBERTa, "δ(i, j)");
+    row(Scheme::RoPE, "rotating");
+    row(Scheme::ALiBi, "−m_h");
+    row(Scheme::URPE, "C[h, j − i]");
+}
+
+void TestEncodingTab::everySchemeShowsData() {
+    QFETCH(int, scheme);
+    QFETCH(QString, where);
+    show(Scheme(scheme));
+    TraceViews* v = m_w->views();
+    QVERIFY2(v->encodingNote().contains(where), qPrintable(v->encodingNote()));
+    QVERIFY(v->encodingNote().contains(QStringLiteral("position")) ||
+            v->encodingNote().contains(QStringLiteral("Position")));
+    int maps = 0;
+    for (HeatmapView* h : {v->positionMap(), v->similarityMap()}) {
+        if (!h->isVisible())
+            continue;
+        ++maps;
+        QVERIFY2(h->hasData(), qPrintable(h->titleText()));
+        QVERIFY(h->dataRows() > 1 && h->dataCols() > 1);
+        const Grid& g = h->data();
+        QVERIFY2(g.maxValue() > g.minValue(), qPrintable(h->titleText())); // not a flat map
+    }
+    QVERIFY(maps >= 1);
+    LinePlotView* lines = v->columnsPlot();
+    QVERIFY(lines->isVisible());
+    QVERIFY(lines->seriesCount() > 0);
+    for (const LineSeries& s : lines->content().series)
+        QVERIFY(s.values.size() > 1);
+}
+
+void TestEncodingTab::tablesComeFromTheEngine() {
+    show(Scheme::T5);
+    TraceViews* v = m_w->views();
+    const PositionView* pv = v->positions();
+    QVERIFY(pv);
+    QCOMPARE(pv->maps.size(), std::size_t(2));
+    // The first map is the engine's table as it is (b[h, bucket], heads × buckets).
+    const Grid& g = v->positionMap()->data();
+    const Eigen::MatrixXd& t = pv->maps[0].values;
+    QCOMPARE(g.rows, int(t.rows()));
+    QCOMPARE(g.cols, int(t.cols()));
+    QCOMPARE(g.rows, m_w->shownParams()->heads);
+    QCOMPARE(g.cols, m_w->shownParams()->buckets);
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c)
+            QCOMPARE(g.at(r, c), t(r, c));
+    // A new seed draws a new table, and the view follows.
+    const double before = g.at(0, 0);
+    m_w->panel()->seedBox()->setValue(1);
+    QVERIFY(QTest::qWaitFor([&] { return m_w->shownParams()->seed == 1; }, 8000));
+    QVERIFY(v->positionMap()->data().at(0, 0) != before);
+    // The curve is the bucket of j − i: 0 at distance 0 (x = 0 is point −xStart / xStep).
+    const LineSeries& bucket = v->columnsPlot()->content().series.at(0);
+    const auto zero = static_cast<std::size_t>(-bucket.xStart / bucket.xStep);
+    QCOMPARE(bucket.values.at(zero), 0.0);
+    QVERIFY(bucket.values.at(zero + 1) > 0.0);
+}
+
+void TestEncodingTab::relativeTabHidesWhatIsMissing() {
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(1);
+    show(Scheme::DeBERTa);
+    HeatmapView* idx = v->relIndexMap();
+    QVERIFY(idx->isVisible());
+    QVERIFY(!v->biasMap()->isVisible());
+    QVERIFY2(v->relativeNote().contains(QStringLiteral("no additive bias")),
+             qPrintable(v->relativeNote()));
+    // The index map keeps its own axes: all n rows on screen (not those of the emptied bias).
+    const int n = m_w->shownParams()->seqLen();
+    QCOMPARE(idx->dataRows(), n);
+    QVERIFY(idx->plot()->yAxis->range().size() >= n - 1);
+    show(Scheme::T5);
+    QVERIFY(idx->isVisible() && v->biasMap()->isVisible());
+    QVERIFY(v->relativeNote().isEmpty());
+    QVERIFY(v->biasMap()->hasData());
+    show(Scheme::Sinusoidal);
+    QVERIFY(!idx->isVisible() && !v->biasMap()->isVisible());
+    QVERIFY(v->relativeNote().contains(QStringLiteral("X = E + P")));
+    v->setCurrentIndex(0);
+}
+
+QTEST_MAIN(TestEncodingTab)
+#include "tst_encoding_tab.moc"
