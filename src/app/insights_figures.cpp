@@ -72,6 +72,22 @@ QString layoutName(SinLayout l) {
 QString insightPageTitle(InsightPage page) {
     switch (page) {
     case InsightPage::Binary:
+        return QObject::tr("binary: sinusoids as bits");
+    case InsightPage::Offset:
+        return QObject::tr("offset: P[i+\u03b4] = M\u03b4\u00b7P[i]");
+    case InsightPage::Cost:
+        return QObject::tr("cost: CNN, RNN, attention");
+    case InsightPage::Distance:
+        return QObject::tr("distance: against j \u2212 i");
+    case InsightPage::Depth:
+        return QObject::tr("depth: stacked layers");
+    }
+    return {};
+}
+
+QString insightPageHeading(InsightPage page) {
+    switch (page) {
+    case InsightPage::Binary:
         return QObject::tr("binary \u2014 sinusoids as binary digits");
     case InsightPage::Offset:
         return QObject::tr("offset \u2014 a fixed linear map shifts P");
@@ -141,7 +157,7 @@ QString insightSubtitle(const InsightResult& r) {
     const Params& p = r.params;
     switch (r.page) {
     case InsightPage::Binary:
-        return QStringLiteral("N=%1, d=%2, base=%3, %4 layout")
+        return QStringLiteral("N=%1, d=%2, base=%3, %4")
             .arg(p.seqLen())
             .arg(p.d)
             .arg(p.base)

@@ -91,8 +91,10 @@ private:
     QString m_measureHint;
 };
 
-/** The page's name as the list shows it, e.g. "binary — sinusoids as binary digits". */
+/** The page's name as the list shows it, e.g. "binary: sinusoids as bits". */
 QString insightPageTitle(InsightPage page);
+/** The page's heading over a figure, e.g. "binary — sinusoids as binary digits". */
+QString insightPageHeading(InsightPage page);
 /** The page's explanation (rich text): the argument, its formula, the seed it answers. */
 QString insightExplanation(InsightPage page);
 /** The page's key numbers in one or two lines (rich text), e.g. the offset residual. */

@@ -68,9 +68,6 @@ InsightsPanel::InsightsPanel(QWidget* parent)
     for (InsightPage page : allInsightPages())
         m_pageChooser->addItem(insightPageTitle(page), static_cast<int>(page));
     m_pageChooser->setObjectName(QStringLiteral("insightPage"));
-    // The list shows the whole titles; closed, the box need not be as wide as the longest.
-    m_pageChooser->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_pageChooser->setMinimumContentsLength(18);
     m_pageChooser->setToolTip(tr("Which argument of the chapter to show"));
 
     m_delta->setRange(1, 1 << 20); // narrowed to N − 1 when the parameters arrive

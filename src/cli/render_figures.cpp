@@ -141,7 +141,7 @@ Expected<Figure> insightFigure(const InsightResult& r, const FigureStyle& style)
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->setSpacing(2);
-    layout->addWidget(headerLabel(insightPageTitle(r.page), 11, true, Qt::black));
+    layout->addWidget(headerLabel(insightPageHeading(r.page), 11, true, Qt::black));
     layout->addWidget(headerLabel(insightSubtitle(r), 8, false, QColor(80, 80, 80)));
     auto* figures = new InsightsFigures;
     layout->addWidget(figures, 1);
