@@ -49,6 +49,12 @@ shoot shaw-tokens-attention.png --open "$here/sessions/shaw-tokens.json" --tab 3
 shoot stepper.png --open "$here/sessions/stepper-shaw.json" --tab 5 --stage 6
 # identity projections on n identical tokens: the attention is the pure position effect (alibi)
 shoot alibi-identity-attention.png --open "$here/sessions/alibi-identity.json" --tab 3
+# the Insights tab, one page each (cost with this machine's measured attention time)
+shoot insights-binary.png --scheme sinusoidal --insight binary
+shoot insights-offset.png --scheme sinusoidal --insight offset
+shoot insights-cost.png --scheme sinusoidal --insight cost --measure
+shoot insights-distance.png --scheme alibi --insight distance
+shoot insights-depth.png --scheme sinusoidal --insight depth
 
 # Single figures need no window: pe-explorer-cli render draws them headlessly (next to the app).
 cli="$(dirname "$exe")/../cli/pe-explorer-cli"

@@ -72,7 +72,7 @@ tsan)
     # own internals produce (each explained there). Any report in our code fails the run.
     install_deps
     tsan_tests=(tst_task_pool tst_cpu_engine tst_cpu_dispatch tst_weight_cache tst_gl_backend
-                tst_compute_worker)
+                tst_compute_worker tst_insights_worker)
     started=$SECONDS
     say "Configuring (tsan)"
     cmake --preset tsan >/dev/null

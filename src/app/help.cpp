@@ -176,6 +176,10 @@ const std::vector<TourPage>& tourPages() {
         {QStringLiteral("Lab"),
          QStringLiteral("Train a small model with a scheme on a toy task and test it on longer "
                         "sequences than it saw; open the trained model in every view.")},
+        {QStringLiteral("Insights"),
+         QStringLiteral("Why the schemes work, one argument of the d2l chapter per page: "
+                        "sinusoids as binary digits, the fixed map that shifts P, what "
+                        "attention costs, attention against distance, stacked layers.")},
     };
     return pages;
 }

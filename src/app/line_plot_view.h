@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QColor>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -11,11 +12,23 @@ class QCustomPlot;
 
 namespace pe {
 
+/** Faint: a thin, pale line (the per-head curves behind their mean); Bold: a 2 px line. */
+enum class LineStyle { Line, Dashed, Points, LineAndPoints, Faint, Bold };
+
 struct LineSeries {
     QString name;
-    std::vector<double> values; ///< y at x = xStart, xStart + xStep, …
+    std::vector<double> values; ///< y at x = xStart, xStart + xStep, … (or at `x`); NaN: a gap
     double xStart = 0.0;
     double xStep = 1.0;
+    std::vector<double> x{}; ///< x of each value, when not evenly spaced (overrides xStart/xStep)
+    LineStyle style = LineStyle::Line;
+    QColor colour{}; ///< invalid: the next colour of the palette
+};
+
+/** A vertical line at x with a label (a crossover, a bucket boundary). */
+struct LineMarker {
+    double x = 0;
+    QString label;
 };
 
 /** What a line plot shows, as handed to setSeries. */
@@ -25,9 +38,19 @@ struct LinePlotContent {
     QString yTitle;
     std::vector<LineSeries> series;
     QStringList xLabels;
+    bool logX = false; ///< logarithmic axes: values <= 0 are left out
+    bool logY = false;
+    std::vector<LineMarker> markers{};
+    /** Whole-number x ticks (positions, layers); off for real x such as n on a log axis. */
+    bool integerX = true;
+    /** Where the legend sits inside the axes (away from the curves). */
+    Qt::Alignment legendAt = Qt::AlignTop | Qt::AlignRight;
 };
 
-/** A few curves against position, with a legend (the d2l "columns of P" figure, a query row). */
+/**
+ * A few curves against position, with a legend (the d2l "columns of P" figure, a query row); or
+ * against given x values on linear or logarithmic axes, with vertical markers (the insights).
+ */
 class LinePlotView : public QWidget {
     Q_OBJECT
 public:

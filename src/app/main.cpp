@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption tab(
         QStringLiteral("tab"),
         QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
-                       "terms, 3 attention, 4 compare, 5 stepper, 6 lab)."),
+                       "terms, 3 attention, 4 compare, 5 stepper, 6 lab, 7 insights)."),
         QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption scheme(QStringLiteral("scheme"),
                                     QStringLiteral("Start with this scheme."),
@@ -53,7 +53,13 @@ int main(int argc, char** argv) {
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size of --screenshot, e.g. 1280x720."),
                                   QStringLiteral("WxH"), QStringLiteral("1500x900"));
-    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer, size});
+    const QCommandLineOption insight(QStringLiteral("insight"),
+                                     QStringLiteral("Open this page of the Insights tab (binary, "
+                                                    "offset, cost, distance, depth)."),
+                                     QStringLiteral("PAGE"));
+    const QCommandLineOption measure(QStringLiteral("measure"),
+                                     QStringLiteral("With --insight cost: press Measure."));
+    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer, size, insight, measure});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
@@ -64,6 +70,8 @@ int main(int argc, char** argv) {
     opts.output = cli.value(shot);
     opts.labModel = cli.value(labModel);
     opts.labLayer = cli.value(labLayer).toInt();
+    opts.insight = cli.value(insight);
+    opts.measure = cli.isSet(measure);
     const QStringList wh = cli.value(size).split(QLatin1Char('x'));
     if (wh.size() == 2)
         opts.size = QSize(wh.at(0).toInt(), wh.at(1).toInt());

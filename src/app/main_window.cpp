@@ -29,6 +29,7 @@
 #include "export_dialog.h"
 #include "exporter.h"
 #include "help.h"
+#include "insights_panel.h"
 #include "lab_panel.h"
 #ifdef PE_HAVE_LAB
 #include "lab_engine.h"
@@ -118,6 +119,8 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     connect(m_views, &TraceViews::hovered, m_hover, &QLabel::setText);
     connect(m_compare, &ComparisonView::hovered, m_hover, &QLabel::setText);
     connect(m_stepper, &StepperPanel::hovered, m_hover, &QLabel::setText);
+    m_insights = new InsightsPanel; // the "why" pages (insights_panel.h), on their own worker
+    m_views->addTab(m_insights, tr("&Insights"));
 
     m_views->setColorMap(persist ? m_settings.colorMap() : ColorMapKind::Auto);
     m_views->setPoolMode(persist ? m_settings.poolMode() : PoolMode::Mean);
@@ -215,6 +218,7 @@ void MainWindow::buildMenus() {
             m_views->setColorMap(k);
             m_compare->setColorMap(k);
             m_stepper->setColorMap(k);
+            m_insights->setColorMap(k);
             if (m_persist)
                 m_settings.setColorMap(k);
         });
@@ -282,21 +286,21 @@ void MainWindow::buildMenus() {
         });
     }
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    QAction* about = help->addAction(tr("About this &scheme"), QKeySequence::HelpContents, this,
-                                     [this] {
-                                         QMessageBox box(this);
-                                         box.setWindowTitle(tr("About this scheme"));
-                                         box.setTextFormat(Qt::RichText);
-                                         box.setText(schemeHelpText());
-                                         box.exec();
-                                     });
+    QAction* about =
+        help->addAction(tr("About this &scheme"), QKeySequence::HelpContents, this, [this] {
+            QMessageBox box(this);
+            box.setWindowTitle(tr("About this scheme"));
+            box.setTextFormat(Qt::RichText);
+            box.setText(schemeHelpText());
+            box.exec();
+        });
     about->setObjectName(QStringLiteral("aboutSchemeAction"));
     help->addAction(tr("&Tour of the tabs"), this, [this] { showTour(); })
         ->setObjectName(QStringLiteral("tourAction"));
     help->addSeparator();
-    help->addAction(tr("&About pe-explorer"), this, [this] {
-             QMessageBox::about(this, tr("About pe-explorer"), aboutHtml());
-         })->setObjectName(QStringLiteral("aboutAction"));
+    help->addAction(tr("&About pe-explorer"), this,
+                    [this] { QMessageBox::about(this, tr("About pe-explorer"), aboutHtml()); })
+        ->setObjectName(QStringLiteral("aboutAction"));
 }
 
 Session MainWindow::session() const {
@@ -319,6 +323,7 @@ void MainWindow::onPanelChanged(const Params& p, const InputChoice& in) {
 void MainWindow::submit(const Session& s) {
     m_current = s;
     m_controller->submit(s.params, s.input);
+    m_insights->setParams(s.params, s.input);
 }
 
 void MainWindow::onResult(const ComputeResult& r) {
@@ -414,19 +419,28 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 HeatmapView* MainWindow::currentHeatmap() const {
     if (m_views->currentWidget() == m_stepper)
         return m_stepper->currentHeatmap();
+    if (m_views->currentWidget() == m_insights)
+        return m_insights->currentHeatmap();
     return m_views->currentWidget() == m_compare ? m_compare->difference()
                                                  : m_views->currentHeatmap();
 }
 
-Status MainWindow::exportFigure(const QString& path, int dpi) {
+QCustomPlot* MainWindow::currentPlot() const {
+    if (m_views->currentWidget() == m_insights) // its first figure may be a line plot
+        return m_insights->currentPlot();
     HeatmapView* h = currentHeatmap();
-    if (!h)
+    return h ? h->plot() : nullptr;
+}
+
+Status MainWindow::exportFigure(const QString& path, int dpi) {
+    QCustomPlot* plot = currentPlot();
+    if (!plot)
         return Error{"this view has no figure to export"};
     bool ok = false;
     const FigureFormat fmt = figureFormatFor(path, &ok);
     if (!ok)
         return Error{"figures are written as .png, .svg or .pdf"};
-    return exportPlot(h->plot(), path, fmt, dpi);
+    return exportPlot(plot, path, fmt, dpi);
 }
 
 Status MainWindow::exportMatrix(const QString& path) {
@@ -472,8 +486,8 @@ void MainWindow::exportDialog(int what) {
 }
 
 void MainWindow::copyFigure() {
-    if (HeatmapView* h = currentHeatmap())
-        QApplication::clipboard()->setPixmap(h->plot()->toPixmap());
+    if (QCustomPlot* plot = currentPlot())
+        QApplication::clipboard()->setPixmap(plot->toPixmap());
 }
 
 void MainWindow::openSession() {

@@ -8,6 +8,7 @@
 #include "session.h"
 #include "settings.h"
 
+class QCustomPlot;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -20,6 +21,7 @@ class ComparisonView;
 class LabPanel;
 class TourDialog;
 class HeatmapView;
+class InsightsPanel;
 class ParamsPanel;
 class StepperPanel;
 class TraceViews;
@@ -37,6 +39,7 @@ public:
     ComparisonView* comparison() const { return m_compare; }
     StepperPanel* stepper() const { return m_stepper; }
     LabPanel* lab() const { return m_lab; }
+    InsightsPanel* insights() const { return m_insights; }
     /** Help → Tour of the tabs (also shown at the first start of a persistent window). */
     TourDialog* showTour();
     /** Help → About this scheme: the current scheme's help text. */
@@ -55,6 +58,8 @@ public:
 
     /** The heat map that export and copy act on: the current tab's main one. */
     HeatmapView* currentHeatmap() const;
+    /** The plot that export figure and copy act on (the Insights tab's may be a line plot). */
+    QCustomPlot* currentPlot() const;
     Status exportFigure(const QString& path, int dpi);
     Status exportMatrix(const QString& path);
 
@@ -86,6 +91,7 @@ private:
     TourDialog* m_tour = nullptr;
     ComparisonView* m_compare;
     StepperPanel* m_stepper;
+    InsightsPanel* m_insights = nullptr;
     ComputeController* m_controller;
     QUndoStack* m_undo;
     Session m_current;

@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include "insights_panel.h"
 #include "lab_panel.h"
 #include "main_window.h"
 #include "stepper_panel.h"
@@ -59,15 +60,27 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
     }
     w.views()->setCurrentIndex(opts.tab);
     w.stepper()->setStage(opts.stage);
+    if (!opts.insight.isEmpty()) {
+        const auto page = insightPageFromString(opts.insight.toStdString());
+        if (!page) {
+            std::fprintf(stderr, "pe-explorer: unknown insights page \"%s\"\n",
+                         qPrintable(opts.insight));
+            return 2;
+        }
+        w.insights()->setPage(*page);
+        w.views()->setCurrentWidget(w.insights());
+    }
     w.show();
     if (shot && w.size() != opts.size)
         std::fprintf(stderr, "pe-explorer: the window is %dx%d, not %dx%d (its minimum size)\n",
                      w.width(), w.height(), opts.size.width(), opts.size.height());
+    if (opts.measure && w.insights()->page() == InsightPage::Cost)
+        w.insights()->measureButton()->click(); // supersedes the unmeasured page
     if (!shot)
         return app.exec();
 
     int status = 1;
-    QObject::connect(&w, &MainWindow::frameShown, &w, [&] {
+    auto grab = [&] {
         // Let the queued replots and the re-pooling timers run, then grab.
         QTimer::singleShot(400, &w, [&] {
             QSaveFile f(opts.output);
@@ -80,7 +93,12 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
             }
             app.quit();
         });
-    });
+    };
+    // An insights page arrives from its own worker, after the trace.
+    if (opts.insight.isEmpty())
+        QObject::connect(&w, &MainWindow::frameShown, &w, grab);
+    else
+        QObject::connect(w.insights(), &InsightsPanel::resultShown, &w, grab);
     QTimer::singleShot(60000, &app, [&] {
         std::fprintf(stderr, "pe-explorer: no result within 60 s\n");
         app.quit();

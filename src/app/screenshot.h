@@ -17,6 +17,8 @@ struct ScreenshotOptions {
     QSize size{1500, 900}; ///< window size of the screenshot
     QString labModel;      ///< a lab model (model.safetensors) to load into the Lab tab
     int labLayer = 0;      ///< > 0: open that layer of the loaded model in the views
+    QString insight;       ///< an insights page to open (binary, offset, cost, distance, depth)
+    bool measure = false;  ///< with insight = cost: press Measure first
 };
 
 /** Opens the explorer (or renders one screenshot); returns the process exit status. */

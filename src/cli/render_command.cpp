@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <regex>
 
 #include "comparison_view.h"
+#include "insights_worker.h"
 #include "render_figures.h"
 #include "sample_input.h"
 #include "session.h"
@@ -56,7 +58,8 @@ int printViewList() {
         std::printf("%-22s %-38s %s\n", v.name.c_str(),
                     schemeList(schemesWithView(probe, defaults)).c_str(), v.description.c_str());
     }
-    std::printf("\n'all' (the default) draws every view but compare that applies to the scheme.\n");
+    std::printf("\n'all' (the default) draws every view that applies to the scheme but compare "
+                "and the insights pages.\n");
     return kExitOk;
 }
 
@@ -109,6 +112,14 @@ std::vector<std::string> resolveViews(const RenderOptions& o, const Params& p,
     };
     std::vector<std::string> out;
     for (const std::string& v : splitComma(o.views)) {
+        if (const auto page = insightPageFromString(v)) {
+            if (*page == InsightPage::Offset && !offsetApplies(p))
+                throw Failure{"--view offset: scheme " + std::string(toString(p.scheme)) +
+                              " has no position table P (it applies to: " +
+                              schemeList(schemesWithView(v, p)) + ")"};
+            out.push_back(v);
+            continue;
+        }
         if (v == "all") {
             for (const std::string& a : kAllViews) {
                 if (applies(a))
@@ -183,6 +194,37 @@ std::shared_ptr<const Trace> compute(const TraceOptions& engine, const TraceInpu
     if (!in.tokens.empty())
         t.tokens = in.tokens;
     return std::make_shared<const Trace>(std::move(t));
+}
+
+/** One insights page for render's options (the numbers of `insight NAME`); errors exit 2. */
+InsightResult renderInsight(const RenderOptions& o, const TraceInput& in, InsightPage page) {
+    InsightRequest request;
+    request.page = page;
+    request.params = in.params;
+    InsightSettings& s = request.settings;
+    s.delta = o.delta;
+    s.kernel = o.kernel;
+    s.measure = o.measure;
+    s.depth.layers = o.layers;
+    s.depth.residual = o.residual;
+    s.depth.mlp = o.mlp;
+    const auto norm = depthNormFromString(o.depthNorm);
+    if (!norm)
+        throw Failure{"--depth-norm: unknown value '" + o.depthNorm +
+                      "' (expected one of: none, layernorm, rmsnorm)"};
+    s.depth.norm = *norm;
+    if (page == InsightPage::Depth && (s.depth.layers < 1 || s.depth.layers > kMaxDepthLayers))
+        throw Failure{"--layers " + std::to_string(s.depth.layers) + " must be between 1 and " +
+                      std::to_string(kMaxDepthLayers)};
+    Weights w = in.weights;
+    if (page == InsightPage::Distance || page == InsightPage::Depth)
+        if (Status st = completeTraceWeights(in, in.params, w); !st)
+            throw Failure{st.error().message};
+    auto engine = createOptionBackend(o.params.backend, o.params.threads);
+    InsightResult r = computeInsight(request, w, engine.get());
+    if (!r.ok())
+        throw Failure{r.error.toStdString()};
+    return r;
 }
 
 int run(const RenderOptions& o) {
@@ -288,20 +330,36 @@ int run(const RenderOptions& o) {
 
     for (const std::string& note : notes)
         std::cerr << "pe-explorer-cli: note: " << note << "\n";
+    // The insights pages are computed first: a bad page option exits 2 and writes nothing.
+    std::map<std::string, InsightResult> insights;
+    for (const std::string& view : views)
+        if (const auto page = insightPageFromString(view))
+            insights.emplace(view, renderInsight(o, in, *page));
+    const bool traceViews = insights.size() < views.size();
+
     std::unique_ptr<QApplication> app = makeApplication(format == "png" ? o.dpi / 96.0 : 2.0);
-    const std::shared_ptr<const Trace> trace = compute(o.params, in, p);
-    std::vector<std::shared_ptr<const Trace>> others;
-    if (std::find(views.begin(), views.end(), "compare") != views.end())
-        for (Scheme s : compared)
-            others.push_back(compute(o.params, in, paramsUnder(p, s)));
+    std::unique_ptr<FigureMaker> maker;
+    if (traceViews) {
+        const std::shared_ptr<const Trace> trace = compute(o.params, in, p);
+        std::vector<std::shared_ptr<const Trace>> others;
+        if (std::find(views.begin(), views.end(), "compare") != views.end())
+            for (Scheme s : compared)
+                others.push_back(compute(o.params, in, paramsUnder(p, s)));
+        maker = std::make_unique<FigureMaker>(trace, std::move(others), style);
+    }
 
     if (staged)
         if (Status st = staged->begin(); !st)
             throw Failure{st.error().message}; // a --out that cannot be created
-    FigureMaker maker(trace, std::move(others), style);
     for (const std::string& view : views) {
-        maker.setSize(size.isValid() ? size : maker.defaultSize(view));
-        Expected<Figure> fig = maker.make(view);
+        Expected<Figure> fig = Error{"no figure"};
+        if (const auto it = insights.find(view); it != insights.end()) {
+            style.size = size.isValid() ? size : defaultInsightSize(it->second.page);
+            fig = insightFigure(it->second, style);
+        } else {
+            maker->setSize(size.isValid() ? size : maker->defaultSize(view));
+            fig = maker->make(view);
+        }
         if (!fig)
             throw Failure{fig.error().message, kExitFailure};
         const QString path =
@@ -365,6 +423,18 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o) {
         ->capture_default_str();
     r->add_option("--compare-tensor", o.compareTensor, "weights, logits or out")
         ->capture_default_str();
+    r->add_option("--delta", o.delta, "offset view: the shift delta, 1 <= delta < n")
+        ->capture_default_str();
+    r->add_option("--kernel", o.kernel, "cost view: the CNN's kernel size k >= 2")
+        ->capture_default_str();
+    r->add_option("--layers", o.layers, "depth view: layers L, 1 to 32")->capture_default_str();
+    r->add_flag("--residual,!--no-residual", o.residual,
+                "depth view: residual connections (default) or none");
+    r->add_option("--depth-norm", o.depthNorm, "depth view: pre-norm none, layernorm or rmsnorm")
+        ->capture_default_str();
+    r->add_flag("--mlp", o.mlp, "depth view: a ReLU MLP after each attention");
+    r->add_flag("--measure", o.measure,
+                "cost view: time one attention layer per n = 128 ... 16384 on the fast CPU engine");
     return r;
 }
 

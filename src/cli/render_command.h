@@ -31,6 +31,14 @@ struct RenderOptions {
     std::string pool = "mean";
     std::string compareScheme = "rope";
     std::string compareTensor = "weights";
+    // The insights pages' options (--view binary|offset|cost|distance|depth).
+    int delta = 1;
+    int kernel = 3;
+    int layers = 12;
+    bool residual = true;
+    std::string depthNorm = "none";
+    bool mlp = false;
+    bool measure = false;
 };
 
 /** Declares the `render` subcommand and its options on `app`, bound to `o`. */

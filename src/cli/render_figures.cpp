@@ -14,6 +14,7 @@
 
 #include "comparison_view.h"
 #include "exporter.h"
+#include "insights_figures.h"
 #include "line_plot_view.h"
 #include "trace_views.h"
 
@@ -124,6 +125,43 @@ std::vector<const HeatmapView*> shown(const std::vector<HeatmapView*>& views) {
 
 } // namespace
 
+QSize defaultInsightSize(InsightPage page) {
+    // Three figures side by side, or two rows of two.
+    return page == InsightPage::Offset || page == InsightPage::Depth ? QSize(1100, 900)
+                                                                     : QSize(1500, 560);
+}
+
+Expected<Figure> insightFigure(const InsightResult& r, const FigureStyle& style) {
+    Figure f{std::make_unique<QWidget>(), nullptr};
+    QWidget* panel = f.widget.get();
+    panel->setAutoFillBackground(true);
+    QPalette pal = panel->palette();
+    pal.setColor(QPalette::Window, Qt::white);
+    panel->setPalette(pal);
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->setSpacing(2);
+    layout->addWidget(headerLabel(insightPageHeading(r.page), 11, true, Qt::black));
+    layout->addWidget(headerLabel(insightSubtitle(r), 8, false, QColor(80, 80, 80)));
+    auto* figures = new InsightsFigures;
+    layout->addWidget(figures, 1);
+    figures->setColorMap(style.colorMap);
+    figures->setMeasureHint(QObject::tr("not measured (render --measure)"));
+    figures->setPage(r.page);
+    present(panel, style.size);
+    // Twice: the second pools the heat maps to the axis rects the first one laid out.
+    for (int pass = 0; pass < 2; ++pass) {
+        figures->setResult(r);
+        for (QCustomPlot* plot : panel->findChildren<QCustomPlot*>())
+            plot->replot();
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+    }
+    if (!r.ok())
+        return Error{r.error.toStdString()};
+    return f;
+}
+
 std::vector<RenderView> renderViewCatalog() {
     std::string terms;
     for (const std::string& t : logitTermNames())
@@ -140,6 +178,11 @@ std::vector<RenderView> renderViewCatalog() {
         {"attention-head[:K]", "attention weights of head K (default --head), enlarged"},
         {"query-row", "weights of query --query, head --head, against key position"},
         {"compare", "A, B and A − B under --compare-scheme (--compare-tensor, --head)"},
+        {"binary", "insights: bits of the positions beside P and the periods (docs/insights.md)"},
+        {"offset", "insights: M_delta, P[i+delta] against M_delta P[i], residual (--delta)"},
+        {"cost", "insights: FLOPs and path length of CNN, RNN, attention (--kernel)"},
+        {"distance", "insights: attention and position term against j - i, RoPE decay"},
+        {"depth", "insights: stacked layers (--layers, --no-residual, --depth-norm, --mlp)"},
     };
 }
 
@@ -164,10 +207,12 @@ std::string tensorNeeded(const std::string& view) {
 
 std::vector<Scheme> schemesWithView(const std::string& view, const Params& p) {
     std::vector<Scheme> out;
+    const auto page = insightPageFromString(view);
     for (Scheme s : allSchemes()) {
         Params q = p;
         q.scheme = s;
-        if (hasView(view, traceTensorNames(q)))
+        if (page ? (*page != InsightPage::Offset || offsetApplies(q))
+                 : hasView(view, traceTensorNames(q)))
             out.push_back(s);
     }
     return out;

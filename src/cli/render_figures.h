@@ -18,6 +18,7 @@
 #include "expected.h"
 #include "grid.h"
 #include "heatmap_view.h"
+#include "insights_worker.h"
 #include "trace.h"
 
 class QCustomPlot;
@@ -82,6 +83,14 @@ private:
     std::shared_ptr<const Trace> m_trace;
     FigureStyle m_style;
 };
+
+/**
+ * The figure of an insights page (InsightsFigures, as the window's Insights tab draws it) under
+ * the page's title and parameters line. Needs a QApplication.
+ */
+Expected<Figure> insightFigure(const InsightResult& r, const FigureStyle& style);
+/** The size an insights page gets when none is asked for. */
+QSize defaultInsightSize(InsightPage page);
 
 /** Writes a figure as PNG (at `dpi`), SVG or PDF, atomically. */
 Status exportFigure(const Figure& f, const QString& path, const QString& format, int dpi);
