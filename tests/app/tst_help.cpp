@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "help.h"
@@ -24,10 +25,16 @@ private Q_SLOTS:
     void helpMenu();
     void tourMovesTheTabs();
     void tourShownOnceAtFirstStart();
+
+private:
+    QTemporaryDir m_settingsDir;
 };
 
 void TestHelp::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true); // settings in a test location, never the user's
+    // Settings in a folder of this run only: never the user's, nor another run's in parallel.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
     QCoreApplication::setOrganizationName(QStringLiteral("pe-explorer-test"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_help"));
     QCoreApplication::setApplicationVersion(QStringLiteral("9.8.7"));
