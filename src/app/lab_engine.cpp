@@ -117,6 +117,14 @@ LabTrainer labEngineTrainer() {
     };
 }
 
+bool labEngineAvailable() {
+    return lab::engineAvailable();
+}
+
+void preloadLabEngine() {
+    lab::preloadEngine();
+}
+
 LabLoader labEngineLoader() {
     return [](const QString& path) -> LabRunResult {
         try {

@@ -15,5 +15,9 @@ namespace pe {
 LabTrainer labEngineTrainer();
 /** Loads a model.safetensors written by the lab (or `pe-explorer-cli train`). */
 LabLoader labEngineLoader();
+/** Whether the lab's libtorch module is installed (its file is there). */
+bool labEngineAvailable();
+/** Starts loading the lab's libtorch module in the background (once). */
+void preloadLabEngine();
 
 } // namespace pe

@@ -61,8 +61,15 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     m_views->addTab(m_stepper, tr("&Stepper"));
     auto* lab = m_lab = new LabPanel; // the learning lab (lab_panel.h)
 #ifdef PE_HAVE_LAB
-    lab->setTrainer(labEngineTrainer());
-    lab->setLoader(labEngineLoader());
+    if (labEngineAvailable()) { // else Train and Load stay greyed and say why
+        lab->setTrainer(labEngineTrainer());
+        lab->setLoader(labEngineLoader());
+    }
+    // libtorch loads in about a second: start when the Lab tab is first shown, not at start-up.
+    connect(m_views, &QTabWidget::currentChanged, this, [this] {
+        if (m_views->currentWidget() == m_lab)
+            preloadLabEngine();
+    });
 #endif
     m_views->addTab(lab, tr("&Lab"));
     connect(lab, &LabPanel::openInViews, this, [this](const LabLayerView& v) {

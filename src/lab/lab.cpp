@@ -394,7 +394,18 @@ bool engineAvailable() {
 }
 
 void preloadEngine() {
-    std::thread([] { (void)engineFactory(); }).detach();
+    // One loader thread at most, joined when the process ends (never detached: exiting while
+    // the dynamic loader runs would be undefined).
+    struct Loader {
+        std::thread thread;
+        ~Loader() {
+            if (thread.joinable())
+                thread.join();
+        }
+    };
+    static Loader loader;
+    static std::once_flag started;
+    std::call_once(started, [] { loader.thread = std::thread([] { (void)engineFactory(); }); });
 }
 
 // ---- Model: the torch-free handle ---------------------------------------------------------
