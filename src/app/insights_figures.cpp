@@ -286,6 +286,7 @@ InsightsFigures::InsightsFigures(QWidget* parent)
     , m_weightProfile(new LinePlotView)
     , m_positionProfile(new LinePlotView)
     , m_ropeDecay(new LinePlotView)
+    , m_everyScheme(new LinePlotView)
     , m_rank(new LinePlotView)
     , m_uniformity(new LinePlotView)
     , m_entropy(new LinePlotView)
@@ -295,7 +296,7 @@ InsightsFigures::InsightsFigures(QWidget* parent)
     addPage(3, {m_bits, m_binaryP, m_periods});
     addPage(2, {m_offsetM, m_residual, m_shift, m_toeplitz});
     addPage(3, {m_flops, m_path, m_measured});
-    addPage(3, {m_weightProfile, m_positionProfile, m_ropeDecay});
+    addPage(2, {m_weightProfile, m_positionProfile, m_everyScheme, m_ropeDecay});
     addPage(2, {m_rank, m_uniformity, m_entropy, m_probe});
     setColorMap(ColorMapKind::Auto);
     for (InsightPage page : allInsightPages())
@@ -338,7 +339,7 @@ std::vector<QWidget*> InsightsFigures::figures(InsightPage page) const {
     case InsightPage::Cost:
         return {m_flops, m_path, m_measured};
     case InsightPage::Distance:
-        return {m_weightProfile, m_positionProfile, m_ropeDecay};
+        return {m_weightProfile, m_positionProfile, m_everyScheme, m_ropeDecay};
     case InsightPage::Depth:
         return {m_rank, m_uniformity, m_entropy, m_probe};
     }
@@ -608,6 +609,25 @@ void InsightsFigures::showDistance(const InsightResult& r) {
     rope.integerX = false;
     rope.series.push_back(line(tr("upper bound"), toVector(d.ropeDecay)));
     m_ropeDecay->setContent(rope);
+
+    LinePlotContent all;
+    const int m = r.distanceEveryScheme.empty() ? n : r.distanceEveryScheme.front()->positions;
+    all.title = tr("every scheme: mean attention weight (N = %1)").arg(m);
+    all.xTitle = tr("offset r = j \u2212 i");
+    all.yTitle = tr("weight, mean over heads");
+    all.integerX = false;
+    all.legendAt = Qt::AlignTop | Qt::AlignRight;
+    const std::vector<double> offsetsAll = range(-(m - 1), 2 * m - 1);
+    for (const auto& e : r.distanceEveryScheme) {
+        const bool own = e->scheme == d.scheme;
+        // Eleven curves, fewer colours: the second round of the palette is dashed.
+        const LineStyle style = own                      ? LineStyle::Bold
+                                : all.series.size() >= 6 ? LineStyle::Dashed
+                                                         : LineStyle::Line;
+        all.series.push_back(
+            line(qs(toString(e->scheme)), toVector(e->weightProfileMean), offsetsAll, style));
+    }
+    m_everyScheme->setContent(all);
 }
 
 void InsightsFigures::showDepth(const InsightResult& r) {

@@ -53,6 +53,7 @@ public:
     LinePlotView* weightProfilePlot() const { return m_weightProfile; }
     LinePlotView* positionProfilePlot() const { return m_positionProfile; }
     LinePlotView* ropeDecayPlot() const { return m_ropeDecay; }
+    LinePlotView* everySchemePlot() const { return m_everyScheme; }
     // depth
     LinePlotView* rankPlot() const { return m_rank; }
     LinePlotView* uniformityPlot() const { return m_uniformity; }
@@ -84,6 +85,7 @@ private:
     LinePlotView* m_weightProfile;
     LinePlotView* m_positionProfile;
     LinePlotView* m_ropeDecay;
+    LinePlotView* m_everyScheme;
     LinePlotView* m_rank;
     LinePlotView* m_uniformity;
     LinePlotView* m_entropy;

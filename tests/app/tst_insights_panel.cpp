@@ -37,6 +37,7 @@ private Q_SLOTS:
     void offsetWithoutPSaysSo();
     void costFlopsAreExact();
     void depthCollapsesWithoutResidual();
+    void distanceOverlaysEveryScheme();
     void staysResponsiveWithProgressAndCancels();
     void newestRequestWins();
     void fitsBesideTheParameters();
@@ -247,6 +248,29 @@ void TestInsightsPanel::costFlopsAreExact() {
     QCOMPARE(numberAfter(panel.numbersText(), QStringLiteral("d/2")), 32.0);
     QCOMPARE(numberAfter(panel.numbersText(), QStringLiteral("kd/2")), 160.0);
     QCOMPARE(panel.figures()->flopsPlot()->content().markers.size(), std::size_t{2});
+}
+
+// The distance page overlays every scheme's mean attention profile on the same input; the page's
+// own scheme is drawn bold and is exactly the profile of the page's first figure.
+void TestInsightsPanel::distanceOverlaysEveryScheme() {
+    InsightsPanel panel;
+    QVERIFY(showPage(panel, InsightPage::Distance, params(Scheme::T5, 24, 32)));
+    const auto& all = panel.figures()->everySchemePlot()->content().series;
+    QCOMPARE(all.size(), allSchemes().size()); // symmetric ALiBi joins without a causal mask
+    const auto& own = panel.figures()->weightProfilePlot()->content().series.back(); // the mean
+    int bold = 0;
+    for (const LineSeries& s : all) {
+        QCOMPARE(s.values.size(), std::size_t{2 * 24 - 1});
+        if (s.style != LineStyle::Bold)
+            continue;
+        ++bold;
+        QCOMPARE(s.name, QStringLiteral("t5"));
+        for (std::size_t k = 0; k < s.values.size(); ++k)
+            QCOMPARE(s.values[k], own.values[k]);
+    }
+    QCOMPARE(bold, 1);
+    // Schemes differ: T5's profile is not none's.
+    QVERIFY(all[0].values != all[5].values);
 }
 
 void TestInsightsPanel::depthCollapsesWithoutResidual() {

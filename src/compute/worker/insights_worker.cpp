@@ -109,7 +109,36 @@ InsightResult computeInsight(const InsightRequest& request, const Weights& given
     case InsightPage::Distance: {
         completeWeights(p, w);
         auto d = distanceInsight(p, &w, forward, progress, cancel);
-        d ? void(r.distance = share(std::move(d).value())) : fail(d.error().message);
+        if (!d) {
+            fail(d.error().message);
+            break;
+        }
+        r.distance = share(std::move(d).value());
+        // The overlay: every scheme on the same input and projections, n capped so that eleven
+        // traces stay cheap. A scheme these options exclude (ALiBi's causal form without a
+        // causal mask, say) is left out.
+        for (Scheme s : allSchemes()) {
+            Params q = p;
+            q.scheme = s;
+            q.n = std::min(p.n, kEverySchemePositions);
+            if (s == Scheme::ALiBi && q.mask != MaskKind::Causal)
+                q.alibiMode = AlibiMode::Symmetric;
+            if (!validate(q))
+                continue;
+            Weights wq;
+            if (given.E.rows() >= q.n)
+                wq.E = given.E.topRows(q.n);
+            for (auto m : {&Weights::W_q, &Weights::W_k, &Weights::W_v, &Weights::W_o})
+                wq.*m = given.*m;
+            if (s == p.scheme && q.n == p.n)
+                wq = w; // the page's own scheme: exactly the main profile
+            completeWeights(q, wq);
+            if (cancel && cancel->load())
+                break;
+            auto e = distanceInsight(q, &wq, forward, {}, cancel);
+            if (e)
+                r.distanceEveryScheme.push_back(share(std::move(e).value()));
+        }
         break;
     }
     case InsightPage::Depth: {

@@ -67,9 +67,15 @@ struct InsightResult {
     std::shared_ptr<const CostInsight> cost;
     std::shared_ptr<const CostMeasurement> measured; ///< cost with settings.measure
     std::shared_ptr<const DistanceInsight> distance;
+    /** Distance page: the same profile for every scheme (same sizes, input and projections, n
+     *  at most kEveryHeadsPositions), for the overlay; schemes these options exclude are absent. */
+    std::vector<std::shared_ptr<const DistanceInsight>> distanceEveryScheme;
     std::shared_ptr<const DepthInsight> depth;
     bool ok() const { return error.isEmpty(); }
 };
+
+/** Input tokens of the distance page's every-scheme overlay, at most (a full trace each). */
+inline constexpr int kEverySchemePositions = 256;
 
 /** Weights [E from the input's tokens, W as InputChoice says] before completeWeights. */
 Weights insightWeights(const Params& p, const InputChoice& in);
