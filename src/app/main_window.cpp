@@ -207,7 +207,8 @@ void MainWindow::buildMenus() {
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const QStringList tabs = {tr("&Encoding"),  tr("&Relative"), tr("&Logit terms"),
-                              tr("&Attention"), tr("Com&pare"),  tr("&Stepper")};
+                              tr("&Attention"), tr("Com&pare"),  tr("&Stepper"),
+                              tr("La&b"),       tr("&Insights")};
     for (int k = 0; k < tabs.size(); ++k)
         view->addAction(tabs.at(k), QKeySequence(QStringLiteral("Ctrl+%1").arg(k + 1)), this,
                         [this, k] { m_views->setCurrentIndex(k); });
