@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     bool wantTable = false;
     int steps = 3000;
     int budget = 10000;
-    double lr = 3e-3;
+    double lr = 1e-2;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--table"))
             wantTable = true;

@@ -50,7 +50,7 @@ struct LabConfig {
     int trainLength = 32; ///< L
     int steps = 1000;
     int batch = 32;
-    double learningRate = 3e-3;
+    double learningRate = 1e-2;
     std::uint64_t seed = 0;
 };
 

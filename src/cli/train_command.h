@@ -25,7 +25,7 @@ struct TrainOptions {
     int trainLength = 32;
     int steps = 1000;
     int batch = 32;
-    double lr = 3e-3;
+    double lr = 1e-2;
     std::uint64_t seed = 0;
     int threads = 1;
     int clip = 16;

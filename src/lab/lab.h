@@ -56,7 +56,7 @@ struct Options {
     int trainLength = 32; ///< L; each step draws its length from [⌈L/2⌉, L]
     int steps = 1000;
     int batch = 32;
-    double learningRate = 3e-3; ///< Adam, linear warm-up over the first 5% of steps
+    double learningRate = 1e-2; ///< Adam, linear warm-up over the first 5% of steps
     std::uint64_t seed = 0;
     int threads = 1;       ///< intra-op threads; training is deterministic for a seed and count
     int logEvery = 10;     ///< a curve point every logEvery steps (and at the last step)
