@@ -404,9 +404,11 @@ void LabPanel::redraw() {
     for (const LabProgress& p : m_log) {
         loss.values.push_back(p.loss);
         acc.values.push_back(p.accuracy);
+        loss.x.push_back(p.step); // against the training step itself
+        acc.x.push_back(p.step);
     }
-    m_loss->setSeries(tr("training loss"), tr("logged step"), tr("cross-entropy"), {loss});
-    m_accuracy->setSeries(tr("training accuracy"), tr("logged step"), tr("token accuracy"), {acc});
+    m_loss->setSeries(tr("training loss"), tr("step"), tr("cross-entropy"), {loss});
+    m_accuracy->setSeries(tr("training accuracy"), tr("step"), tr("token accuracy"), {acc});
     // Accuracies live in [0, 1]: a fixed axis, also before the first step.
     m_accuracy->plot()->yAxis->setRange(0, 1.02);
     m_accuracy->plot()->replot(QCustomPlot::rpQueuedReplot);
