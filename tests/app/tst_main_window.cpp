@@ -57,6 +57,13 @@ private Q_SLOTS:
 private:
     bool waitForShown(std::function<bool(const Params&)> pred, int ms = 8000);
     MainWindow* m_w = nullptr;
+    /** View → Compute backend → OpenGL. */
+    QAction* glAction() const {
+        for (QAction* a : m_w->findChildren<QAction*>())
+            if (a->text().contains(QLatin1String("OpenGL")))
+                return a;
+        return nullptr;
+    }
 };
 
 bool TestMainWindow::waitForShown(std::function<bool(const Params&)> pred, int ms) {
@@ -347,10 +354,7 @@ void TestMainWindow::openGlBackendMatchesTheCpu() {
     QVERIFY(m_w->statusText().contains(QLatin1String("cpu")));
     const Tensor a = *m_w->views()->trace()->find("weights");
     const int frames = m_w->frames();
-    QAction* gl = nullptr;
-    for (QAction* a : m_w->findChildren<QAction*>())
-        if (a->text().contains(QLatin1String("OpenGL")))
-            gl = a;
+    QAction* gl = glAction();
     QVERIFY(gl);
     gl->trigger(); // recomputes the same parameters on the GPU engine
     QTRY_VERIFY_WITH_TIMEOUT(m_w->frames() > frames, 10000);
@@ -375,10 +379,7 @@ void TestMainWindow::glContextLostIsSaidOnce() {
         if (m.contains(QLatin1String("context was lost")))
             said << m;
     });
-    QAction* gl = nullptr;
-    for (QAction* a : m_w->findChildren<QAction*>())
-        if (a->text().contains(QLatin1String("OpenGL")))
-            gl = a;
+    QAction* gl = glAction();
     QVERIFY(gl);
     const int frames = m_w->frames();
     gl->trigger();
@@ -406,10 +407,7 @@ void TestMainWindow::glUnavailableIsSaidOnce() {
         if (m.contains(QLatin1String("PE_GL_UNAVAILABLE")))
             said << m;
     });
-    QAction* gl = nullptr;
-    for (QAction* a : m_w->findChildren<QAction*>())
-        if (a->text().contains(QLatin1String("OpenGL")))
-            gl = a;
+    QAction* gl = glAction();
     QVERIFY(gl);
     int frames = m_w->frames();
     gl->trigger();

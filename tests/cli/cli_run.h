@@ -7,6 +7,9 @@
  */
 
 #include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -63,4 +66,17 @@ inline pe::Tensor readTensor(const QString& path) {
         return {};
     }
     return *t;
+}
+
+/** A JSON file the command wrote, as an object; empty if it cannot be read. */
+inline QJsonObject readJson(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+/** A command line split on spaces (no quoting: the tests' arguments have none). */
+inline QStringList args(const QString& line) {
+    return line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
 }

@@ -18,22 +18,11 @@ using namespace pe;
 
 namespace {
 
-QJsonObject readJson(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
-
 QStringList readLines(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-}
-
-QStringList args(const QString& line) {
-    return line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
 }
 
 } // namespace

@@ -20,17 +20,6 @@ using namespace pe;
 
 namespace {
 
-QJsonObject readJson(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
-
-QStringList args(const QString& line) {
-    return line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-}
-
 const QString kTiny = QStringLiteral("--d 16 --heads 2 --train-len 8 --steps 30 --batch 8 "
                                      "--eval-samples 16 --vocab 8 --quiet");
 
