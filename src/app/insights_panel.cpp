@@ -113,6 +113,11 @@ InsightsPanel::InsightsPanel(QWidget* parent)
     m_status->setObjectName(QStringLiteral("insightStatus"));
     m_status->setToolTip(tr("Time to compute the page (on its worker) and to fill its figures"));
     m_status->setStyleSheet(QStringLiteral("color: #555"));
+    // Its text ("12345.6 ms + 12.3 draw") must not widen the page: a fixed width, right-aligned.
+    m_status->setMinimumWidth(m_status->fontMetrics().horizontalAdvance(
+        tr("%1 ms + %2 draw").arg(99999.9, 0, 'f', 1).arg(999.9, 0, 'f', 1)));
+    m_status->setMaximumWidth(m_status->minimumWidth());
+    m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Page")));
@@ -214,6 +219,15 @@ InsightSettings InsightsPanel::settings() const {
     s.depth.norm = static_cast<DepthNorm>(m_norm->currentData().toInt());
     s.depth.mlp = m_mlp->isChecked();
     return s;
+}
+
+void InsightsPanel::setSettings(const InsightSettings& s) {
+    m_delta->setValue(s.delta);
+    m_kernel->setValue(s.kernel);
+    m_layers->setValue(s.depth.layers);
+    m_residual->setChecked(s.depth.residual);
+    m_norm->setCurrentIndex(std::max(0, m_norm->findData(static_cast<int>(s.depth.norm))));
+    m_mlp->setChecked(s.depth.mlp);
 }
 
 HeatmapView* InsightsPanel::currentHeatmap() const {

@@ -40,6 +40,8 @@ public:
     void setColorMap(ColorMapKind k);
 
     InsightSettings settings() const;
+    /** Sets the page controls (a session's state; Measure is not part of it). */
+    void setSettings(const InsightSettings& s);
     InsightsFigures* figures() const { return m_figures; }
     /** The current page's first heat map (export matrix), null for pages of line plots. */
     HeatmapView* currentHeatmap() const;

@@ -312,10 +312,15 @@ void MainWindow::buildMenus() {
 }
 
 Session MainWindow::session() const {
-    return Session{m_panel->params(), m_panel->input()};
+    return Session{m_panel->params(), m_panel->input(),
+                   InsightsState{m_insights->page(), m_insights->settings()}};
 }
 
 void MainWindow::applySession(const Session& s) {
+    if (s.insights) { // a session file's tab state; an undo step has none and leaves it
+        m_insights->setSettings(s.insights->settings);
+        m_insights->setPage(s.insights->page);
+    }
     m_panel->setValues(s.params, s.input);
     submit(s);
 }

@@ -64,6 +64,18 @@ QJsonObject toJson(const Session& s) {
     in[QStringLiteral("text")] = s.input.text;
     in[QStringLiteral("weights")] = toString(s.input.weights);
     o[QStringLiteral("input")] = in;
+    if (s.insights) {
+        const InsightSettings& st = s.insights->settings;
+        QJsonObject ins;
+        ins[QStringLiteral("page")] = qs(toString(s.insights->page));
+        ins[QStringLiteral("delta")] = st.delta;
+        ins[QStringLiteral("kernel")] = st.kernel;
+        ins[QStringLiteral("layers")] = st.depth.layers;
+        ins[QStringLiteral("residual")] = st.depth.residual;
+        ins[QStringLiteral("depth_norm")] = qs(toString(st.depth.norm));
+        ins[QStringLiteral("mlp")] = st.depth.mlp;
+        o[QStringLiteral("insights")] = ins;
+    }
     return o;
 }
 
@@ -169,12 +181,33 @@ Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored) {
     s.input.sentence = in.value(QStringLiteral("sentence")).toInt(0);
     s.input.text = in.value(QStringLiteral("text")).toString();
     s.input.weights = weightsKindFromString(in.value(QStringLiteral("weights")).toString());
+    if (o.contains(QStringLiteral("insights"))) {
+        // The tab's state: what is missing or out of range keeps the tab's default.
+        const QJsonObject ins = o.value(QStringLiteral("insights")).toObject();
+        InsightsState st;
+        if (auto page =
+                insightPageFromString(ins.value(QStringLiteral("page")).toString().toStdString()))
+            st.page = *page;
+        const InsightSettings d;
+        st.settings.delta =
+            std::clamp(ins.value(QStringLiteral("delta")).toInt(d.delta), 1, 1 << 20);
+        st.settings.kernel =
+            std::clamp(ins.value(QStringLiteral("kernel")).toInt(d.kernel), 2, 1024);
+        st.settings.depth.layers =
+            std::clamp(ins.value(QStringLiteral("layers")).toInt(d.depth.layers), 1, 32);
+        st.settings.depth.residual = ins.value(QStringLiteral("residual")).toBool(d.depth.residual);
+        if (auto n = depthNormFromString(
+                ins.value(QStringLiteral("depth_norm")).toString().toStdString()))
+            st.settings.depth.norm = *n;
+        st.settings.depth.mlp = ins.value(QStringLiteral("mlp")).toBool(d.depth.mlp);
+        s.insights = st;
+    }
     if (!error.isEmpty())
         return Error{error.toStdString()};
 
     // What a newer version wrote and this one cannot use: named, so the caller can say so.
     // The keys this version knows are the ones it writes.
-    static const QJsonObject known = toJson(Session{});
+    static const QJsonObject known = toJson(Session{{}, {}, InsightsState{}});
     static const QJsonObject knownInput = known.value(QStringLiteral("input")).toObject();
     QStringList unknown;
     for (auto it = o.begin(); it != o.end(); ++it)

@@ -10,14 +10,25 @@
 #include <QString>
 
 #include "expected.h"
+#include "insights_worker.h"
 #include "params.h"
 #include "sample_input.h"
 
 namespace pe {
 
+/** The Insights tab's page and page options (the Measure run is not kept: it takes seconds). */
+struct InsightsState {
+    InsightPage page = InsightPage::Binary;
+    InsightSettings settings;
+    bool operator==(const InsightsState&) const = default;
+};
+
 struct Session {
     Params params;
     InputChoice input;
+    /** Written by the window, restored when a session file is opened; absent in the sessions
+     *  of parameter changes (undo), which leave the tab as it is. */
+    std::optional<InsightsState> insights{};
     bool operator==(const Session&) const = default;
 };
 

@@ -73,6 +73,18 @@ void TestSession::roundTrip_data() {
         c.input.kind = InputKind::Identical;
         QTest::newRow(std::string(toString(s)).c_str()) << c;
     }
+    // The Insights tab's page and options, every one away from its default.
+    Session ins;
+    InsightsState st;
+    st.page = InsightPage::Depth;
+    st.settings.delta = 7;
+    st.settings.kernel = 5;
+    st.settings.depth.layers = 20;
+    st.settings.depth.residual = false;
+    st.settings.depth.norm = DepthNorm::RmsNorm;
+    st.settings.depth.mlp = true;
+    ins.insights = st;
+    QTest::newRow("insights") << ins;
     for (RopeScaling sc : allValues<RopeScaling>()) {
         Session r;
         r.params.scheme = Scheme::RoPE;
