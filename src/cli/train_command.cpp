@@ -169,8 +169,8 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     c->add_option("--eval-lens", o.evalLens,
                   "comma-separated evaluation lengths (default L, 1.5L, 2L, 4L)");
     c->add_option("--until", o.until,
-                  "stop early once the accuracy at L reaches this (checked every 100 steps on 128 "
-                  "sequences); 0: train every step")
+                  "stop early once the accuracy at L reaches this (checked every 100 steps on the "
+                  "evaluation's sequences); 0: train every step")
         ->capture_default_str();
     c->add_flag("--quiet", o.quiet, "no progress on stderr");
     c->add_option("--out", o.out, "output folder")->required();

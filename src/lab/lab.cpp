@@ -41,8 +41,8 @@ Status validate(const Options& o) {
         return fail("--clip: must be in [1, 4096]");
     if (!(o.stopAccuracy >= 0 && o.stopAccuracy <= 1))
         return fail("--until: must be an accuracy in [0, 1] (0: train every step)");
-    if (o.checkEvery < 1 || o.checkSamples < 1)
-        return fail("--until: checks need at least one step and one sample");
+    if (o.checkEvery < 1)
+        return fail("--until: checks need at least one step between them");
     if (o.scheme == Scheme::RoPE && (o.d / o.heads) % 2 != 0)
         return fail("--scheme rope: the head width d/heads must be even");
     Params p = layerParams(o, 0, o.trainLength);

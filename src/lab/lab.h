@@ -62,11 +62,11 @@ struct Options {
     int logEvery = 10;     ///< a curve point every logEvery steps (and at the last step)
     int evalSamples = 256; ///< sequences per evaluation length
     int clip = 16;         ///< Shaw clip k, DeBERTa span k
-    /** > 0: stop once the accuracy at L (checkSamples sequences, every checkEvery steps)
-     *  reaches it; the schedule stays that of `steps`. */
+    /** > 0: stop once the accuracy at L (the evaluation's own evalSamples sequences, so the
+     *  reported accuracy is the one that stopped it; every checkEvery steps) reaches it; the
+     *  learning-rate schedule stays that of `steps`. */
     double stopAccuracy = 0;
     int checkEvery = 100;
-    int checkSamples = 128;
 };
 
 /** Checks the options; the error names the `train` option at fault. */

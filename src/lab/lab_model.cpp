@@ -12,11 +12,22 @@
 #include "lab.h"
 #include "safetensors.h"
 
+// OpenBLAS, under libtorch's CPU matrix products on Debian: its own thread count changes the
+// order of the sums, so it is pinned with torch's (weak: absent with another BLAS).
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
 namespace pe::lab {
 
 namespace {
 
 using TT = torch::Tensor;
+
+/** Every thread count that changes the numbers: torch's intra-op pool and OpenBLAS's. */
+void setThreads(int n) {
+    torch::set_num_threads(n);
+    if (openblas_set_num_threads)
+        openblas_set_num_threads(n);
+}
 
 TT fromEigen(const Eigen::MatrixXd& m) {
     TT t = torch::empty({m.rows(), m.cols()}, torch::kFloat32);
@@ -317,6 +328,7 @@ struct TorchState {
     }
 
     std::vector<Capture> capture(const std::vector<std::int64_t>& tokens) {
+        setThreads(o.threads);
         torch::NoGradGuard noGrad;
         const int n = static_cast<int>(tokens.size());
         const std::vector<Params> ps = paramsAt(n);
@@ -398,7 +410,7 @@ Expected<std::unique_ptr<TorchModel>> TorchModel::create(const Options& o) {
 Expected<std::vector<CurvePoint>> TorchModel::train(const Progress& progress,
                                                     const std::atomic<bool>* cancel) {
     const Options& o = m->o;
-    torch::set_num_threads(o.threads);
+    setThreads(o.threads);
     torch::optim::Adam adam(m->parameters(), torch::optim::AdamOptions(o.learningRate));
     const int warm = std::max(1, o.steps / 20);
     const int lo =
@@ -457,7 +469,7 @@ Expected<std::vector<CurvePoint>> TorchModel::train(const Progress& progress,
         m->stepsDone = step + 1;
         if (o.stopAccuracy > 0 && (step + 1) % o.checkEvery == 0 && step + 1 < o.steps) {
             const auto acc =
-                evaluate(o.trainLength, RopeScaling::None, 1.0, cancel, o.checkSamples);
+                evaluate(o.trainLength, RopeScaling::None, 1.0, cancel, o.evalSamples);
             if (acc && *acc >= o.stopAccuracy) {
                 if (window > 0) {
                     const CurvePoint pt{step + 1, lossSum / window, accSum / window};
@@ -477,6 +489,7 @@ std::optional<double> TorchModel::evaluate(int length, RopeScaling scaling, doub
     const Options& o = m->o;
     if (!m->reaches(length))
         return std::nullopt;
+    setThreads(o.threads);
     torch::NoGradGuard noGrad;
     const std::vector<Params> ps = m->paramsAt(length, scaling, scale);
     const Geometry g = makeGeometry(o, ps[0]);
@@ -501,6 +514,7 @@ std::optional<double> TorchModel::evaluate(int length, RopeScaling scaling, doub
 }
 
 std::vector<float> TorchModel::outputLogits(const std::vector<std::int64_t>& tokens) {
+    setThreads(m->o.threads);
     torch::NoGradGuard noGrad;
     const int n = static_cast<int>(tokens.size());
     const std::vector<Params> ps = m->paramsAt(n);

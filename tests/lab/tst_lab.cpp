@@ -233,7 +233,7 @@ void TestLab::stopsEarlyAtTheTarget() {
     lab::Options o = small(Scheme::T5);
     o.steps = 100;
     o.checkEvery = 10;
-    o.checkSamples = 8;
+    o.evalSamples = 8;
     o.stopAccuracy = 1e-9;
     auto run = lab::runExperiment(o, {8});
     QVERIFY(run);
