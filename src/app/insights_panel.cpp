@@ -103,6 +103,7 @@ InsightsPanel::InsightsPanel(QWidget* parent)
                                       {QString(), m_residual},
                                       {QString(), m_norm},
                                       {QString(), m_mlp}}));
+    showControls(InsightPage::Binary);
 
     m_progress->setMaximumWidth(140);
     m_progress->setObjectName(QStringLiteral("insightProgress"));
@@ -164,7 +165,7 @@ InsightsPanel::InsightsPanel(QWidget* parent)
     });
     connect(m_pageChooser, &QComboBox::currentIndexChanged, this, [this](int index) {
         const auto page = static_cast<InsightPage>(m_pageChooser->itemData(index).toInt());
-        m_controls->setCurrentIndex(static_cast<int>(page));
+        showControls(page);
         m_figures->setPage(page);
         m_explanation->setText(insightExplanation(page));
         m_numbers->clear();
@@ -207,6 +208,17 @@ InsightPage InsightsPanel::page() const {
 
 void InsightsPanel::setColorMap(ColorMapKind k) {
     m_figures->setColorMap(k);
+}
+
+void InsightsPanel::showControls(InsightPage page) {
+    // A stacked widget is as wide as its widest page: only the shown row may count, or the
+    // depth page's controls would widen every page (and the window's minimum).
+    for (int k = 0; k < m_controls->count(); ++k)
+        m_controls->widget(k)->setSizePolicy(k == static_cast<int>(page) ? QSizePolicy::Preferred
+                                                                         : QSizePolicy::Ignored,
+                                             QSizePolicy::Preferred);
+    m_controls->setCurrentIndex(static_cast<int>(page));
+    m_controls->updateGeometry();
 }
 
 InsightSettings InsightsPanel::settings() const {

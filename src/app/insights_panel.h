@@ -79,6 +79,7 @@ private:
     void onResult(const InsightResult& r);
     void onBusy(bool busy);
     void updateDeltaRange();
+    void showControls(InsightPage page);
 
     InsightsController* m_controller;
     Params m_params;
