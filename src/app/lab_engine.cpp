@@ -121,8 +121,8 @@ bool labEngineAvailable() {
     return lab::engineAvailable();
 }
 
-void preloadLabEngine() {
-    lab::preloadEngine();
+std::thread preloadLabEngine() {
+    return lab::preloadEngine();
 }
 
 LabLoader labEngineLoader() {

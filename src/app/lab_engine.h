@@ -7,6 +7,8 @@
  * greys Train and Load without it.
  */
 
+#include <thread>
+
 #include "lab_panel.h"
 
 namespace pe {
@@ -17,7 +19,7 @@ LabTrainer labEngineTrainer();
 LabLoader labEngineLoader();
 /** Whether the lab's libtorch module is installed (its file is there). */
 bool labEngineAvailable();
-/** Starts loading the lab's libtorch module in the background (once). */
-void preloadLabEngine();
+/** Starts loading the lab's libtorch module on a thread (the first call; join it before exit). */
+std::thread preloadLabEngine();
 
 } // namespace pe

@@ -67,8 +67,8 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     }
     // libtorch loads in about a second: start when the Lab tab is first shown, not at start-up.
     connect(m_views, &QTabWidget::currentChanged, this, [this] {
-        if (m_views->currentWidget() == m_lab)
-            preloadLabEngine();
+        if (m_views->currentWidget() == m_lab && !m_labPreload.joinable())
+            m_labPreload = preloadLabEngine();
     });
 #endif
     m_views->addTab(lab, tr("&Lab"));
@@ -173,7 +173,10 @@ QString MainWindow::schemeHelpText() const {
     return schemeHelpHtml(m_panel->params().scheme);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    if (m_labPreload.joinable())
+        m_labPreload.join(); // never leave libtorch loading while the process exits
+}
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));

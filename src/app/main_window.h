@@ -4,6 +4,8 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 
+#include <thread>
+
 #include "compute_worker.h"
 #include "session.h"
 #include "settings.h"
@@ -89,6 +91,7 @@ private:
     TraceViews* m_views;
     LabPanel* m_lab = nullptr;
     TourDialog* m_tour = nullptr;
+    std::thread m_labPreload; ///< loads the lab's libtorch module when the Lab tab is first shown
     ComparisonView* m_compare;
     StepperPanel* m_stepper;
     InsightsPanel* m_insights = nullptr;

@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "expected.h"
@@ -176,8 +177,12 @@ public:
 Expected<EngineFactory*> engineFactory();
 /** Whether the module's file is there (without loading it). */
 bool engineAvailable();
-/** Loads the module on a background thread, so that a first Train or Load does not wait. */
-void preloadEngine();
+/**
+ * Starts loading the module on a thread, so that a first Train or Load does not wait; the first
+ * call returns that thread, later ones an empty one. The caller must join it before the process
+ * exits: libtorch's static initialisers must not run while exit() destroys statics.
+ */
+std::thread preloadEngine();
 
 class Model {
 public:

@@ -85,19 +85,11 @@ bool engineAvailable() {
     return false;
 }
 
-void preloadEngine() {
-    // One loader thread at most, joined when the process ends (never detached: exiting while
-    // the dynamic loader runs would be undefined).
-    struct Loader {
-        std::thread thread;
-        ~Loader() {
-            if (thread.joinable())
-                thread.join();
-        }
-    };
-    static Loader loader;
+std::thread preloadEngine() {
     static std::once_flag started;
-    std::call_once(started, [] { loader.thread = std::thread([] { (void)engineFactory(); }); });
+    std::thread loader;
+    std::call_once(started, [&loader] { loader = std::thread([] { (void)engineFactory(); }); });
+    return loader;
 }
 
 // ---- Model: the torch-free handle ---------------------------------------------------------
