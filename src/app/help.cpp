@@ -155,31 +155,46 @@ QString aboutHtml() {
 }
 
 const std::vector<TourPage>& tourPages() {
+    // English here; TourDialog shows them translated (QT_TRANSLATE_NOOP marks them for lupdate).
     static const std::vector<TourPage> pages{
-        {QStringLiteral("Encoding"),
-         QStringLiteral("The position matrix P the scheme adds to the tokens, its similarity "
-                        "P·Pᵀ, and chosen columns against position. Schemes without a P show "
-                        "their own tables here.")},
-        {QStringLiteral("Relative"),
-         QStringLiteral("The relative index or bucket matrix and the per-head bias: where the "
-                        "scheme reads j − i.")},
-        {QStringLiteral("Logit terms"),
-         QStringLiteral("The logits split into their content and position terms.")},
-        {QStringLiteral("Attention"),
-         QStringLiteral("The attention weights of every head; the line above the maps names the "
-                        "weights in use. Pick a head and a query row at the top right.")},
-        {QStringLiteral("Compare"),
-         QStringLiteral("Two schemes (or a gallery) on the same input, and their difference.")},
-        {QStringLiteral("Stepper"),
-         QStringLiteral("One layer stage by stage, from tokens to output, with the probe that "
-                        "asks whether identical tokens can be told apart.")},
-        {QStringLiteral("Lab"),
-         QStringLiteral("Train a small model with a scheme on a toy task and test it on longer "
-                        "sequences than it saw; open the trained model in every view.")},
-        {QStringLiteral("Insights"),
-         QStringLiteral("Why the schemes work, one argument of the d2l chapter per page: "
-                        "sinusoids as binary digits, the fixed map that shifts P, what "
-                        "attention costs, attention against distance, stacked layers.")},
+        {QStringLiteral(QT_TRANSLATE_NOOP("pe::TourDialog", "Encoding")),
+         QStringLiteral(QT_TRANSLATE_NOOP(
+             "pe::TourDialog",
+             "The position matrix P the scheme adds to the tokens, its similarity "
+             "P·Pᵀ, and chosen columns against position. Schemes without a P show "
+             "their own tables here."))},
+        {QStringLiteral(QT_TRANSLATE_NOOP("pe::TourDialog", "Relative")),
+         QStringLiteral(QT_TRANSLATE_NOOP(
+             "pe::TourDialog",
+             "The relative index or bucket matrix and the per-head bias: where the "
+             "scheme reads j − i."))},
+        {QStringLiteral(QT_TRANSLATE_NOOP("pe::TourDialog", "Logit terms")),
+         QStringLiteral(QT_TRANSLATE_NOOP(
+             "pe::TourDialog", "The logits split into their content and position terms."))},
+        {QStringLiteral(QT_TRANSLATE_NOOP("pe::TourDialog", "Attention")),
+         QStringLiteral(QT_TRANSLATE_NOOP(
+             "pe::TourDialog",
+             "The attention weights of every head; the line above the maps names the "
+             "weights in use. Pick a head and a query row at the top right."))},
+        {QStringLiteral(QT_TRANSLATE_NOOP("pe::TourDialog", "Compare")),
+         QStringLiteral(QT_TRANSLATE_NOOP(
+             "pe::TourDialog",
+             "Two schemes (or a gallery) on the same input, and their difference."))},
+        {QStringLiteral(QT_TRANSLATE_NOOP("pe::TourDialog", "Stepper")),
+         QStringLiteral(QT_TRANSLATE_NOOP(
+             "pe::TourDialog",
+             "One layer stage by stage, from tokens to output, with the probe that "
+             "asks whether identical tokens can be told apart."))},
+        {QStringLiteral(QT_TRANSLATE_NOOP("pe::TourDialog", "Lab")),
+         QStringLiteral(QT_TRANSLATE_NOOP(
+             "pe::TourDialog",
+             "Train a small model with a scheme on a toy task and test it on longer "
+             "sequences than it saw; open the trained model in every view."))},
+        {QStringLiteral(QT_TRANSLATE_NOOP("pe::TourDialog", "Insights")),
+         QStringLiteral(QT_TRANSLATE_NOOP(
+             "pe::TourDialog", "Why the schemes work, one argument of the d2l chapter per page: "
+                               "sinusoids as binary digits, the fixed map that shifts P, what "
+                               "attention costs, attention against distance, stacked layers."))},
     };
     return pages;
 }
@@ -223,8 +238,8 @@ void TourDialog::setPage(int page) {
     const int n = static_cast<int>(tourPages().size());
     m_page = std::clamp(page, 0, n - 1);
     const TourPage& p = tourPages()[static_cast<std::size_t>(m_page)];
-    m_title->setText(QStringLiteral("<h3>%1</h3>").arg(p.tab));
-    m_text->setText(p.text);
+    m_title->setText(QStringLiteral("<h3>%1</h3>").arg(tr(p.tab.toUtf8().constData())));
+    m_text->setText(tr(p.text.toUtf8().constData()));
     m_counter->setText(tr("%1 of %2").arg(m_page + 1).arg(n));
     m_back->setEnabled(m_page > 0);
     m_next->setText(m_page + 1 < n ? tr("&Next") : tr("&Done"));

@@ -59,7 +59,12 @@ int main(int argc, char** argv) {
                                      QStringLiteral("PAGE"));
     const QCommandLineOption measure(QStringLiteral("measure"),
                                      QStringLiteral("With --insight cost: press Measure."));
-    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer, size, insight, measure});
+    const QCommandLineOption language(QStringLiteral("language"),
+                                      QStringLiteral("Interface language: en or zh_CN (default: "
+                                                     "View > Language, else the system's)."),
+                                      QStringLiteral("LANG"));
+    cli.addOptions(
+        {shot, session, tab, scheme, stage, labModel, labLayer, size, insight, measure, language});
     cli.process(app);
 
     pe::ScreenshotOptions opts;
@@ -72,6 +77,7 @@ int main(int argc, char** argv) {
     opts.labLayer = cli.value(labLayer).toInt();
     opts.insight = cli.value(insight);
     opts.measure = cli.isSet(measure);
+    opts.language = cli.value(language);
     const QStringList wh = cli.value(size).split(QLatin1Char('x'));
     if (wh.size() == 2)
         opts.size = QSize(wh.at(0).toInt(), wh.at(1).toInt());

@@ -40,6 +40,7 @@
 #include "presets_menu.h"
 #include "stepper_panel.h"
 #include "trace_views.h"
+#include "translation.h"
 
 namespace pe {
 
@@ -296,6 +297,31 @@ void MainWindow::buildMenus() {
                 submit(m_current);
         });
     }
+    // The language is read once at start (runExplorer): texts built at run time (plot titles,
+    // status lines, tooltips) would each need retranslating, so a change waits for a restart.
+    QMenu* languages = view->addMenu(tr("&Language"));
+    languages->setObjectName(QStringLiteral("languageMenu"));
+    languages->setToolTipsVisible(true);
+    auto* languageGroup = new QActionGroup(this);
+    const QString chosenLanguage = m_persist ? m_settings.language() : QString();
+    std::vector<InterfaceLanguage> choices{{QString(), tr("&System language")}};
+    for (const InterfaceLanguage& l : interfaceLanguages())
+        choices.push_back(l);
+    for (const InterfaceLanguage& l : choices) {
+        QAction* a = languages->addAction(l.name);
+        a->setCheckable(true);
+        a->setChecked(l.code == chosenLanguage);
+        a->setData(l.code);
+        a->setToolTip(tr("Takes effect when pe-explorer is restarted"));
+        languageGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, code = l.code] {
+            if (m_persist)
+                m_settings.setLanguage(code);
+            statusBar()->showMessage(tr("The new language takes effect when pe-explorer is "
+                                        "restarted."),
+                                     10000);
+        });
+    }
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* about =
         help->addAction(tr("About this &scheme"), QKeySequence::HelpContents, this, [this] {
@@ -361,7 +387,7 @@ void MainWindow::showPending() {
     if (!r.error.isEmpty()) {
         if (r.error != QLatin1String("cancelled"))
             statusBar()->showMessage(tr("Error: %1").arg(r.error), 8000);
-        m_timing->setText(tr("%1 | %2").arg(r.error, r.backend));
+        m_timing->setText(QStringLiteral("%1 | %2").arg(r.error, r.backend));
         announceBackend(r);
         return;
     }

@@ -16,12 +16,16 @@
 #include "main_window.h"
 #include "stepper_panel.h"
 #include "trace_views.h"
+#include "translation.h"
 
 namespace pe {
 
 int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
     const bool shot = !opts.output.isEmpty();
     Settings settings;
+    installTranslations(!opts.language.isEmpty() ? opts.language
+                        : shot                   ? QString()
+                                                 : settings.language());
     Session start = shot ? Settings::defaultSession() : settings.lastSession();
     if (!opts.session.isEmpty()) {
         const Expected<Session> s = loadSession(opts.session);

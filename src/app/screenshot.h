@@ -19,6 +19,9 @@ struct ScreenshotOptions {
     int labLayer = 0;      ///< > 0: open that layer of the loaded model in the views
     QString insight;       ///< an insights page to open (binary, offset, cost, distance, depth)
     bool measure = false;  ///< with insight = cost: press Measure first
+    /** Interface language ("en", "zh_CN"); empty: View → Language, else the system's (a
+     *  screenshot: the system's). */
+    QString language;
 };
 
 /** Opens the explorer (or renders one screenshot); returns the process exit status. */

@@ -15,6 +15,7 @@ const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kColorMap = QStringLiteral("view/colorMap");
 const QString kTourDone = QStringLiteral("help/tourDone");
+const QString kLanguage = QStringLiteral("view/language");
 const QString kPool = QStringLiteral("view/pool");
 const QString kBackend = QStringLiteral("compute/backend");
 const QString kCpuThreads = QStringLiteral("compute/cpuThreads");
@@ -66,6 +67,14 @@ bool Settings::tourDone() const {
 
 void Settings::setTourDone(bool done) {
     QSettings().setValue(kTourDone, done);
+}
+
+QString Settings::language() const {
+    return QSettings().value(kLanguage).toString();
+}
+
+void Settings::setLanguage(const QString& code) {
+    QSettings().setValue(kLanguage, code);
 }
 
 ColorMapKind Settings::colorMap() const {

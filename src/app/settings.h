@@ -36,6 +36,9 @@ public:
     /** Whether the first-run tour of the tabs was dismissed for good. */
     bool tourDone() const;
     void setTourDone(bool done);
+    /** Interface language of View → Language: "en", "zh_CN", or "" (default) for the system's. */
+    QString language() const;
+    void setLanguage(const QString& code);
 
     /** The first view: sinusoidal, n = 64, d = 128, 4 heads, a sample sentence. */
     static Session defaultSession();

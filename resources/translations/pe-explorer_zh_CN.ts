@@ -1,0 +1,1624 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>ExportDialog</name>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>&amp;What</source>
+        <translation>内容(&amp;W)</translation>
+    </message>
+    <message>
+        <source>The current figure (vector in SVG/PDF), the whole tab as shown, or the raw matrix of the current figure at full resolution</source>
+        <translation>当前图像（SVG/PDF 为矢量图）、当前显示的整个标签页，或当前图像的原始矩阵（全分辨率）</translation>
+    </message>
+    <message>
+        <source>current figure</source>
+        <translation>当前图像</translation>
+    </message>
+    <message>
+        <source>whole panel</source>
+        <translation>整个面板</translation>
+    </message>
+    <message>
+        <source>raw matrix</source>
+        <translation>原始矩阵</translation>
+    </message>
+    <message>
+        <source>&amp;Format</source>
+        <translation>格式(&amp;F)</translation>
+    </message>
+    <message>
+        <source>PNG (raster at the chosen DPI), SVG and PDF (vector); matrices as .npy (float64, C order) or .csv</source>
+        <translation>PNG（按所选 DPI 生成的位图）、SVG 和 PDF（矢量图）；矩阵导出为 .npy（float64，C 顺序）或 .csv</translation>
+    </message>
+    <message>
+        <source>&amp;Resolution</source>
+        <translation>分辨率(&amp;R)</translation>
+    </message>
+    <message>
+        <source>PNG dots per inch: the on-screen size (96 dpi) scaled by dpi / 96</source>
+        <translation>PNG 每英寸点数：屏幕尺寸（96 dpi）按 dpi / 96 缩放</translation>
+    </message>
+    <message>
+        <source> dpi</source>
+        <translation> dpi</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Where to write; the write is atomic, a failed export leaves no partial file</source>
+        <translation>写入位置；写入是原子操作，导出失败不会留下不完整的文件</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>浏览(&amp;B)…</translation>
+    </message>
+</context>
+<context>
+    <name>QMenu</name>
+    <message>
+        <source>&amp;Presets</source>
+        <translation>预设(&amp;P)</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>No position</source>
+        <translation>无位置编码</translation>
+    </message>
+    <message>
+        <source>Sinusoidal</source>
+        <translation>正弦</translation>
+    </message>
+    <message>
+        <source>Learned table</source>
+        <translation>可学习表</translation>
+    </message>
+    <message>
+        <source>Shaw</source>
+        <translation>Shaw</translation>
+    </message>
+    <message>
+        <source>Transformer-XL</source>
+        <translation>Transformer-XL</translation>
+    </message>
+    <message>
+        <source>T5</source>
+        <translation>T5</translation>
+    </message>
+    <message>
+        <source>DeBERTa</source>
+        <translation>DeBERTa</translation>
+    </message>
+    <message>
+        <source>RoPE</source>
+        <translation>RoPE</translation>
+    </message>
+    <message>
+        <source>ALiBi</source>
+        <translation>ALiBi</translation>
+    </message>
+    <message>
+        <source>URPE</source>
+        <translation>URPE</translation>
+    </message>
+    <message>
+        <source>MLP encoding</source>
+        <translation>MLP 编码</translation>
+    </message>
+    <message>
+        <source>pooled mode (n = %1): n×n tensors other than the logits and weights are not computed</source>
+        <translation>池化模式（n = %1）：除 logits 和注意力权重外，不计算其他 n×n 张量</translation>
+    </message>
+</context>
+<context>
+    <name>pe::ComparisonView</name>
+    <message>
+        <source>compare with</source>
+        <translation>对比方案</translation>
+    </message>
+    <message>
+        <source>Scheme B: the same inputs, sizes, seed and options under this scheme; the right map is A − B</source>
+        <translation>方案 B：相同的输入、尺寸、种子和选项，换用此方案；右侧热力图为 A − B</translation>
+    </message>
+    <message>
+        <source>more schemes</source>
+        <translation>更多方案</translation>
+    </message>
+    <message>
+        <source>Show further schemes below, each on the same inputs, tensor and head</source>
+        <translation>在下方显示更多方案，均使用相同的输入、张量和头</translation>
+    </message>
+    <message>
+        <source>all schemes</source>
+        <translation>全部方案</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>tensor</source>
+        <translation>张量</translation>
+    </message>
+    <message>
+        <source>attention weights</source>
+        <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>logits</source>
+        <translation>logits</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>more schemes (%1)</source>
+        <translation>更多方案（%1）</translation>
+    </message>
+    <message>
+        <source>A: %1, head %2</source>
+        <translation>A：%1，头 %2</translation>
+    </message>
+    <message>
+        <source>%1, head %2</source>
+        <translation>%1，头 %2</translation>
+    </message>
+    <message>
+        <source>computing %1…</source>
+        <translation>正在计算 %1…</translation>
+    </message>
+    <message>
+        <source>computing B…</source>
+        <translation>正在计算 B…</translation>
+    </message>
+    <message>
+        <source>B: %1, head %2</source>
+        <translation>B：%1，头 %2</translation>
+    </message>
+    <message>
+        <source>A − B (%1 − %2)</source>
+        <translation>A − B（%1 − %2）</translation>
+    </message>
+</context>
+<context>
+    <name>pe::HeatmapView</name>
+    <message>
+        <source>Cell under the mouse: query i, key j, their tokens and the value</source>
+        <translation>鼠标所指的单元格：查询 i、键 j、对应的词元及数值</translation>
+    </message>
+</context>
+<context>
+    <name>pe::LabPanel</name>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>shift-k: output token i is input token i − k; copy; reverse; first-token: every output is the first input; sort</source>
+        <translation>shift-k：输出词元 i 为输入词元 i − k；copy：复制；reverse：反转；first-token：每个输出都是第一个输入；sort：排序</translation>
+    </message>
+    <message>
+        <source>k of shift-k</source>
+        <translation>shift-k 中的 k</translation>
+    </message>
+    <message>
+        <source>Shift k</source>
+        <translation>位移 k</translation>
+    </message>
+    <message>
+        <source>Vocabulary size of the task&apos;s tokens</source>
+        <translation>任务词元的词表大小</translation>
+    </message>
+    <message>
+        <source>Vocabulary</source>
+        <translation>词表</translation>
+    </message>
+    <message>
+        <source>Model and training</source>
+        <translation>模型与训练</translation>
+    </message>
+    <message>
+        <source>Scheme</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Attention layers</source>
+        <translation>注意力层数</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>Width d</source>
+        <translation>宽度 d</translation>
+    </message>
+    <message>
+        <source>Width</source>
+        <translation>宽度</translation>
+    </message>
+    <message>
+        <source>Heads (d must be a multiple)</source>
+        <translation>头数（d 须为其整数倍）</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>Training length L; evaluation at L, 1.5L, 2L, 4L</source>
+        <translation>训练长度 L；在 L、1.5L、2L、4L 上评估</translation>
+    </message>
+    <message>
+        <source>Length L</source>
+        <translation>长度 L</translation>
+    </message>
+    <message>
+        <source>Optimiser steps</source>
+        <translation>优化器步数</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Sequences per step</source>
+        <translation>每步的序列数</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>&amp;Train</source>
+        <translation>训练(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Compare &amp;schemes</source>
+        <translation>对比方案(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Train the same task with every scheme, same seed and budget, one after another</source>
+        <translation>用每种方案依次训练同一任务，随机种子与训练预算相同</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&amp;Open in views</source>
+        <translation>在视图中打开(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Show the trained model in every view and the stepper, on the task&apos;s sample input (Weights = trained)</source>
+        <translation>在各视图和逐步演示中显示训练好的模型，输入为任务的示例（权重 = 已训练）</translation>
+    </message>
+    <message>
+        <source>Which layer of the trained model the views show</source>
+        <translation>视图显示训练好的模型的哪一层</translation>
+    </message>
+    <message>
+        <source>layer </source>
+        <translation>层 </translation>
+    </message>
+    <message>
+        <source>Sa&amp;ve model…</source>
+        <translation>保存模型(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>Write model.safetensors and run.json into a folder (the same files as pe-explorer-cli train)</source>
+        <translation>将 model.safetensors 和 run.json 写入文件夹（与 pe-explorer-cli train 生成的文件相同）</translation>
+    </message>
+    <message>
+        <source>&amp;Load model…</source>
+        <translation>加载模型(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Open a model.safetensors saved by the lab or by pe-explorer-cli train</source>
+        <translation>打开由实验室或 pe-explorer-cli train 保存的 model.safetensors</translation>
+    </message>
+    <message>
+        <source>Save the model into</source>
+        <translation>将模型保存到</translation>
+    </message>
+    <message>
+        <source>saved model.safetensors and run.json in %1</source>
+        <translation>已将 model.safetensors 和 run.json 保存到 %1</translation>
+    </message>
+    <message>
+        <source>not saved: %1</source>
+        <translation>未保存：%1</translation>
+    </message>
+    <message>
+        <source>Load a lab model</source>
+        <translation>加载实验室模型</translation>
+    </message>
+    <message>
+        <source>Lab models (*.safetensors)</source>
+        <translation>实验室模型 (*.safetensors)</translation>
+    </message>
+    <message>
+        <source>the lab&apos;s engine is not part of this build</source>
+        <translation>此构建不包含实验室的训练引擎</translation>
+    </message>
+    <message>
+        <source>a run is in progress</source>
+        <translation>正在训练中</translation>
+    </message>
+    <message>
+        <source>not loaded: %1</source>
+        <translation>未加载：%1</translation>
+    </message>
+    <message>
+        <source>no trained model to save</source>
+        <translation>没有可保存的训练好的模型</translation>
+    </message>
+    <message>
+        <source>loaded: %1</source>
+        <translation>已加载：%1</translation>
+    </message>
+    <message>
+        <source>The lab&apos;s training engine (pe_lab, libtorch) is not part of this build.</source>
+        <translation>此构建不包含实验室的训练引擎（pe_lab，libtorch）。</translation>
+    </message>
+    <message>
+        <source>Train one model with these settings</source>
+        <translation>用这些设置训练一个模型</translation>
+    </message>
+    <message>
+        <source>training %1 …</source>
+        <translation>正在训练 %1 …</translation>
+    </message>
+    <message>
+        <source>%1: step %2 of %3, loss %4, accuracy %5</source>
+        <translation>%1：第 %2/%3 步，损失 %4，准确率 %5</translation>
+    </message>
+    <message>
+        <source>done: %1</source>
+        <translation>完成：%1</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>error: %1</source>
+        <translation>错误：%1</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>logged step</source>
+        <translation>记录的步数</translation>
+    </message>
+    <message>
+        <source>cross-entropy</source>
+        <translation>交叉熵</translation>
+    </message>
+    <message>
+        <source>training accuracy</source>
+        <translation>训练准确率</translation>
+    </message>
+    <message>
+        <source>token accuracy</source>
+        <translation>词元准确率</translation>
+    </message>
+    <message>
+        <source>accuracy against evaluation length</source>
+        <translation>准确率随评估长度的变化</translation>
+    </message>
+    <message>
+        <source>length</source>
+        <translation>长度</translation>
+    </message>
+    <message>
+        <source>no positions</source>
+        <translation>无位置信息</translation>
+    </message>
+    <message>
+        <source>A learned table (and URPE&apos;s C) has no rows past the training length: the model cannot run at %1 tokens</source>
+        <translation>可学习表（以及 URPE 的 C）没有超出训练长度的行：模型无法在 %1 个词元上运行</translation>
+    </message>
+</context>
+<context>
+    <name>pe::MainWindow</name>
+    <message>
+        <source>pe-explorer</source>
+        <translation>pe-explorer</translation>
+    </message>
+    <message>
+        <source>Com&amp;pare</source>
+        <translation>对比(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Stepper</source>
+        <translation>逐步演示(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Lab</source>
+        <translation>实验室(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel the running computation (Esc)</source>
+        <translation>取消正在进行的计算（Esc）</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open session…</source>
+        <translation>打开会话(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Save session…</source>
+        <translation>保存会话(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export figure (PNG/SVG/PDF)…</source>
+        <translation>导出图像（PNG/SVG/PDF）(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Ctrl+E</source>
+        <translation>Ctrl+E</translation>
+    </message>
+    <message>
+        <source>Export whole &amp;panel…</source>
+        <translation>导出整个面板(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+P</source>
+        <translation>Ctrl+Shift+P</translation>
+    </message>
+    <message>
+        <source>Export &amp;matrix (.npy/.csv)…</source>
+        <translation>导出矩阵（.npy/.csv）(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+E</source>
+        <translation>Ctrl+Shift+E</translation>
+    </message>
+    <message>
+        <source>&amp;Copy figure</source>
+        <translation>复制图像(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+C</source>
+        <translation>Ctrl+Shift+C</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Encoding</source>
+        <translation>位置编码(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Relative</source>
+        <translation>相对位置(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Logit terms</source>
+        <translation>Logit 分项(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Attention</source>
+        <translation>注意力(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Colour map</source>
+        <translation>色图(&amp;C)</translation>
+    </message>
+    <message>
+        <source>auto: diverging RdBu centred on 0 for signed data, viridis otherwise</source>
+        <translation>auto：有正有负的数据用以 0 为中心的发散色图 RdBu，否则用 viridis</translation>
+    </message>
+    <message>
+        <source>Compute &amp;backend</source>
+        <translation>计算后端(&amp;B)</translation>
+    </message>
+    <message>
+        <source>fast CPU</source>
+        <translation>快速 CPU</translation>
+    </message>
+    <message>
+        <source>reference CPU (exact)</source>
+        <translation>参考 CPU（精确）</translation>
+    </message>
+    <message>
+        <source>OpenGL compute (GPU)</source>
+        <translation>OpenGL 计算（GPU）</translation>
+    </message>
+    <message>
+        <source>CPU &amp;threads</source>
+        <translation>CPU 线程(&amp;T)</translation>
+    </message>
+    <message>
+        <source>one per core (%1)</source>
+        <translation>每核一个（%1）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n thread(s)</source>
+        <translation>
+            <numerusform>%n 个线程</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Pooling of large matrices</source>
+        <translation>大矩阵的池化(&amp;P)</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;System language</source>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Takes effect when pe-explorer is restarted</source>
+        <translation>重新启动 pe-explorer 后生效</translation>
+    </message>
+    <message>
+        <source>The new language takes effect when pe-explorer is restarted.</source>
+        <translation>新的语言将在重新启动 pe-explorer 后生效。</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>About this &amp;scheme</source>
+        <translation>关于此方案(&amp;S)</translation>
+    </message>
+    <message>
+        <source>About this scheme</source>
+        <translation>关于此方案</translation>
+    </message>
+    <message>
+        <source>&amp;Tour of the tabs</source>
+        <translation>标签页导览(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;About pe-explorer</source>
+        <translation>关于 pe-explorer(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About pe-explorer</source>
+        <translation>关于 pe-explorer</translation>
+    </message>
+    <message>
+        <source>Error: %1</source>
+        <translation>错误：%1</translation>
+    </message>
+    <message>
+        <source>%1 (%2 ms)</source>
+        <translation>%1（%2 ms）</translation>
+    </message>
+    <message>
+        <source>compute %1 ms | render %2 ms | %3</source>
+        <translation>计算 %1 ms | 渲染 %2 ms | %3</translation>
+    </message>
+    <message>
+        <source>gl: %1</source>
+        <translation>gl：%1</translation>
+    </message>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>pe-explorer session (*.json)</source>
+        <translation>pe-explorer 会话 (*.json)</translation>
+    </message>
+    <message>
+        <source>Session opened; %1</source>
+        <translation>已打开会话；%1</translation>
+    </message>
+    <message>
+        <source>Save session</source>
+        <translation>保存会话</translation>
+    </message>
+</context>
+<context>
+    <name>pe::ParamsPanel</name>
+    <message>
+        <source>Scheme and sizes</source>
+        <translation>方案与尺寸</translation>
+    </message>
+    <message>
+        <source>Position scheme. Absolute: X = E + P (sinusoidal, learned, mlp: a small network of Fourier features of p). Relative: Shaw (a_ij = q_i·(k_j + w^K_clip(j−i,k))), Transformer-XL, T5 (bias b[bucket(j−i)]), DeBERTa (c2c + c2p + p2c), RoPE (rotate q, k by position), ALiBi (−m_h |i−j|), URPE (softmax(S) ⊙ C[j−i]).</source>
+        <translation>位置编码方案。绝对位置：X = E + P（sinusoidal 正弦、learned 可学习、mlp：以 p 的傅里叶特征为输入的小型网络）。相对位置：Shaw（a_ij = q_i·(k_j + w^K_clip(j−i,k))）、Transformer-XL、T5（偏置 b[bucket(j−i)]）、DeBERTa（c2c + c2p + p2c）、RoPE（按位置旋转 q、k）、ALiBi（−m_h |i−j|）、URPE（softmax(S) ⊙ C[j−i]）。</translation>
+    </message>
+    <message>
+        <source>&amp;Scheme</source>
+        <translation>方案(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Sequence length n (logarithmic: n = 2^(s/100)); 1 … 16384 input tokens, special tokens come on top</source>
+        <translation>序列长度 n（对数刻度：n = 2^(s/100)）；1 … 16384 个输入词元，特殊词元另计</translation>
+    </message>
+    <message>
+        <source>Number of input tokens n (1 … 16384); [CLS]/[SEP] are added on top</source>
+        <translation>输入词元数 n（1 … 16384）；[CLS]/[SEP] 另外添加</translation>
+    </message>
+    <message>
+        <source>&amp;Length n</source>
+        <translation>长度 n(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Model width d; Q = X W_q with W_q [d, d]; head width d_h = d / heads</source>
+        <translation>模型宽度 d；Q = X W_q，W_q 为 [d, d]；每个头的宽度 d_h = d / 头数</translation>
+    </message>
+    <message>
+        <source>Width &amp;d</source>
+        <translation>宽度 d(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Number of heads h; d must be a multiple of h (d_h = d / h)</source>
+        <translation>头数 h；d 必须是 h 的整数倍（d_h = d / h）</translation>
+    </message>
+    <message>
+        <source>&amp;Heads</source>
+        <translation>头数(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Scheme options</source>
+        <translation>方案选项</translation>
+    </message>
+    <message>
+        <source>No options: no position information at all.</source>
+        <translation>无选项：完全没有位置信息。</translation>
+    </message>
+    <message>
+        <source>Base b of the frequencies ω_m = b^(−2m/d) (sinusoidal), θ_m = b^(−2m/d_rot) (RoPE) or ω_k = b^(−k/F) (mlp features)</source>
+        <translation>频率的底数 b：ω_m = b^(−2m/d)（正弦）、θ_m = b^(−2m/d_rot)（RoPE）或 ω_k = b^(−k/F)（mlp 特征）</translation>
+    </message>
+    <message>
+        <source>&amp;Base</source>
+        <translation>底数(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Sinusoid layout: interleaved PE[p,2m] = sin(pω_m), PE[p,2m+1] = cos(pω_m); concat [sin | cos]; t2t ω_m = exp(−m ln(b)/(d/2 − 1))</source>
+        <translation>正弦的排布：interleaved（交错）PE[p,2m] = sin(pω_m)，PE[p,2m+1] = cos(pω_m)；concat（拼接）[sin | cos]；t2t ω_m = exp(−m ln(b)/(d/2 − 1))</translation>
+    </message>
+    <message>
+        <source>Layout</source>
+        <translation>排布</translation>
+    </message>
+    <message>
+        <source>Clip distance k: Shaw index clip(j − i, −k, k) + k ∈ [0, 2k]; DeBERTa v1 span k</source>
+        <translation>截断距离 k：Shaw 的索引 clip(j − i, −k, k) + k ∈ [0, 2k]；DeBERTa v1 的跨度 k</translation>
+    </message>
+    <message>
+        <source>Clip &amp;k</source>
+        <translation>截断 k(&amp;K)</translation>
+    </message>
+    <message>
+        <source>RoPE pairs: interleaved (2m, 2m+1) as in the paper, or half (m, m + d_rot/2) as in GPT-NeoX/LLaMA</source>
+        <translation>RoPE 的配对：interleaved（交错）(2m, 2m+1)，同原论文；或 half（前后两半）(m, m + d_rot/2)，同 GPT-NeoX/LLaMA</translation>
+    </message>
+    <message>
+        <source>RoPE pairs</source>
+        <translation>RoPE 配对</translation>
+    </message>
+    <message>
+        <source>Rotated features per head d_rot (partial rotary); 0 = all d_h; features [d_rot, d_h) pass through</source>
+        <translation>每个头中旋转的特征数 d_rot（部分旋转）；0 = 全部 d_h；特征 [d_rot, d_h) 原样通过</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>RoPE dims</source>
+        <translation>RoPE 维数</translation>
+    </message>
+    <message>
+        <source>RoPE context stretching by s: none; pi (position interpolation, Chen et al. 2023): angle = (p/s)·θ_m; ntk (NTK-aware base): θ&apos;_m = b&apos;^(−2m/d_rot) with b&apos; = b·s^(d_rot/(d_rot−2)), needs d_rot ≥ 4</source>
+        <translation>RoPE 上下文按 s 拉伸：none（不拉伸）；pi（位置插值，Chen et al. 2023）：角度 = (p/s)·θ_m；ntk（NTK-aware 底数）：θ&apos;_m = b&apos;^(−2m/d_rot)，其中 b&apos; = b·s^(d_rot/(d_rot−2))，需要 d_rot ≥ 4</translation>
+    </message>
+    <message>
+        <source>RoPE stretch</source>
+        <translation>RoPE 拉伸</translation>
+    </message>
+    <message>
+        <source>Stretch s &gt; 0 of pi / ntk, e.g. L&apos;/L to run a model trained at length L at L&apos;; s = 1 changes nothing</source>
+        <translation>pi / ntk 的拉伸系数 s &gt; 0，例如取 L&apos;/L，让在长度 L 上训练的模型运行于长度 L&apos;；s = 1 时不变</translation>
+    </message>
+    <message>
+        <source>RoPE stretch s</source>
+        <translation>RoPE 拉伸 s</translation>
+    </message>
+    <message>
+        <source>URPE base bias: none, or a T5 bucket bias added to the logits before softmax(S) ⊙ C</source>
+        <translation>URPE 的基础偏置：none（无），或在 softmax(S) ⊙ C 之前加到 logits 上的 T5 分桶偏置</translation>
+    </message>
+    <message>
+        <source>URPE bias</source>
+        <translation>URPE 偏置</translation>
+    </message>
+    <message>
+        <source>T5 num_buckets: half exact (|r| &lt; B/4 per direction), half logarithmic up to max_distance</source>
+        <translation>T5 num_buckets：一半为精确桶（每个方向 |r| &lt; B/4），一半为对数桶，直到 max_distance</translation>
+    </message>
+    <message>
+        <source>T5 buckets</source>
+        <translation>T5 桶数</translation>
+    </message>
+    <message>
+        <source>T5 max_distance: |j − i| ≥ this shares the last bucket</source>
+        <translation>T5 max_distance：|j − i| ≥ 此值时共用最后一个桶</translation>
+    </message>
+    <message>
+        <source>T5 max distance</source>
+        <translation>T5 最大距离</translation>
+    </message>
+    <message>
+        <source>unidirectional</source>
+        <translation>单向</translation>
+    </message>
+    <message>
+        <source>T5 decoder buckets: only j ≤ i is distinguished (bidirectional = false)</source>
+        <translation>T5 解码器的分桶：只区分 j ≤ i（bidirectional = false）</translation>
+    </message>
+    <message>
+        <source>ALiBi bias: symmetric −m_h |i − j|, or the paper&apos;s causal −m_h (i − j); slopes m_h = 2^(−8h/H)</source>
+        <translation>ALiBi 偏置：对称的 −m_h |i − j|，或论文中因果的 −m_h (i − j)；斜率 m_h = 2^(−8h/H)</translation>
+    </message>
+    <message>
+        <source>ALiBi</source>
+        <translation>ALiBi</translation>
+    </message>
+    <message>
+        <source>c2p</source>
+        <translation>c2p</translation>
+    </message>
+    <message>
+        <source>DeBERTa content-to-position term q^c_i · k^r_δ(i,j)</source>
+        <translation>DeBERTa 的内容到位置项 q^c_i · k^r_δ(i,j)</translation>
+    </message>
+    <message>
+        <source>p2c</source>
+        <translation>p2c</translation>
+    </message>
+    <message>
+        <source>DeBERTa position-to-content term k^c_j · q^r_δ(j,i); the logits are scaled by 1/√(d_h (1 + terms))</source>
+        <translation>DeBERTa 的位置到内容项 k^c_j · q^r_δ(j,i)；logits 按 1/√(d_h (1 + 项数)) 缩放</translation>
+    </message>
+    <message>
+        <source>DeBERTa terms</source>
+        <translation>DeBERTa 项</translation>
+    </message>
+    <message>
+        <source>p2c index: the released code&apos;s δ(i, j) or the paper&apos;s δ(j, i)</source>
+        <translation>p2c 索引：官方代码的 δ(i, j)，或论文的 δ(j, i)</translation>
+    </message>
+    <message>
+        <source>p2c index</source>
+        <translation>p2c 索引</translation>
+    </message>
+    <message>
+        <source>log buckets (v2/v3)</source>
+        <translation>对数分桶（v2/v3）</translation>
+    </message>
+    <message>
+        <source>DeBERTa v2/v3 log buckets: span = position_buckets (a 2·span × d relative table), exact for |i − j| ≤ position_buckets / 2, logarithmic up to max_relative_positions</source>
+        <translation>DeBERTa v2/v3 的对数分桶：跨度 = position_buckets（2·跨度 × d 的相对位置表），|i − j| ≤ position_buckets / 2 时精确，更远处按对数分桶，直到 max_relative_positions</translation>
+    </message>
+    <message>
+        <source>DeBERTa position_buckets (v2/v3)</source>
+        <translation>DeBERTa position_buckets（v2/v3）</translation>
+    </message>
+    <message>
+        <source>DeBERTa buckets</source>
+        <translation>DeBERTa 桶数</translation>
+    </message>
+    <message>
+        <source>DeBERTa max_relative_positions (v2/v3)</source>
+        <translation>DeBERTa max_relative_positions（v2/v3）</translation>
+    </message>
+    <message>
+        <source>DeBERTa max pos</source>
+        <translation>DeBERTa 最大位置</translation>
+    </message>
+    <message>
+        <source>Transformer-XL clamp_len: relative distances beyond are clamped; 0 = off</source>
+        <translation>Transformer-XL clamp_len：超过此值的相对距离被截断；0 = 关闭</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>TXL clamp</source>
+        <translation>TXL 截断</translation>
+    </message>
+    <message>
+        <source>Rows P_max of the generated learned table (GPT-2: n_ctx = 1024); n must not exceed it</source>
+        <translation>生成的可学习表的行数 P_max（GPT-2：n_ctx = 1024）；n 不能超过它</translation>
+    </message>
+    <message>
+        <source>Learned rows</source>
+        <translation>可学习表行数</translation>
+    </message>
+    <message>
+        <source>mlp encoding: F Fourier frequencies, φ(p) = [sin(p·ω_k), cos(p·ω_k)] for k &lt; F, ω_k = b^(−k/F); P = GELU(φ·W1 + b1)·W2 + b2 with W1 [2F, H], W2 [H, d]</source>
+        <translation>mlp 编码：F 个傅里叶频率，φ(p) = [sin(p·ω_k), cos(p·ω_k)]（k &lt; F），ω_k = b^(−k/F)；P = GELU(φ·W1 + b1)·W2 + b2，其中 W1 为 [2F, H]，W2 为 [H, d]</translation>
+    </message>
+    <message>
+        <source>MLP features F</source>
+        <translation>MLP 特征数 F</translation>
+    </message>
+    <message>
+        <source>mlp encoding: hidden width H of P = GELU(φ·W1 + b1)·W2 + b2 (exact GELU 0.5·x·(1 + erf(x/√2))); defined at every position</source>
+        <translation>mlp 编码：P = GELU(φ·W1 + b1)·W2 + b2 的隐藏层宽度 H（精确 GELU 0.5·x·(1 + erf(x/√2))）；在每个位置上都有定义</translation>
+    </message>
+    <message>
+        <source>MLP hidden H</source>
+        <translation>MLP 隐藏层 H</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Normaliser N(S) of each row: softmax exp(s)/Σexp; exp (unnormalised); l2 s/‖s‖; relu² relu(s)²/n; relu² visible relu(s)²/#visible</source>
+        <translation>每行的归一化函数 N(S)：softmax exp(s)/Σexp；exp（不归一化）；l2 s/‖s‖；relu² relu(s)²/n；relu² visible relu(s)²/#可见</translation>
+    </message>
+    <message>
+        <source>&amp;Normaliser</source>
+        <translation>归一化(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Mask: none, or causal (key j &gt; query i gets −∞ before the normaliser)</source>
+        <translation>掩码：none（无），或 causal（因果：键 j &gt; 查询 i 时，在归一化之前置为 −∞）</translation>
+    </message>
+    <message>
+        <source>&amp;Mask</source>
+        <translation>掩码(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Valid length L: keys at positions ≥ L are padding (masked); counts [CLS]/[SEP]; −1 = all valid</source>
+        <translation>有效长度 L：位置 ≥ L 的键为填充（被掩码）；计入 [CLS]/[SEP]；−1 = 全部有效</translation>
+    </message>
+    <message>
+        <source>Valid length</source>
+        <translation>有效长度</translation>
+    </message>
+    <message>
+        <source>[CLS]</source>
+        <translation>[CLS]</translation>
+    </message>
+    <message>
+        <source>Prepend [CLS] at position 0; input tokens move to 1 … n</source>
+        <translation>在位置 0 前置 [CLS]；输入词元移至 1 … n</translation>
+    </message>
+    <message>
+        <source>[SEP]</source>
+        <translation>[SEP]</translation>
+    </message>
+    <message>
+        <source>Append [SEP] as the last position</source>
+        <translation>在最后一个位置追加 [SEP]</translation>
+    </message>
+    <message>
+        <source>Special tokens</source>
+        <translation>特殊词元</translation>
+    </message>
+    <message>
+        <source>Seed of every generated weight and embedding (xoshiro256**, one stream per tensor name), 0 … 2⁶⁴−1: the same seed gives the same numbers everywhere</source>
+        <translation>所有生成的权重和嵌入的随机种子（xoshiro256**，每个张量名一个随机流），0 … 2⁶⁴−1：相同的种子在任何地方都给出相同的数值</translation>
+    </message>
+    <message>
+        <source>S&amp;eed</source>
+        <translation>种子(&amp;E)</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>identity projections</source>
+        <translation>恒等投影</translation>
+    </message>
+    <message>
+        <source>trained</source>
+        <translation>已训练</translation>
+    </message>
+    <message>
+        <source>Attention weights W_q, W_k, W_v, W_o: seeded random; identity (W = I, so Q = K = V = X and the maps show the scheme&apos;s own structure, position tables stay seeded); or a trained lab model.</source>
+        <translation>注意力权重 W_q、W_k、W_v、W_o：随机（按种子生成）；恒等（W = I，于是 Q = K = V = X，热力图显示方案本身的结构，位置表仍按种子生成）；或实验室训练好的模型。</translation>
+    </message>
+    <message>
+        <source>&amp;Weights</source>
+        <translation>权重(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Arithmetic of the forward pass: float32 or float64</source>
+        <translation>前向计算的数值精度：float32 或 float64</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>sample sentence</source>
+        <translation>示例句子</translation>
+    </message>
+    <message>
+        <source>typed text</source>
+        <translation>输入文本</translation>
+    </message>
+    <message>
+        <source>n identical tokens</source>
+        <translation>n 个相同词元</translation>
+    </message>
+    <message>
+        <source>all zeros</source>
+        <translation>全零</translation>
+    </message>
+    <message>
+        <source>Input tokens; the token list is repeated or cut to exactly n tokens. Embeddings E come from a seeded per-token table. n identical tokens is the probe of docs/encodings.md §12; all zeros sets E = 0, so only P and the position terms are left.</source>
+        <translation>输入词元；词元列表被重复或截断为恰好 n 个。嵌入 E 来自按种子生成的词元表。“n 个相同词元”即 docs/encodings.md §12 中的探针；“全零”令 E = 0，只留下 P 和位置项。</translation>
+    </message>
+    <message>
+        <source>&amp;Input</source>
+        <translation>输入(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Built-in sentence (tokenized into words and punctuation; CJK by character)</source>
+        <translation>内置句子（按单词和标点切分为词元；中日韩文字按字切分）</translation>
+    </message>
+    <message>
+        <source>Sentence</source>
+        <translation>句子</translation>
+    </message>
+    <message>
+        <source>type a sentence</source>
+        <translation>输入一个句子</translation>
+    </message>
+    <message>
+        <source>Your text, tokenized into words and punctuation (CJK by character)</source>
+        <translation>你输入的文本，按单词和标点切分为词元（中日韩文字按字切分）</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>%1 options</source>
+        <translation>%1 选项</translation>
+    </message>
+    <message>
+        <source>Span &amp;k</source>
+        <translation>跨度 k(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Trained: %1</source>
+        <translation>已训练：%1</translation>
+    </message>
+    <message>
+        <source>No trained model yet: train one in the Lab tab or load a .safetensors model there.</source>
+        <translation>尚无训练好的模型：请在“实验室”标签页中训练一个，或在那里加载 .safetensors 模型。</translation>
+    </message>
+</context>
+<context>
+    <name>pe::ProbeBox</name>
+    <message>
+        <source>Probe: n identical tokens</source>
+        <translation>探针：n 个相同词元</translation>
+    </message>
+    <message>
+        <source>Can this configuration map n identical tokens to distinct outputs? A two-layer toy stack answers it live; the argument is in docs/encodings.md §12.</source>
+        <translation>此配置能否把 n 个相同词元映射为互不相同的输出？一个两层的玩具模型实时给出答案；论证见 docs/encodings.md §12。</translation>
+    </message>
+    <message>
+        <source>Shaw keys only (a^V = 0)</source>
+        <translation>仅 Shaw 键（a^V = 0）</translation>
+    </message>
+    <message>
+        <source>Run the probe with Shaw&apos;s value table set to zero: only the logits then carry position, and the probe fails (docs/encodings.md §3, §12)</source>
+        <translation>将 Shaw 的值表置零后运行探针：此时只有 logits 携带位置信息，探针失败（docs/encodings.md §3、§12）</translation>
+    </message>
+    <message>
+        <source>✔ Can tell positions apart: n identical tokens give distinct output rows.</source>
+        <translation>✔ 能区分位置：n 个相同词元得到互不相同的输出行。</translation>
+    </message>
+    <message>
+        <source>✘ Cannot tell positions apart: n identical tokens give identical output rows.</source>
+        <translation>✘ 不能区分位置：n 个相同词元得到相同的输出行。</translation>
+    </message>
+    <message>
+        <source>%1&lt;br&gt;&lt;small&gt;Probe: %2 identical tokens through a 2-layer pre-RMSNorm stack in float64; row spread %3 (identical ≤ %4, broken &gt; %5).&lt;/small&gt;</source>
+        <translation>%1&lt;br&gt;&lt;small&gt;探针：%2 个相同词元通过一个两层 pre-RMSNorm 模型（float64）；行间差异 %3（相同 ≤ %4，已区分 &gt; %5）。&lt;/small&gt;</translation>
+    </message>
+    <message>
+        <source>This trace&apos;s input tokens differ. Choose the input &lt;i&gt;n identical tokens&lt;/i&gt; (or &lt;i&gt;all zeros&lt;/i&gt;) to watch the probe on it.</source>
+        <translation>当前计算的输入词元各不相同。选择输入&lt;i&gt;n 个相同词元&lt;/i&gt;（或&lt;i&gt;全零&lt;/i&gt;）即可在其上观察探针。</translation>
+    </message>
+    <message>
+        <source>output rows</source>
+        <translation>输出行</translation>
+    </message>
+    <message>
+        <source>position i</source>
+        <translation>位置 i</translation>
+    </message>
+    <message>
+        <source>max_c |o_i − o_first|</source>
+        <translation>max_c |o_i − o_first|</translation>
+    </message>
+    <message>
+        <source>max_c |o_i,c − o_%1,c|</source>
+        <translation>max_c |o_i,c − o_%1,c|</translation>
+    </message>
+    <message>
+        <source>This trace (one layer, %1): its %2 input rows are identical; its output rows differ by at most &lt;b&gt;%3&lt;/b&gt;.</source>
+        <translation>当前计算（一层，%1）：%2 个输入行完全相同；输出行之间最多相差 &lt;b&gt;%3&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>output rows against the first</source>
+        <translation>各输出行与第一行之差</translation>
+    </message>
+    <message>
+        <source>input token i</source>
+        <translation>输入词元 i</translation>
+    </message>
+</context>
+<context>
+    <name>pe::StageStrip</name>
+    <message>
+        <source>&lt;br&gt;&lt;b&gt;Position enters here.&lt;/b&gt;</source>
+        <translation>&lt;br&gt;&lt;b&gt;位置信息在此进入。&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;Not used by this scheme: the input passes through.</source>
+        <translation>&lt;br&gt;此方案不使用这一步：输入原样通过。</translation>
+    </message>
+</context>
+<context>
+    <name>pe::StepperPanel</name>
+    <message>
+        <source>◀ Previous</source>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <source>Previous stage (Left arrow)</source>
+        <translation>上一阶段（左方向键）</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <source>Next stage (Right arrow)</source>
+        <translation>下一阶段（右方向键）</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Step through every stage, one every %1 s (Space)</source>
+        <translation>依次播放所有阶段，每 %1 秒一个（空格键）</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Head whose Q, K, V, logits and weights the stages show</source>
+        <translation>各阶段显示其 Q、K、V、logits 和权重的头</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>Query in focus: its attention in every head and its logit terms (or click a token, or right-click a row of a map)</source>
+        <translation>关注的查询：它在每个头中的注意力及其 logit 分项（也可点击词元，或右键点击热力图的一行）</translation>
+    </message>
+    <message>
+        <source>Export stage…</source>
+        <translation>导出阶段…</translation>
+    </message>
+    <message>
+        <source>Write this stage&apos;s matrices as .npy and its figure as PNG into a folder (File ▸ Export acts on the first map)</source>
+        <translation>将本阶段的矩阵（.npy）和图像（PNG）写入文件夹（文件 ▸ 导出作用于第一张热力图）</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>The stepper shows sequences of up to %1 positions (this one has %2): lower n to step through it.</source>
+        <translation>逐步演示最多显示 %1 个位置的序列（当前为 %2 个）：请减小 n 后再逐步查看。</translation>
+    </message>
+    <message>
+        <source> (pad)</source>
+        <translation>（填充）</translation>
+    </message>
+    <message>
+        <source>Stage %1 of %2 · %3</source>
+        <translation>阶段 %1/%2 · %3</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Not used by %1: %2&lt;/i&gt;</source>
+        <translation>&lt;i&gt;%1 不使用此步：%2&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>shapes: %1</source>
+        <translation>形状：%1</translation>
+    </message>
+    <message>
+        <source>— nothing here for %1: the input passes through unchanged —</source>
+        <translation>— %1 在此无操作：输入原样通过 —</translation>
+    </message>
+    <message>
+        <source> (grey: −∞)</source>
+        <translation>（灰色：−∞）</translation>
+    </message>
+    <message>
+        <source>head %1 · %2</source>
+        <translation>头 %1 · %2</translation>
+    </message>
+    <message>
+        <source>query position i</source>
+        <translation>查询位置 i</translation>
+    </message>
+    <message>
+        <source>position i</source>
+        <translation>位置 i</translation>
+    </message>
+    <message>
+        <source>feature (in)</source>
+        <translation>特征（输入）</translation>
+    </message>
+    <message>
+        <source>key position j</source>
+        <translation>键位置 j</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>feature (out)</source>
+        <translation>特征（输出）</translation>
+    </message>
+    <message>
+        <source>feature c</source>
+        <translation>特征 c</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>query %1 “%2”: attention in every head</source>
+        <translation>查询 %1“%2”：各个头中的注意力</translation>
+    </message>
+    <message>
+        <source>a_ij</source>
+        <translation>a_ij</translation>
+    </message>
+    <message>
+        <source>content</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <source>logit S (sum)</source>
+        <translation>logit S（总和）</translation>
+    </message>
+    <message>
+        <source>query %1, head %2: logit terms</source>
+        <translation>查询 %1，头 %2：logit 分项</translation>
+    </message>
+    <message>
+        <source> (%1 masked)</source>
+        <translation>（%1 个被掩码）</translation>
+    </message>
+    <message>
+        <source>term</source>
+        <translation>项</translation>
+    </message>
+    <message>
+        <source>Export stage into folder</source>
+        <translation>将阶段导出到文件夹</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+</context>
+<context>
+    <name>pe::TokenBar</name>
+    <message>
+        <source>position %1: padding (masked as a key)</source>
+        <translation>位置 %1：填充（作为键被掩码）</translation>
+    </message>
+    <message>
+        <source>position %1: click to focus this query</source>
+        <translation>位置 %1：点击以关注此查询</translation>
+    </message>
+</context>
+<context>
+    <name>pe::TourDialog</name>
+    <message>
+        <source>Encoding</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <source>The position matrix P the scheme adds to the tokens, its similarity P·Pᵀ, and chosen columns against position. Schemes without a P show their own tables here.</source>
+        <translation>方案加到词元上的位置矩阵 P、它的相似度 P·Pᵀ，以及所选各列随位置的变化。没有 P 的方案在这里显示它们自己的表。</translation>
+    </message>
+    <message>
+        <source>Relative</source>
+        <translation>相对位置</translation>
+    </message>
+    <message>
+        <source>The relative index or bucket matrix and the per-head bias: where the scheme reads j − i.</source>
+        <translation>相对索引或分桶矩阵，以及每个头的偏置：方案在哪里读取 j − i。</translation>
+    </message>
+    <message>
+        <source>Logit terms</source>
+        <translation>Logit 分项</translation>
+    </message>
+    <message>
+        <source>The logits split into their content and position terms.</source>
+        <translation>拆分为内容项和位置项的 logits。</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>The attention weights of every head; the line above the maps names the weights in use. Pick a head and a query row at the top right.</source>
+        <translation>每个头的注意力权重；热力图上方的一行注明所用的权重。在右上角选择头和查询行。</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Two schemes (or a gallery) on the same input, and their difference.</source>
+        <translation>两种方案（或一组方案）在同一输入上的结果，以及它们的差。</translation>
+    </message>
+    <message>
+        <source>Stepper</source>
+        <translation>逐步演示</translation>
+    </message>
+    <message>
+        <source>One layer stage by stage, from tokens to output, with the probe that asks whether identical tokens can be told apart.</source>
+        <translation>逐阶段展示一层，从词元到输出，并附带一个探针：相同的词元能否被区分开。</translation>
+    </message>
+    <message>
+        <source>Lab</source>
+        <translation>实验室</translation>
+    </message>
+    <message>
+        <source>Train a small model with a scheme on a toy task and test it on longer sequences than it saw; open the trained model in every view.</source>
+        <translation>用某种方案在玩具任务上训练一个小模型，并在比训练时更长的序列上测试；还可在各视图中打开训练好的模型。</translation>
+    </message>
+    <message>
+        <source>Tour of the tabs</source>
+        <translation>标签页导览</translation>
+    </message>
+    <message>
+        <source>Don&apos;t show this tour at start again</source>
+        <translation>启动时不再显示此导览</translation>
+    </message>
+    <message>
+        <source>&amp;Back</source>
+        <translation>上一页(&amp;B)</translation>
+    </message>
+    <message>
+        <source>&amp;Next</source>
+        <translation>下一页(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 页，共 %2 页</translation>
+    </message>
+    <message>
+        <source>&amp;Done</source>
+        <translation>完成(&amp;D)</translation>
+    </message>
+</context>
+<context>
+    <name>pe::TraceViews</name>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Head shown by the per-head views (bias, logit terms, enlarged attention)</source>
+        <translation>按头显示的视图（偏置、logit 分项、放大的注意力）所显示的头</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>Query row i whose attention weights are plotted; right-click a row of the enlarged map to pick it</source>
+        <translation>绘制其注意力权重的查询行 i；也可在放大的热力图上右键点击一行来选择</translation>
+    </message>
+    <message>
+        <source>columns of P:</source>
+        <translation>P 的列：</translation>
+    </message>
+    <message>
+        <source>Feature columns of P to plot against position, separated by spaces (d2l&apos;s figure uses 6 7 8 9: the sin/cos pairs m = 3, 4 of the interleaved layout, frequencies ω_m = base^(−2m/d))</source>
+        <translation>要随位置绘制的 P 的特征列，以空格分隔（d2l 的图用 6 7 8 9：交错排布中 m = 3、4 的 sin/cos 对，频率 ω_m = base^(−2m/d)）</translation>
+    </message>
+    <message>
+        <source>&amp;Encoding</source>
+        <translation>位置编码(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Relative</source>
+        <translation>相对位置(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Logit terms</source>
+        <translation>Logit 分项(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Attention</source>
+        <translation>注意力(&amp;A)</translation>
+    </message>
+    <message>
+        <source>%1 adds no absolute encoding P to the input: see the Relative and Logit terms tabs.</source>
+        <translation>%1 不向输入添加绝对位置编码 P：请看“相对位置”和“Logit 分项”标签页。</translation>
+    </message>
+    <message>
+        <source>This engine&apos;s pooled mode (n = %1) returns the attention only; the CPU engine also keeps E, P and X.</source>
+        <translation>此引擎的池化模式（n = %1）只返回注意力；CPU 引擎还会保留 E、P 和 X。</translation>
+    </message>
+    <message>
+        <source>no position matrix P</source>
+        <translation>无位置矩阵 P</translation>
+    </message>
+    <message>
+        <source>columns of X:</source>
+        <translation>X 的列：</translation>
+    </message>
+    <message>
+        <source>X</source>
+        <translation>X</translation>
+    </message>
+    <message>
+        <source>P</source>
+        <translation>P</translation>
+    </message>
+    <message>
+        <source>input X = E (no position added)</source>
+        <translation>输入 X = E（未加位置信息）</translation>
+    </message>
+    <message>
+        <source>position matrix P</source>
+        <translation>位置矩阵 P</translation>
+    </message>
+    <message>
+        <source>%1[p, c]</source>
+        <translation>%1[p, c]</translation>
+    </message>
+    <message>
+        <source>feature c</source>
+        <translation>特征 c</translation>
+    </message>
+    <message>
+        <source>position p</source>
+        <translation>位置 p</translation>
+    </message>
+    <message>
+        <source>similarity X·Xᵀ (the tokens alone)</source>
+        <translation>相似度 X·Xᵀ（仅词元）</translation>
+    </message>
+    <message>
+        <source>x_i · x_j</source>
+        <translation>x_i · x_j</translation>
+    </message>
+    <message>
+        <source>position similarity P·Pᵀ</source>
+        <translation>位置相似度 P·Pᵀ</translation>
+    </message>
+    <message>
+        <source>p_i · p_j</source>
+        <translation>p_i · p_j</translation>
+    </message>
+    <message>
+        <source>position j</source>
+        <translation>位置 j</translation>
+    </message>
+    <message>
+        <source>position i</source>
+        <translation>位置 i</translation>
+    </message>
+    <message>
+        <source>col %1</source>
+        <translation>第 %1 列</translation>
+    </message>
+    <message>
+        <source>columns of %1 against position</source>
+        <translation>%1 的各列随位置的变化</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>position / %1</source>
+        <translation>位置 / %1</translation>
+    </message>
+    <message>
+        <source>zoom the attention or logits maps for full-resolution tiles</source>
+        <translation>放大注意力或 logits 热力图即可查看全分辨率的分块</translation>
+    </message>
+    <message>
+        <source>relative index / bucket</source>
+        <translation>相对索引 / 桶</translation>
+    </message>
+    <message>
+        <source>index</source>
+        <translation>索引</translation>
+    </message>
+    <message>
+        <source>URPE table C[j − i], head 0</source>
+        <translation>URPE 表 C[j − i]，头 0</translation>
+    </message>
+    <message>
+        <source>C</source>
+        <translation>C</translation>
+    </message>
+    <message>
+        <source>%1 has no relative index</source>
+        <translation>%1 没有相对索引</translation>
+    </message>
+    <message>
+        <source>no relative index</source>
+        <translation>无相对索引</translation>
+    </message>
+    <message>
+        <source>bias, head %1</source>
+        <translation>偏置，头 %1</translation>
+    </message>
+    <message>
+        <source>b_ij</source>
+        <translation>b_ij</translation>
+    </message>
+    <message>
+        <source>%1 has no additive bias</source>
+        <translation>%1 没有加性偏置</translation>
+    </message>
+    <message>
+        <source>no additive bias</source>
+        <translation>无加性偏置</translation>
+    </message>
+    <message>
+        <source>%1 has %2.</source>
+        <translation>%1：%2。</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>%1, head %2</source>
+        <translation>%1，头 %2</translation>
+    </message>
+    <message>
+        <source>no attention weights</source>
+        <translation>无注意力权重</translation>
+    </message>
+    <message>
+        <source>Head %1: click to enlarge</source>
+        <translation>头 %1：点击放大</translation>
+    </message>
+    <message>
+        <source>▶ head %1</source>
+        <translation>▶ 头 %1</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>attention weights, head %1</source>
+        <translation>注意力权重，头 %1</translation>
+    </message>
+    <message>
+        <source>a_ij</source>
+        <translation>a_ij</translation>
+    </message>
+    <message>
+        <source>weights of query %1%2, head %3</source>
+        <translation>查询 %1%2 的权重，头 %3</translation>
+    </message>
+    <message>
+        <source>key position j</source>
+        <translation>键位置 j</translation>
+    </message>
+    <message>
+        <source>key position j / %1</source>
+        <translation>键位置 j / %1</translation>
+    </message>
+</context>
+</TS>
