@@ -41,6 +41,8 @@ run sinusoidal 4 compare-sinusoidal-rope.png
 # the whole window on a small and a large screen (README: "fits a 1280 × 720 screen")
 xvfb-run -a -s '-screen 0 1920x1080x24' "$exe" --tab 3 --size 1280x720 \
   --screenshot "$out/window-1280x720.png" && echo "wrote $out/window-1280x720.png"
+xvfb-run -a -s '-screen 0 1920x1080x24' "$exe" --tab 3 --size 1280x720 --language zh_CN \
+  --screenshot "$out/window-1280x720-zh_CN.png" && echo "wrote $out/window-1280x720-zh_CN.png"
 xvfb-run -a -s '-screen 0 1920x1080x24' "$exe" --tab 0 --size 1920x1080 \
   --screenshot "$out/window-1920x1080.png" && echo "wrote $out/window-1920x1080.png"
 # a short sentence with [CLS]/[SEP] and a causal mask: token labels on the axes

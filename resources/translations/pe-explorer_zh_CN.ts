@@ -203,6 +203,14 @@
         <source>Cell under the mouse: query i, key j, their tokens and the value</source>
         <translation>鼠标所指的单元格：查询 i、键 j、对应的词元及数值</translation>
     </message>
+    <message>
+        <source>key position j</source>
+        <translation>键位置 j</translation>
+    </message>
+    <message>
+        <source>query position i</source>
+        <translation>查询位置 i</translation>
+    </message>
 </context>
 <context>
     <name>pe::LabPanel</name>
@@ -1060,7 +1068,7 @@
     </message>
     <message>
         <source>%1 options</source>
-        <translation>%1 选项</translation>
+        <translation>选项：%1</translation>
     </message>
     <message>
         <source>Span &amp;k</source>
@@ -1136,6 +1144,125 @@
     <message>
         <source>input token i</source>
         <translation>输入词元 i</translation>
+    </message>
+</context>
+<context>
+    <name>pe::SchemeHelp</name>
+    <message>
+        <source>&lt;i&gt;Dive into Deep Learning&lt;/i&gt;, “Self-Attention and Positional Encoding” (and its exercises)</source>
+        <translation>《动手学深度学习》“自注意力和位置编码”一节（及其练习）</translation>
+    </message>
+    <message>
+        <source>“基于相对位置编码的自注意力机制” (self-attention with relative position representations, explained; 拉格朗月, 2021)</source>
+        <translation>“基于相对位置编码的自注意力机制”（拉格朗月，2021）</translation>
+    </message>
+    <message>
+        <source>“相对位置编码Transformer的一个理论缺陷与对策” (a theoretical weakness of relative-position Transformers, and a remedy; Su Jianlin, 2022)</source>
+        <translation>“相对位置编码Transformer的一个理论缺陷与对策”（苏剑林，2022）</translation>
+    </message>
+    <message>
+        <source>No position information</source>
+        <translation>无位置信息</translation>
+    </message>
+    <message>
+        <source>the baseline of every paper below</source>
+        <translation>以下所有论文的基线</translation>
+    </message>
+    <message>
+        <source>Attention with identical tokens: every row is uniform, the layer cannot tell positions apart (only a causal mask can).</source>
+        <translation>“注意力”标签页，输入相同词元：每一行都是均匀分布，该层无法区分位置（只有因果掩码可以）。</translation>
+    </message>
+    <message>
+        <source>Sinusoidal encoding</source>
+        <translation>正弦位置编码</translation>
+    </message>
+    <message>
+        <source>Encoding tab: columns of P oscillate more slowly to the right, like the bits of a binary counter; P·Pᵀ depends only on i − j.</source>
+        <translation>“位置编码”标签页：P 的列越往右振荡越慢，就像二进制计数器的各位；P·Pᵀ 只取决于 i − j。</translation>
+    </message>
+    <message>
+        <source>Learned absolute positions</source>
+        <translation>可学习的绝对位置编码</translation>
+    </message>
+    <message>
+        <source>Seeded, the table is noise; train one in the Lab tab and open it to see structure. It has no rows past P&lt;sub&gt;max&lt;/sub&gt;.</source>
+        <translation>按种子生成时，这张表只是噪声；在“实验室”标签页中训练一个并打开，才能看到结构。它没有超出 P&lt;sub&gt;max&lt;/sub&gt; 的行。</translation>
+    </message>
+    <message>
+        <source>Relative position representations (Shaw)</source>
+        <translation>相对位置表示（Shaw）</translation>
+    </message>
+    <message>
+        <source>Relative tab: the clipped index is constant beyond ±k; the stepper shows the value term, which tells identical tokens apart.</source>
+        <translation>“相对位置”标签页：截断后的索引在 ±k 之外保持不变；逐步演示显示值项，正是它让相同的词元得以区分。</translation>
+    </message>
+    <message>
+        <source>Transformer-XL relative attention</source>
+        <translation>Transformer-XL 相对位置注意力</translation>
+    </message>
+    <message>
+        <source>Logit terms tab: (a)+(c) content, (b)+(d) position; the position term is constant along each diagonal.</source>
+        <translation>“Logit 分项”标签页：(a)+(c) 为内容项，(b)+(d) 为位置项；位置项沿每条对角线保持不变。</translation>
+    </message>
+    <message>
+        <source>T5 relative attention bias</source>
+        <translation>T5 相对位置注意力偏置</translation>
+    </message>
+    <message>
+        <source>Relative tab: exact buckets near the diagonal, logarithmic ones further out; one learned scalar per bucket and head.</source>
+        <translation>“相对位置”标签页：对角线附近为精确桶，更远处为对数桶；每个桶和每个头各有一个可学习的标量。</translation>
+    </message>
+    <message>
+        <source>DeBERTa disentangled attention</source>
+        <translation>DeBERTa 解耦注意力</translation>
+    </message>
+    <message>
+        <source>Logit terms tab: c2c, c2p and p2c side by side; DeBERTa-v3 (a preset) uses log buckets.</source>
+        <translation>“Logit 分项”标签页：c2c、c2p 和 p2c 并排显示；DeBERTa-v3（一个预设）使用对数分桶。</translation>
+    </message>
+    <message>
+        <source>Rotary position embedding (RoPE)</source>
+        <translation>旋转位置编码（RoPE）</translation>
+    </message>
+    <message>
+        <source>Attention with identical tokens: a Toeplitz pattern; Insights → distance shows the long-term decay. Stretch a model with pi / ntk.</source>
+        <translation>“注意力”标签页，输入相同词元：呈 Toeplitz 模式；Insights → distance 显示远程衰减。可用 pi / ntk 拉伸模型的上下文。</translation>
+    </message>
+    <message>
+        <source>ALiBi: attention with linear biases</source>
+        <translation>ALiBi：带线性偏置的注意力</translation>
+    </message>
+    <message>
+        <source>Relative tab: one slope per head, geometric in h; with identity projections and identical tokens the maps are the bias alone.</source>
+        <translation>“相对位置”标签页：每个头一个斜率，随 h 呈几何级数；使用恒等投影和相同词元时，热力图就是偏置本身。</translation>
+    </message>
+    <message>
+        <source>URPE: universal relative position encoding</source>
+        <translation>URPE：通用相对位置编码</translation>
+    </message>
+    <message>
+        <source>Stepper, probe stage: with identical tokens plain relative attention gives every position the same output; URPE does not.</source>
+        <translation>逐步演示的探针阶段：输入相同词元时，普通的相对位置注意力让每个位置得到相同的输出；URPE 则不会。</translation>
+    </message>
+    <message>
+        <source>mlp: a learnable encoding of Fourier features</source>
+        <translation>mlp：基于傅里叶特征的可学习位置编码</translation>
+    </message>
+    <message>
+        <source>the d2l chapter&apos;s exercise 2: a learnable positional encoding</source>
+        <translation>d2l 该章的练习 2：可学习的位置编码</translation>
+    </message>
+    <message>
+        <source>Encoding tab: smooth in i and defined at every position, unlike a learned table; compare them in the Lab past the training length.</source>
+        <translation>“位置编码”标签页：随 i 平滑变化，并且在每个位置都有定义，这一点与可学习表不同；可在“实验室”中比较两者在超出训练长度时的表现。</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;%1&lt;/h3&gt;&lt;p&gt;&lt;b&gt;Formula:&lt;/b&gt; %2&lt;/p&gt;&lt;p&gt;&lt;b&gt;Paper:&lt;/b&gt; %3&lt;/p&gt;&lt;p&gt;&lt;b&gt;What to look at:&lt;/b&gt; %4&lt;/p&gt;&lt;p&gt;&lt;b&gt;Explained in:&lt;/b&gt; %5&lt;/p&gt;&lt;p&gt;Every convention: docs/encodings.md (installed under /usr/share/doc/pe-explorer).&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;%1&lt;/h3&gt;&lt;p&gt;&lt;b&gt;公式：&lt;/b&gt;%2&lt;/p&gt;&lt;p&gt;&lt;b&gt;论文：&lt;/b&gt;%3&lt;/p&gt;&lt;p&gt;&lt;b&gt;看什么：&lt;/b&gt;%4&lt;/p&gt;&lt;p&gt;&lt;b&gt;讲解：&lt;/b&gt;%5&lt;/p&gt;&lt;p&gt;所有约定见 docs/encodings.md（安装在 /usr/share/doc/pe-explorer 下）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;pe-explorer %1&lt;/h3&gt;&lt;p&gt;Explore positional encodings and self-attention.&lt;/p&gt;&lt;p&gt;Licence: MIT (see LICENSE).&lt;/p&gt;&lt;p&gt;Built with %2.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;pe-explorer %1&lt;/h3&gt;&lt;p&gt;探索位置编码与自注意力。&lt;/p&gt;&lt;p&gt;许可证：MIT（见 LICENSE）。&lt;/p&gt;&lt;p&gt;构建所用的库：%2。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -1619,6 +1746,25 @@
     <message>
         <source>key position j / %1</source>
         <translation>键位置 j / %1</translation>
+    </message>
+</context>
+<context>
+    <name>pe::Weights</name>
+    <message>
+        <source>weights: identity projections</source>
+        <translation>权重：恒等投影</translation>
+    </message>
+    <message>
+        <source>weights: trained</source>
+        <translation>权重：已训练</translation>
+    </message>
+    <message>
+        <source>weights: random, seed %1</source>
+        <translation>权重：随机，种子 %1</translation>
+    </message>
+    <message>
+        <source>weights: trained: %1</source>
+        <translation>权重：已训练：%1</translation>
     </message>
 </context>
 </TS>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QCoreApplication>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -26,8 +27,8 @@ enum class ColorMapKind { Auto, Viridis, Magma, Greys, RdBu, PuOr };
 struct HeatmapInfo {
     QString title;
     QString subtitle; ///< parameters line, shown under the title
-    QString xTitle = QStringLiteral("key position j");
-    QString yTitle = QStringLiteral("query position i");
+    QString xTitle = QCoreApplication::translate("pe::HeatmapView", "key position j");
+    QString yTitle = QCoreApplication::translate("pe::HeatmapView", "query position i");
     QString valueTitle;
     QStringList rowLabels;
     QStringList colLabels;

@@ -3,6 +3,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -14,116 +15,146 @@ namespace pe {
 
 namespace {
 const QString kD2l = QStringLiteral(
-    "<i>Dive into Deep Learning</i>, “Self-Attention and Positional Encoding” (and its exercises)");
-const QString kShawArticle =
-    QStringLiteral("“基于相对位置编码的自注意力机制” (self-attention with relative position "
-                   "representations, explained; 拉格朗月, 2021)");
+    QT_TRANSLATE_NOOP("pe::SchemeHelp", "<i>Dive into Deep Learning</i>, “Self-Attention and "
+                                        "Positional Encoding” (and its exercises)"));
+const QString kShawArticle = QStringLiteral(QT_TRANSLATE_NOOP(
+    "pe::SchemeHelp", "“基于相对位置编码的自注意力机制” (self-attention with relative position "
+                      "representations, explained; 拉格朗月, 2021)"));
 const QString kSurvey = QStringLiteral(
     "“Exploring Classic Position Embeddings in Attention-based Models” (Allen Liang)");
-const QString kUrpeArticle = QStringLiteral(
+const QString kUrpeArticle = QStringLiteral(QT_TRANSLATE_NOOP(
+    "pe::SchemeHelp",
     "“相对位置编码Transformer的一个理论缺陷与对策” (a theoretical weakness of relative-position "
-    "Transformers, and a remedy; Su Jianlin, 2022)");
+    "Transformers, and a remedy; Su Jianlin, 2022)"));
 } // namespace
 
 SchemeHelp schemeHelp(Scheme s) {
     switch (s) {
     case Scheme::None:
-        return {QStringLiteral("No position information"),
+        return {QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp", "No position information")),
                 QStringLiteral("S<sub>ij</sub> = q<sub>i</sub>·k<sub>j</sub> / √d<sub>h</sub>"),
-                QStringLiteral("the baseline of every paper below"),
-                QStringLiteral("Attention with identical tokens: every row is uniform, the layer "
-                               "cannot tell positions apart (only a causal mask can)."),
+                QStringLiteral(
+                    QT_TRANSLATE_NOOP("pe::SchemeHelp", "the baseline of every paper below")),
+                QStringLiteral(QT_TRANSLATE_NOOP(
+                    "pe::SchemeHelp",
+                    "Attention with identical tokens: every row is uniform, the layer "
+                    "cannot tell positions apart (only a causal mask can).")),
                 kD2l};
     case Scheme::Sinusoidal:
-        return {
-            QStringLiteral("Sinusoidal encoding"),
-            QStringLiteral("X = E + P, P<sub>p,2m</sub> = sin(p·ω<sub>m</sub>), "
-                           "P<sub>p,2m+1</sub> = cos(p·ω<sub>m</sub>), ω<sub>m</sub> = "
-                           "base<sup>−2m/d</sup>"),
-            QStringLiteral("Vaswani et al., <i>Attention Is All You Need</i>, 2017"),
-            QStringLiteral("Encoding tab: columns of P oscillate more slowly to the right, like "
-                           "the bits of a binary counter; P·Pᵀ depends only on i − j."),
-            kD2l};
+        return {QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp", "Sinusoidal encoding")),
+                QStringLiteral("X = E + P, P<sub>p,2m</sub> = sin(p·ω<sub>m</sub>), "
+                               "P<sub>p,2m+1</sub> = cos(p·ω<sub>m</sub>), ω<sub>m</sub> = "
+                               "base<sup>−2m/d</sup>"),
+                QStringLiteral("Vaswani et al., <i>Attention Is All You Need</i>, 2017"),
+                QStringLiteral(QT_TRANSLATE_NOOP(
+                    "pe::SchemeHelp",
+                    "Encoding tab: columns of P oscillate more slowly to the right, like "
+                    "the bits of a binary counter; P·Pᵀ depends only on i − j.")),
+                kD2l};
     case Scheme::Learned:
-        return {QStringLiteral("Learned absolute positions"),
+        return {QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp", "Learned absolute positions")),
                 QStringLiteral("X = E + P[0:n], P a trained table of P<sub>max</sub> rows"),
                 QStringLiteral("GPT-2 (Radford et al., 2019); BERT (Devlin et al., 2019)"),
-                QStringLiteral("Seeded, the table is noise; train one in the Lab tab and open it "
-                               "to see structure. It has no rows past P<sub>max</sub>."),
+                QStringLiteral(QT_TRANSLATE_NOOP(
+                    "pe::SchemeHelp",
+                    "Seeded, the table is noise; train one in the Lab tab and open it "
+                    "to see structure. It has no rows past P<sub>max</sub>.")),
                 kSurvey};
     case Scheme::Shaw:
-        return {QStringLiteral("Relative position representations (Shaw)"),
+        return {QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp",
+                                                 "Relative position representations (Shaw)")),
                 QStringLiteral("S<sub>ij</sub> = (q<sub>i</sub>·k<sub>j</sub> + "
                                "q<sub>i</sub>·a<sup>K</sup><sub>r(i,j)</sub>) / √d<sub>h</sub>, "
                                "o<sub>i</sub> = Σ<sub>j</sub> A<sub>ij</sub>(v<sub>j</sub> + "
                                "a<sup>V</sup><sub>r(i,j)</sub>), r = clip(j − i, −k, k) + k"),
                 QStringLiteral("Shaw, Uszkoreit, Vaswani, <i>Self-Attention with Relative "
                                "Position Representations</i>, NAACL 2018"),
-                QStringLiteral("Relative tab: the clipped index is constant beyond ±k; the "
-                               "stepper shows the value term, which tells identical tokens apart."),
+                QStringLiteral(QT_TRANSLATE_NOOP(
+                    "pe::SchemeHelp",
+                    "Relative tab: the clipped index is constant beyond ±k; the "
+                    "stepper shows the value term, which tells identical tokens apart.")),
                 kShawArticle};
     case Scheme::TransformerXL:
         return {
-            QStringLiteral("Transformer-XL relative attention"),
+            QStringLiteral(
+                QT_TRANSLATE_NOOP("pe::SchemeHelp", "Transformer-XL relative attention")),
             QStringLiteral("S<sub>ij</sub> = (q<sub>i</sub>·k<sub>j</sub> + u·k<sub>j</sub> + "
                            "(q<sub>i</sub> + v)·R<sub>i−j</sub>W<sub>r</sub>) / √d<sub>h</sub>"),
             QStringLiteral("Dai et al., <i>Transformer-XL</i>, ACL 2019"),
-            QStringLiteral("Logit terms tab: (a)+(c) content, (b)+(d) position; the position "
-                           "term is constant along each diagonal."),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "pe::SchemeHelp",
+                "Logit terms tab: (a)+(c) content, (b)+(d) position; the position "
+                "term is constant along each diagonal.")),
             kSurvey};
     case Scheme::T5:
-        return {QStringLiteral("T5 relative attention bias"),
-                QStringLiteral("S<sub>ij</sub> = q<sub>i</sub>·k<sub>j</sub> + "
-                               "b<sub>h</sub>[bucket(j − i)] (no 1/√d<sub>h</sub>)"),
-                QStringLiteral("Raffel et al., <i>Exploring the Limits of Transfer Learning</i> "
-                               "(T5), JMLR 2020"),
-                QStringLiteral("Relative tab: exact buckets near the diagonal, logarithmic ones "
-                               "further out; one learned scalar per bucket and head."),
-                kSurvey};
+        return {
+            QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp", "T5 relative attention bias")),
+            QStringLiteral("S<sub>ij</sub> = q<sub>i</sub>·k<sub>j</sub> + "
+                           "b<sub>h</sub>[bucket(j − i)] (no 1/√d<sub>h</sub>)"),
+            QStringLiteral("Raffel et al., <i>Exploring the Limits of Transfer Learning</i> "
+                           "(T5), JMLR 2020"),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "pe::SchemeHelp", "Relative tab: exact buckets near the diagonal, logarithmic ones "
+                                  "further out; one learned scalar per bucket and head.")),
+            kSurvey};
     case Scheme::DeBERTa:
-        return {QStringLiteral("DeBERTa disentangled attention"),
-                QStringLiteral("S<sub>ij</sub> = (q<sub>i</sub>·k<sub>j</sub> + "
-                               "q<sub>i</sub>·K<sup>r</sup><sub>δ(i,j)</sub> + "
-                               "k<sub>j</sub>·Q<sup>r</sup><sub>δ(i,j)</sub>) / "
-                               "√(d<sub>h</sub>(1 + t))"),
-                QStringLiteral("He et al., <i>DeBERTa</i>, ICLR 2021"),
-                QStringLiteral("Logit terms tab: c2c, c2p and p2c side by side; DeBERTa-v3 (a "
-                               "preset) uses log buckets."),
-                kSurvey};
+        return {
+            QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp", "DeBERTa disentangled attention")),
+            QStringLiteral("S<sub>ij</sub> = (q<sub>i</sub>·k<sub>j</sub> + "
+                           "q<sub>i</sub>·K<sup>r</sup><sub>δ(i,j)</sub> + "
+                           "k<sub>j</sub>·Q<sup>r</sup><sub>δ(i,j)</sub>) / "
+                           "√(d<sub>h</sub>(1 + t))"),
+            QStringLiteral("He et al., <i>DeBERTa</i>, ICLR 2021"),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "pe::SchemeHelp", "Logit terms tab: c2c, c2p and p2c side by side; DeBERTa-v3 (a "
+                                  "preset) uses log buckets.")),
+            kSurvey};
     case Scheme::RoPE:
         return {
-            QStringLiteral("Rotary position embedding (RoPE)"),
+            QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp", "Rotary position embedding (RoPE)")),
             QStringLiteral("q<sub>m</sub>, k<sub>n</sub> rotated by angles m·θ<sub>j</sub>, "
                            "n·θ<sub>j</sub>: q<sub>m</sub>·k<sub>n</sub> depends on m − n only"),
             QStringLiteral("Su et al., <i>RoFormer</i>, 2021"),
-            QStringLiteral("Attention with identical tokens: a Toeplitz pattern; Insights → "
-                           "distance shows the long-term decay. Stretch a model with pi / ntk."),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "pe::SchemeHelp",
+                "Attention with identical tokens: a Toeplitz pattern; Insights → "
+                "distance shows the long-term decay. Stretch a model with pi / ntk.")),
             kSurvey};
     case Scheme::ALiBi:
-        return {QStringLiteral("ALiBi: attention with linear biases"),
-                QStringLiteral("S<sub>ij</sub> = q<sub>i</sub>·k<sub>j</sub> / √d<sub>h</sub> − "
-                               "m<sub>h</sub>·|i − j| (causal: m<sub>h</sub>·(i − j))"),
-                QStringLiteral("Press, Smith, Lewis, <i>Train Short, Test Long</i>, ICLR 2022"),
-                QStringLiteral("Relative tab: one slope per head, geometric in h; with identity "
-                               "projections and identical tokens the maps are the bias alone."),
-                kSurvey};
+        return {
+            QStringLiteral(
+                QT_TRANSLATE_NOOP("pe::SchemeHelp", "ALiBi: attention with linear biases")),
+            QStringLiteral("S<sub>ij</sub> = q<sub>i</sub>·k<sub>j</sub> / √d<sub>h</sub> − "
+                           "m<sub>h</sub>·|i − j| (causal: m<sub>h</sub>·(i − j))"),
+            QStringLiteral("Press, Smith, Lewis, <i>Train Short, Test Long</i>, ICLR 2022"),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "pe::SchemeHelp", "Relative tab: one slope per head, geometric in h; with identity "
+                                  "projections and identical tokens the maps are the bias alone.")),
+            kSurvey};
     case Scheme::URPE:
-        return {QStringLiteral("URPE: universal relative position encoding"),
+        return {QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp",
+                                                 "URPE: universal relative position encoding")),
                 QStringLiteral("O = (softmax(S) ⊙ C)·V, C<sub>h</sub>[i, j] = "
                                "c<sub>h</sub>[j − i + n − 1]"),
                 QStringLiteral("Luo et al., <i>Your Transformer May Not be as Powerful as You "
                                "Expect</i>, NeurIPS 2022"),
-                QStringLiteral("Stepper, probe stage: with identical tokens plain relative "
-                               "attention gives every position the same output; URPE does not."),
+                QStringLiteral(QT_TRANSLATE_NOOP(
+                    "pe::SchemeHelp",
+                    "Stepper, probe stage: with identical tokens plain relative "
+                    "attention gives every position the same output; URPE does not.")),
                 kUrpeArticle};
     case Scheme::Mlp:
         return {
-            QStringLiteral("mlp: a learnable encoding of Fourier features"),
+            QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp",
+                                             "mlp: a learnable encoding of Fourier features")),
             QStringLiteral("X = E + P, P<sub>i</sub> = W<sub>2</sub>·GELU(W<sub>1</sub>·φ(i) + "
                            "b<sub>1</sub>) + b<sub>2</sub>, φ(i) = sin/cos(i·base<sup>−k/F</sup>)"),
-            QStringLiteral("the d2l chapter's exercise 2: a learnable positional encoding"),
-            QStringLiteral("Encoding tab: smooth in i and defined at every position, unlike a "
-                           "learned table; compare them in the Lab past the training length."),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "pe::SchemeHelp", "the d2l chapter's exercise 2: a learnable positional encoding")),
+            QStringLiteral(QT_TRANSLATE_NOOP(
+                "pe::SchemeHelp",
+                "Encoding tab: smooth in i and defined at every position, unlike a "
+                "learned table; compare them in the Lab past the training length.")),
             kD2l};
     }
     return {};
@@ -131,11 +162,17 @@ SchemeHelp schemeHelp(Scheme s) {
 
 QString schemeHelpHtml(Scheme s) {
     const SchemeHelp h = schemeHelp(s);
-    return QStringLiteral("<h3>%1</h3><p><b>Formula:</b> %2</p><p><b>Paper:</b> %3</p>"
-                          "<p><b>What to look at:</b> %4</p><p><b>Explained in:</b> %5</p>"
-                          "<p>Every convention: docs/encodings.md (installed under "
-                          "/usr/share/doc/pe-explorer).</p>")
-        .arg(h.name, h.formula, h.paper, h.lookAt, h.article);
+    // The texts marked QT_TRANSLATE_NOOP above, in the interface language (formulas and most
+    // paper references are the same in every language and are not marked).
+    const auto tr = [](const QString& text) {
+        return QCoreApplication::translate("pe::SchemeHelp", text.toUtf8().constData());
+    };
+    return QCoreApplication::translate(
+               "pe::SchemeHelp", "<h3>%1</h3><p><b>Formula:</b> %2</p><p><b>Paper:</b> %3</p>"
+                                 "<p><b>What to look at:</b> %4</p><p><b>Explained in:</b> %5</p>"
+                                 "<p>Every convention: docs/encodings.md (installed under "
+                                 "/usr/share/doc/pe-explorer).</p>")
+        .arg(tr(h.name), h.formula, tr(h.paper), tr(h.lookAt), tr(h.article));
 }
 
 QString aboutHtml() {
@@ -148,9 +185,10 @@ QString aboutHtml() {
 #ifdef PE_HAVE_LAB
     libs += QStringLiteral(", libtorch (the learning lab)");
 #endif
-    return QStringLiteral("<h3>pe-explorer %1</h3><p>Explore positional encodings and "
-                          "self-attention.</p><p>Licence: MIT (see LICENSE).</p>"
-                          "<p>Built with %2.</p>")
+    return QCoreApplication::translate("pe::SchemeHelp",
+                                       "<h3>pe-explorer %1</h3><p>Explore positional encodings "
+                                       "and self-attention.</p><p>Licence: MIT (see LICENSE).</p>"
+                                       "<p>Built with %2.</p>")
         .arg(QApplication::applicationVersion(), libs);
 }
 

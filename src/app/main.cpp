@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
                                      QStringLiteral("With --insight cost: press Measure."));
     const QCommandLineOption language(QStringLiteral("language"),
                                       QStringLiteral("Interface language: en or zh_CN (default: "
-                                                     "View > Language, else the system's)."),
+                                                     "View > Language, else the system's; "
+                                                     "--screenshot: en)."),
                                       QStringLiteral("LANG"));
     cli.addOptions(
         {shot, session, tab, scheme, stage, labModel, labLayer, size, insight, measure, language});

@@ -23,8 +23,10 @@ namespace pe {
 int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
     const bool shot = !opts.output.isEmpty();
     Settings settings;
+    // A screenshot is English unless --language says otherwise (the docs' pictures do not depend
+    // on the machine that made them); the window: View → Language, else the system's.
     installTranslations(!opts.language.isEmpty() ? opts.language
-                        : shot                   ? QString()
+                        : shot                   ? QStringLiteral("en")
                                                  : settings.language());
     Session start = shot ? Settings::defaultSession() : settings.lastSession();
     if (!opts.session.isEmpty()) {

@@ -20,7 +20,7 @@ struct ScreenshotOptions {
     QString insight;       ///< an insights page to open (binary, offset, cost, distance, depth)
     bool measure = false;  ///< with insight = cost: press Measure first
     /** Interface language ("en", "zh_CN"); empty: View → Language, else the system's (a
-     *  screenshot: the system's). */
+     *  screenshot: English). */
     QString language;
 };
 

@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QProcess>
@@ -185,6 +186,7 @@ void TestTranslations::everyTrStringIsInTheTs() {
     lupdate.start(QStringLiteral(PE_LUPDATE),
                   {QStringLiteral("-silent"), QStringLiteral("-locations"), QStringLiteral("none"),
                    QStringLiteral(PE_SOURCE_DIR "/src/app"), QStringLiteral(PE_SOURCE_DIR "/ui"),
+                   QStringLiteral(PE_SOURCE_DIR "/src/compute/worker/sample_input.cpp"),
                    QStringLiteral("-ts"), scratch});
     QVERIFY2(lupdate.waitForFinished(120000), "lupdate did not finish");
     QVERIFY2(lupdate.exitStatus() == QProcess::NormalExit && lupdate.exitCode() == 0,
@@ -252,6 +254,12 @@ void TestTranslations::windowInChinese() {
     QCOMPARE(docks.front()->windowTitle(), QStringLiteral("参数"));
     TourDialog tour;
     QCOMPARE(tour.windowTitle(), QStringLiteral("标签页导览"));
+    QCOMPARE(tour.findChildren<QLabel*>().front()->text(), QStringLiteral("<h3>位置编码</h3>"));
+    // Help → About this scheme: name, labels and what to look at translated, formula as it is.
+    const QString help = schemeHelpHtml(Scheme::T5);
+    QVERIFY2(help.contains(QStringLiteral("T5 相对位置注意力偏置")), qPrintable(help));
+    QVERIFY2(help.contains(QStringLiteral("<b>公式：</b>")), qPrintable(help));
+    QVERIFY2(help.contains(schemeHelp(Scheme::T5).formula), qPrintable(help));
 }
 
 void TestTranslations::englishStaysEnglish() {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sample_input.h"
 
+#include <QCoreApplication>
+
 #include <algorithm>
 
 #include "tokenizer.h"
@@ -109,16 +111,18 @@ WeightsKind weightsKindFromString(const QString& s) {
     return WeightsKind::Random;
 }
 
+// The weights line of the window's attention views: in the interface language (the window's
+// translation scans this file too, src/app/CMakeLists.txt).
 QString describeWeights(WeightsKind k, std::uint64_t seed) {
     switch (k) {
     case WeightsKind::Identity:
-        return QStringLiteral("weights: identity projections");
+        return QCoreApplication::translate("pe::Weights", "weights: identity projections");
     case WeightsKind::Trained:
-        return QStringLiteral("weights: trained");
+        return QCoreApplication::translate("pe::Weights", "weights: trained");
     case WeightsKind::Random:
         break;
     }
-    return QStringLiteral("weights: random, seed %1").arg(seed);
+    return QCoreApplication::translate("pe::Weights", "weights: random, seed %1").arg(seed);
 }
 
 QString describeWeights(const InputChoice& in, std::uint64_t seed) {
@@ -126,8 +130,10 @@ QString describeWeights(const InputChoice& in, std::uint64_t seed) {
         return describeWeights(in.weights, seed);
     if (!in.trained)
         return describeWeights(WeightsKind::Random, seed);
-    return in.trainedName.isEmpty() ? describeWeights(WeightsKind::Trained, seed)
-                                    : QStringLiteral("weights: trained: %1").arg(in.trainedName);
+    return in.trainedName.isEmpty()
+               ? describeWeights(WeightsKind::Trained, seed)
+               : QCoreApplication::translate("pe::Weights", "weights: trained: %1")
+                     .arg(in.trainedName);
 }
 
 } // namespace pe
