@@ -121,6 +121,118 @@
         <source>pooled mode (n = %1): n×n tensors other than the logits and weights are not computed</source>
         <translation>池化模式（n = %1）：除 logits 和注意力权重外，不计算其他 n×n 张量</translation>
     </message>
+    <message>
+        <source>binary: sinusoids as bits</source>
+        <translation>binary：正弦即二进制位</translation>
+    </message>
+    <message>
+        <source>offset: P[i+δ] = Mδ·P[i]</source>
+        <translation>offset：P[i+δ] = Mδ·P[i]</translation>
+    </message>
+    <message>
+        <source>cost: CNN, RNN, attention</source>
+        <translation>cost：CNN、RNN 与注意力</translation>
+    </message>
+    <message>
+        <source>distance: against j − i</source>
+        <translation>distance：随 j − i 的变化</translation>
+    </message>
+    <message>
+        <source>depth: stacked layers</source>
+        <translation>depth：堆叠多层</translation>
+    </message>
+    <message>
+        <source>binary — sinusoids as binary digits</source>
+        <translation>binary — 正弦函数如同二进制数位</translation>
+    </message>
+    <message>
+        <source>offset — a fixed linear map shifts P</source>
+        <translation>offset — 一个固定的线性映射平移 P</translation>
+    </message>
+    <message>
+        <source>cost — CNN, RNN and self-attention</source>
+        <translation>cost — CNN、RNN 与自注意力</translation>
+    </message>
+    <message>
+        <source>distance — attention against j − i</source>
+        <translation>distance — 注意力随 j − i 的变化</translation>
+    </message>
+    <message>
+        <source>depth — stacking layers (exercise 1)</source>
+        <translation>depth — 堆叠多层（练习 1）</translation>
+    </message>
+    <message>
+        <source>Stacking attention layers: pure attention averages tokens, and a stack of it makes every token the same vector (rank collapse, Dong et al. 2021): the uniformity residual ‖X − 1·x̄&lt;sup&gt;T&lt;/sup&gt;‖&lt;sub&gt;F&lt;/sub&gt;/‖X‖&lt;sub&gt;F&lt;/sub&gt; falls doubly exponentially. Residual connections keep it, and with it the position a linear probe can read (R²). &lt;span style=&apos;color:#666&apos;&gt;d2l §Positional Encoding, exercise 1: “what could the possible issues be?”&lt;/span&gt;</source>
+        <translation>堆叠注意力层：纯注意力对词元取平均，多层堆叠后每个词元都变成同一个向量（秩坍缩，Dong et al. 2021）：均匀性残差 ‖X − 1·x̄&lt;sup&gt;T&lt;/sup&gt;‖&lt;sub&gt;F&lt;/sub&gt;/‖X‖&lt;sub&gt;F&lt;/sub&gt; 以双指数速度下降。残差连接能保住它，也就保住了线性探针可读出的位置信息（R²）。&lt;span style=&apos;color:#666&apos;&gt;d2l §位置编码，练习 1：“可能会出现什么问题？”&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>N = %1 positions need B = ⌈log₂ N⌉ = %2 bits, periods 2 … %3; the %4 sinusoid pairs have periods %5 … %6.</source>
+        <translation>N = %1 个位置需要 B = ⌈log₂ N⌉ = %2 位，周期为 2 … %3；%4 对正弦函数的周期为 %5 … %6。</translation>
+    </message>
+    <message>
+        <source>relative residual = %1 (%2 M&lt;sub&gt;δ&lt;/sub&gt;, %3), max |residual| = %4; P·P&lt;sup&gt;T&lt;/sup&gt; Toeplitz deviation = %5 of max |G| = %6</source>
+        <translation>相对残差 = %1（%2 M&lt;sub&gt;δ&lt;/sub&gt;，%3），最大 |残差| = %4；P·P&lt;sup&gt;T&lt;/sup&gt; 的 Toeplitz 偏差 = %5，最大 |G| = %6</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>精确</translation>
+    </message>
+    <message>
+        <source>least-squares</source>
+        <translation>最小二乘</translation>
+    </message>
+    <message>
+        <source>; rotated q·k deviation from m − n = %1</source>
+        <translation>；旋转后的 q·k 与仅依赖 m − n 的偏差 = %1</translation>
+    </message>
+    <message>
+        <source> — N − δ ≤ d: any table fits exactly</source>
+        <translation> — N − δ ≤ d：任何表都能精确拟合</translation>
+    </message>
+    <message>
+        <source>attention = RNN at n = d/2 = %1, attention = CNN at n = kd/2 = %2; sequential operations: CNN 1, RNN n, attention 1.</source>
+        <translation>注意力 = RNN 于 n = d/2 = %1，注意力 = CNN 于 n = kd/2 = %2；顺序操作数：CNN 1，RNN n，注意力 1。</translation>
+    </message>
+    <message>
+        <source> Measured: time ∝ n&lt;sup&gt;%1&lt;/sup&gt; for n ≥ %2 (%3).</source>
+        <translation> 实测：n ≥ %2 时耗时 ∝ n&lt;sup&gt;%1&lt;/sup&gt;（%3）。</translation>
+    </message>
+    <message>
+        <source>position term: %1</source>
+        <translation>位置项：%1</translation>
+    </message>
+    <message>
+        <source>; ALiBi slopes m&lt;sub&gt;h&lt;/sub&gt; = %1</source>
+        <translation>；ALiBi 斜率 m&lt;sub&gt;h&lt;/sub&gt; = %1</translation>
+    </message>
+    <message>
+        <source>; T5 buckets start at |r| = %1</source>
+        <translation>；T5 各桶起始于 |r| = %1</translation>
+    </message>
+    <message>
+        <source>; RoPE bound %1 at r = 0, %2 at r = %3</source>
+        <translation>；RoPE 上界在 r = 0 处为 %1，在 r = %3 处为 %2</translation>
+    </message>
+    <message>
+        <source>uniformity residual %1 at layer 1, %2 at layer %3; effective rank %4 → %5; position R² (held out) %6 → %7</source>
+        <translation>均匀性残差：第 1 层 %1，第 %3 层 %2；有效秩 %4 → %5；位置 R²（留出集）%6 → %7</translation>
+    </message>
+    <message>
+        <source>Written in binary, bit &lt;i&gt;b&lt;/i&gt; of the positions 0, 1, 2, … flips every 2&lt;sup&gt;&lt;i&gt;b&lt;/i&gt;&lt;/sup&gt; numbers: the low bits change fast, the high bits slowly. The columns of the sinusoidal table do the same with continuous values: pair &lt;i&gt;j&lt;/i&gt; oscillates with ω&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; = base&lt;sup&gt;−2&lt;i&gt;j&lt;/i&gt;/&lt;i&gt;d&lt;/i&gt;&lt;/sup&gt;, period 2π/ω&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;, slower as &lt;i&gt;j&lt;/i&gt; grows. &lt;span style=&apos;color:#666&apos;&gt;d2l §Positional Encoding, “Absolute Positional Information”.&lt;/span&gt;</source>
+        <translation>把位置 0、1、2、… 写成二进制，第 &lt;i&gt;b&lt;/i&gt; 位每隔 2&lt;sup&gt;&lt;i&gt;b&lt;/i&gt;&lt;/sup&gt; 个数翻转一次：低位变化快，高位变化慢。正弦表的各列以连续值做同样的事：第 &lt;i&gt;j&lt;/i&gt; 对以 ω&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; = base&lt;sup&gt;−2&lt;i&gt;j&lt;/i&gt;/&lt;i&gt;d&lt;/i&gt;&lt;/sup&gt; 振荡，周期为 2π/ω&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;，&lt;i&gt;j&lt;/i&gt; 越大越慢。&lt;span style=&apos;color:#666&apos;&gt;d2l §位置编码，“绝对位置信息”。&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>For a fixed offset δ, every (sin, cos) pair at position &lt;i&gt;i&lt;/i&gt; + δ is the pair at &lt;i&gt;i&lt;/i&gt; turned by the angle δω&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;, whatever &lt;i&gt;i&lt;/i&gt; is: P[&lt;i&gt;i&lt;/i&gt;+δ] = M&lt;sub&gt;δ&lt;/sub&gt;·P[&lt;i&gt;i&lt;/i&gt;] with M&lt;sub&gt;δ&lt;/sub&gt; made of 2×2 rotations. A table that is not sinusoidal (learned, mlp) gets the best least-squares M&lt;sub&gt;δ&lt;/sub&gt; instead, and keeps a large residual. For the same reason P·P&lt;sup&gt;T&lt;/sup&gt; depends only on &lt;i&gt;i&lt;/i&gt; − &lt;i&gt;j&lt;/i&gt;. &lt;span style=&apos;color:#666&apos;&gt;d2l §Positional Encoding, “Relative Positional Information”.&lt;/span&gt;</source>
+        <translation>对固定的偏移 δ，位置 &lt;i&gt;i&lt;/i&gt; + δ 上的每个 (sin, cos) 对都是位置 &lt;i&gt;i&lt;/i&gt; 上的那一对旋转角度 δω&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; 的结果，与 &lt;i&gt;i&lt;/i&gt; 无关：P[&lt;i&gt;i&lt;/i&gt;+δ] = M&lt;sub&gt;δ&lt;/sub&gt;·P[&lt;i&gt;i&lt;/i&gt;]，其中 M&lt;sub&gt;δ&lt;/sub&gt; 由 2×2 旋转矩阵组成。不是正弦的表（learned、mlp）只能得到最小二乘意义下最好的 M&lt;sub&gt;δ&lt;/sub&gt;，并留下较大的残差。同样的原因，P·P&lt;sup&gt;T&lt;/sup&gt; 只取决于 &lt;i&gt;i&lt;/i&gt; − &lt;i&gt;j&lt;/i&gt;。&lt;span style=&apos;color:#666&apos;&gt;d2l §位置编码，“相对位置信息”。&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Mapping &lt;i&gt;n&lt;/i&gt; tokens of width &lt;i&gt;d&lt;/i&gt; (a multiply-add counts as 2 FLOPs): a convolution with kernel &lt;i&gt;k&lt;/i&gt; costs 2&lt;i&gt;knd&lt;/i&gt;², a recurrent layer 2&lt;i&gt;nd&lt;/i&gt;² with &lt;i&gt;n&lt;/i&gt; sequential steps, self-attention 4&lt;i&gt;n&lt;/i&gt;²&lt;i&gt;d&lt;/i&gt; with a path of length 1 between any two tokens. Attention is the cheapest below &lt;i&gt;n&lt;/i&gt; = &lt;i&gt;d&lt;/i&gt;/2 and the most expensive for long sequences. &lt;span style=&apos;color:#666&apos;&gt;d2l §Self-Attention, “Comparing CNNs, RNNs, and Self-Attention”.&lt;/span&gt;</source>
+        <translation>映射 &lt;i&gt;n&lt;/i&gt; 个宽度为 &lt;i&gt;d&lt;/i&gt; 的词元（一次乘加计为 2 FLOPs）：卷积核大小为 &lt;i&gt;k&lt;/i&gt; 的卷积层花费 2&lt;i&gt;knd&lt;/i&gt;²，循环层花费 2&lt;i&gt;nd&lt;/i&gt;² 且需 &lt;i&gt;n&lt;/i&gt; 个顺序步骤，自注意力花费 4&lt;i&gt;n&lt;/i&gt;²&lt;i&gt;d&lt;/i&gt;，任意两个词元之间的路径长度为 1。&lt;i&gt;n&lt;/i&gt; &amp;lt; &lt;i&gt;d&lt;/i&gt;/2 时注意力最便宜，序列很长时最昂贵。&lt;span style=&apos;color:#666&apos;&gt;d2l §自注意力，“比较卷积神经网络、循环神经网络和自注意力”。&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Every token sees every other in one step; how strongly depends on the scheme. Averaged over query rows &lt;i&gt;i&lt;/i&gt;, the mean attention weight A[&lt;i&gt;i&lt;/i&gt;, &lt;i&gt;i&lt;/i&gt;+&lt;i&gt;r&lt;/i&gt;] and the position term of the logits against the offset &lt;i&gt;r&lt;/i&gt; = &lt;i&gt;j&lt;/i&gt; − &lt;i&gt;i&lt;/i&gt;; with RoPE&apos;s long-term decay (2/&lt;i&gt;d&lt;/i&gt;)·Σ&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;|S&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;(&lt;i&gt;r&lt;/i&gt;)|, S&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; = Σ&lt;sub&gt;&lt;i&gt;k&lt;/i&gt;&amp;lt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; e&lt;sup&gt;&lt;i&gt;ir&lt;/i&gt;θ&lt;sub&gt;&lt;i&gt;k&lt;/i&gt;&lt;/sub&gt;&lt;/sup&gt;. &lt;span style=&apos;color:#666&apos;&gt;d2l §Self-Attention; RoFormer §3.4.3.&lt;/span&gt;</source>
+        <translation>每个词元一步就能看到所有其他词元；看得多重取决于方案。对查询行 &lt;i&gt;i&lt;/i&gt; 取平均：平均注意力权重 A[&lt;i&gt;i&lt;/i&gt;, &lt;i&gt;i&lt;/i&gt;+&lt;i&gt;r&lt;/i&gt;] 以及 logits 的位置项随偏移 &lt;i&gt;r&lt;/i&gt; = &lt;i&gt;j&lt;/i&gt; − &lt;i&gt;i&lt;/i&gt; 的变化；RoPE 另有远程衰减 (2/&lt;i&gt;d&lt;/i&gt;)·Σ&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;|S&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;(&lt;i&gt;r&lt;/i&gt;)|，S&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; = Σ&lt;sub&gt;&lt;i&gt;k&lt;/i&gt;&amp;lt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; e&lt;sup&gt;&lt;i&gt;ir&lt;/i&gt;θ&lt;sub&gt;&lt;i&gt;k&lt;/i&gt;&lt;/sub&gt;&lt;/sup&gt;。&lt;span style=&apos;color:#666&apos;&gt;d2l §自注意力；RoFormer §3.4.3。&lt;/span&gt;</translation>
+    </message>
 </context>
 <context>
     <name>pe::ComparisonView</name>
@@ -210,6 +322,432 @@
     <message>
         <source>query position i</source>
         <translation>查询位置 i</translation>
+    </message>
+</context>
+<context>
+    <name>pe::InsightsFigures</name>
+    <message>
+        <source>this machine: press Measure</source>
+        <translation>本机：请按“测量”</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>正在计算…</translation>
+    </message>
+    <message>
+        <source>bit b of position i</source>
+        <translation>位置 i 的第 b 位</translation>
+    </message>
+    <message>
+        <source>bit b</source>
+        <translation>第 b 位</translation>
+    </message>
+    <message>
+        <source>position i</source>
+        <translation>位置 i</translation>
+    </message>
+    <message>
+        <source>⌊i/2^b⌋ mod 2</source>
+        <translation>⌊i/2^b⌋ mod 2</translation>
+    </message>
+    <message>
+        <source>sinusoidal P, same colours</source>
+        <translation>正弦 P，同样的配色</translation>
+    </message>
+    <message>
+        <source>column c of P</source>
+        <translation>P 的第 c 列</translation>
+    </message>
+    <message>
+        <source>P[i, c]</source>
+        <translation>P[i, c]</translation>
+    </message>
+    <message>
+        <source>periods: bits and sinusoids</source>
+        <translation>周期：二进制位与正弦函数</translation>
+    </message>
+    <message>
+        <source>bit b / pair j</source>
+        <translation>第 b 位 / 第 j 对</translation>
+    </message>
+    <message>
+        <source>period (positions)</source>
+        <translation>周期（位置数）</translation>
+    </message>
+    <message>
+        <source>bit b: 2^(b+1)</source>
+        <translation>第 b 位：2^(b+1)</translation>
+    </message>
+    <message>
+        <source>pair j: 2π/ω_j</source>
+        <translation>第 j 对：2π/ω_j</translation>
+    </message>
+    <message>
+        <source>M_δ, exact rotations</source>
+        <translation>M_δ，精确旋转</translation>
+    </message>
+    <message>
+        <source>M_δ, least squares</source>
+        <translation>M_δ，最小二乘</translation>
+    </message>
+    <message>
+        <source>column of P[i]</source>
+        <translation>P[i] 的列</translation>
+    </message>
+    <message>
+        <source>column of P[i+δ]</source>
+        <translation>P[i+δ] 的列</translation>
+    </message>
+    <message>
+        <source>M_δ</source>
+        <translation>M_δ</translation>
+    </message>
+    <message>
+        <source>residual P[i+δ] − M_δ·P[i]</source>
+        <translation>残差 P[i+δ] − M_δ·P[i]</translation>
+    </message>
+    <message>
+        <source>relative residual %1</source>
+        <translation>相对残差 %1</translation>
+    </message>
+    <message>
+        <source>column c</source>
+        <translation>第 c 列</translation>
+    </message>
+    <message>
+        <source>residual</source>
+        <translation>残差</translation>
+    </message>
+    <message>
+        <source>column 0: P[i+δ] against M_δ·P[i]</source>
+        <translation>第 0 列：P[i+δ] 与 M_δ·P[i] 对比</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>P[i+δ, 0]</source>
+        <translation>P[i+δ, 0]</translation>
+    </message>
+    <message>
+        <source>(M_δ·P[i])_0</source>
+        <translation>(M_δ·P[i])_0</translation>
+    </message>
+    <message>
+        <source>‖residual row i‖</source>
+        <translation>‖残差第 i 行‖</translation>
+    </message>
+    <message>
+        <source>P·Pᵀ along each diagonal r = j − i</source>
+        <translation>沿每条对角线 r = j − i 的 P·Pᵀ</translation>
+    </message>
+    <message>
+        <source>offset r = j − i</source>
+        <translation>偏移 r = j − i</translation>
+    </message>
+    <message>
+        <source>mean of the diagonal</source>
+        <translation>对角线均值</translation>
+    </message>
+    <message>
+        <source>max deviation from it</source>
+        <translation>与均值的最大偏差</translation>
+    </message>
+    <message>
+        <source>RoPE: (R_m q)·(R_n k) deviation</source>
+        <translation>RoPE：(R_m q)·(R_n k) 的偏差</translation>
+    </message>
+    <message>
+        <source>FLOPs of one layer, d = %1, k = %2</source>
+        <translation>单层的 FLOPs，d = %1，k = %2</translation>
+    </message>
+    <message>
+        <source>sequence length n</source>
+        <translation>序列长度 n</translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation>FLOPs</translation>
+    </message>
+    <message>
+        <source>CNN 2knd²</source>
+        <translation>CNN 2knd²</translation>
+    </message>
+    <message>
+        <source>RNN 2nd²</source>
+        <translation>RNN 2nd²</translation>
+    </message>
+    <message>
+        <source>attention = RNN</source>
+        <translation>注意力 = RNN</translation>
+    </message>
+    <message>
+        <source>attention = CNN</source>
+        <translation>注意力 = CNN</translation>
+    </message>
+    <message>
+        <source>maximum path length and sequential steps</source>
+        <translation>最大路径长度与顺序步骤数</translation>
+    </message>
+    <message>
+        <source>layers / steps</source>
+        <translation>层数 / 步数</translation>
+    </message>
+    <message>
+        <source>attention path 1</source>
+        <translation>注意力路径 1</translation>
+    </message>
+    <message>
+        <source>RNN sequential steps n</source>
+        <translation>RNN 顺序步骤 n</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>ms</translation>
+    </message>
+    <message>
+        <source>measured: time ∝ n^%1 (n ≥ %2)</source>
+        <translation>实测：耗时 ∝ n^%1（n ≥ %2）</translation>
+    </message>
+    <message>
+        <source>measured attention layer</source>
+        <translation>实测的注意力层</translation>
+    </message>
+    <message>
+        <source>%1, d = %2</source>
+        <translation>%1，d = %2</translation>
+    </message>
+    <message>
+        <source>fit n^%1</source>
+        <translation>拟合 n^%1</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>mean over heads</source>
+        <translation>各头的平均</translation>
+    </message>
+    <message>
+        <source>mean attention weight A[i, i+r]</source>
+        <translation>平均注意力权重 A[i, i+r]</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>mean position term</source>
+        <translation>平均位置项</translation>
+    </message>
+    <message>
+        <source>, dotted: log buckets</source>
+        <translation>，虚线：对数桶</translation>
+    </message>
+    <message>
+        <source>relative distance r</source>
+        <translation>相对距离 r</translation>
+    </message>
+    <message>
+        <source>(2/d)·Σ|S_j(r)|</source>
+        <translation>(2/d)·Σ|S_j(r)|</translation>
+    </message>
+    <message>
+        <source>upper bound</source>
+        <translation>上界</translation>
+    </message>
+    <message>
+        <source>layer (0 = input)</source>
+        <translation>层（0 = 输入）</translation>
+    </message>
+    <message>
+        <source>effective rank of the output</source>
+        <translation>输出的有效秩</translation>
+    </message>
+    <message>
+        <source>exp(entropy of σ/Σσ)</source>
+        <translation>exp(σ/Σσ 的熵)</translation>
+    </message>
+    <message>
+        <source>effective rank</source>
+        <translation>有效秩</translation>
+    </message>
+    <message>
+        <source>uniformity residual ‖X − 1·x̄ᵀ‖/‖X‖</source>
+        <translation>均匀性残差 ‖X − 1·x̄ᵀ‖/‖X‖</translation>
+    </message>
+    <message>
+        <source>residual (log)</source>
+        <translation>残差（对数）</translation>
+    </message>
+    <message>
+        <source>uniformity residual</source>
+        <translation>均匀性残差</translation>
+    </message>
+    <message>
+        <source>mean attention entropy</source>
+        <translation>平均注意力熵</translation>
+    </message>
+    <message>
+        <source>nats</source>
+        <translation>nats</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <source>ln N (uniform attention)</source>
+        <translation>ln N（均匀注意力）</translation>
+    </message>
+    <message>
+        <source>position read by a linear probe</source>
+        <translation>线性探针读出的位置</translation>
+    </message>
+    <message>
+        <source>R²</source>
+        <translation>R²</translation>
+    </message>
+    <message>
+        <source>R² (all positions)</source>
+        <translation>R²（全部位置）</translation>
+    </message>
+    <message>
+        <source>R² held out (odd positions)</source>
+        <translation>R² 留出集（奇数位置）</translation>
+    </message>
+    <message>
+        <source>attention 4n²d</source>
+        <translation>注意力 4n²d</translation>
+    </message>
+    <message>
+        <source>CNN path ⌈(n−1)/(k−1)⌉</source>
+        <translation>CNN 路径 ⌈(n−1)/(k−1)⌉</translation>
+    </message>
+    <message>
+        <source>RNN path n−1</source>
+        <translation>RNN 路径 n−1</translation>
+    </message>
+    <message>
+        <source>RoPE long-term decay (RoFormer §3.4.3)</source>
+        <translation>RoPE 的远程衰减（RoFormer §3.4.3）</translation>
+    </message>
+</context>
+<context>
+    <name>pe::InsightsPanel</name>
+    <message>
+        <source>&amp;Measure</source>
+        <translation>测量(&amp;M)</translation>
+    </message>
+    <message>
+        <source>residual</source>
+        <translation>残差连接</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Which argument of the chapter to show</source>
+        <translation>显示该章的哪一个论点</translation>
+    </message>
+    <message>
+        <source>The shift δ: P[i+δ] against M_δ·P[i]</source>
+        <translation>平移量 δ：P[i+δ] 与 M_δ·P[i] 对比</translation>
+    </message>
+    <message>
+        <source>The CNN&apos;s kernel size k</source>
+        <translation>CNN 的卷积核大小 k</translation>
+    </message>
+    <message>
+        <source>Measure n = 128, 256, … up to this (pooled above 2048)</source>
+        <translation>测量 n = 128、256、… 直到此值（2048 以上为池化模式）</translation>
+    </message>
+    <message>
+        <source>Time one attention layer of the current scheme on this machine&apos;s fast CPU engine and fit the exponent of time against n</source>
+        <translation>在本机的快速 CPU 引擎上为当前方案的一个注意力层计时，并拟合耗时随 n 变化的指数</translation>
+    </message>
+    <message>
+        <source>Layers L, each with its own seeded weights</source>
+        <translation>层数 L，每层有各自按种子生成的权重</translation>
+    </message>
+    <message>
+        <source>X ← X + f(X) instead of X ← f(X)</source>
+        <translation>用 X ← X + f(X) 代替 X ← f(X)</translation>
+    </message>
+    <message>
+        <source>no norm</source>
+        <translation>无归一化</translation>
+    </message>
+    <message>
+        <source>LayerNorm</source>
+        <translation>LayerNorm</translation>
+    </message>
+    <message>
+        <source>RMSNorm</source>
+        <translation>RMSNorm</translation>
+    </message>
+    <message>
+        <source>Pre-norm before attention and MLP (no gain, no bias)</source>
+        <translation>在注意力和 MLP 之前做 Pre-norm（无增益、无偏置）</translation>
+    </message>
+    <message>
+        <source>A ReLU MLP d → 4d → d after each attention</source>
+        <translation>每个注意力之后接一个 ReLU MLP：d → 4d → d</translation>
+    </message>
+    <message>
+        <source>δ</source>
+        <translation>δ</translation>
+    </message>
+    <message>
+        <source>kernel k</source>
+        <translation>卷积核 k</translation>
+    </message>
+    <message>
+        <source>measure up to n</source>
+        <translation>测量至 n</translation>
+    </message>
+    <message>
+        <source>layers L</source>
+        <translation>层数 L</translation>
+    </message>
+    <message>
+        <source>Cancel the page&apos;s computation</source>
+        <translation>取消此页的计算</translation>
+    </message>
+    <message>
+        <source>Time to compute the page (on its worker) and to fill its figures</source>
+        <translation>计算此页（在其工作线程上）和填充其图像所用的时间</translation>
+    </message>
+    <message>
+        <source>Page</source>
+        <translation>页面</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>measuring…</source>
+        <translation>正在测量…</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>正在计算…</translation>
+    </message>
+    <message>
+        <source>%1 ms + %2 draw</source>
+        <translation>%1 ms + 绘制 %2</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
     </message>
 </context>
 <context>
@@ -694,6 +1232,10 @@
     <message>
         <source>Save session</source>
         <translation>保存会话</translation>
+    </message>
+    <message>
+        <source>&amp;Insights</source>
+        <translation>洞察(&amp;I)</translation>
     </message>
 </context>
 <context>
@@ -1527,6 +2069,14 @@
     <message>
         <source>&amp;Done</source>
         <translation>完成(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Insights</source>
+        <translation>洞察</translation>
+    </message>
+    <message>
+        <source>Why the schemes work, one argument of the d2l chapter per page: sinusoids as binary digits, the fixed map that shifts P, what attention costs, attention against distance, stacked layers.</source>
+        <translation>这些方案为何有效，每页一个 d2l 该章的论点：正弦函数如同二进制数位、平移 P 的固定映射、注意力的代价、注意力随距离的变化、堆叠多层。</translation>
     </message>
 </context>
 <context>

@@ -56,7 +56,7 @@ LineSeries line(const QString& name, std::vector<double> y, std::vector<double> 
 /** A number for the page text: 3 significant digits, exponent form when small or large. */
 QString num(double v) {
     if (!std::isfinite(v))
-        return QStringLiteral("\u2013");
+        return QStringLiteral("–");
     const double a = std::abs(v);
     if (a != 0 && (a < 1e-3 || a >= 1e6))
         return QString::number(v, 'e', 2);
@@ -74,11 +74,11 @@ QString insightPageTitle(InsightPage page) {
     case InsightPage::Binary:
         return QObject::tr("binary: sinusoids as bits");
     case InsightPage::Offset:
-        return QObject::tr("offset: P[i+\u03b4] = M\u03b4\u00b7P[i]");
+        return QObject::tr("offset: P[i+δ] = Mδ·P[i]");
     case InsightPage::Cost:
         return QObject::tr("cost: CNN, RNN, attention");
     case InsightPage::Distance:
-        return QObject::tr("distance: against j \u2212 i");
+        return QObject::tr("distance: against j − i");
     case InsightPage::Depth:
         return QObject::tr("depth: stacked layers");
     }
@@ -88,15 +88,15 @@ QString insightPageTitle(InsightPage page) {
 QString insightPageHeading(InsightPage page) {
     switch (page) {
     case InsightPage::Binary:
-        return QObject::tr("binary \u2014 sinusoids as binary digits");
+        return QObject::tr("binary — sinusoids as binary digits");
     case InsightPage::Offset:
-        return QObject::tr("offset \u2014 a fixed linear map shifts P");
+        return QObject::tr("offset — a fixed linear map shifts P");
     case InsightPage::Cost:
-        return QObject::tr("cost \u2014 CNN, RNN and self-attention");
+        return QObject::tr("cost — CNN, RNN and self-attention");
     case InsightPage::Distance:
-        return QObject::tr("distance \u2014 attention against j \u2212 i");
+        return QObject::tr("distance — attention against j − i");
     case InsightPage::Depth:
-        return QObject::tr("depth \u2014 stacking layers (exercise 1)");
+        return QObject::tr("depth — stacking layers (exercise 1)");
     }
     return {};
 }
@@ -105,50 +105,50 @@ QString insightExplanation(InsightPage page) {
     switch (page) {
     case InsightPage::Binary:
         return QObject::tr(
-            "Written in binary, bit <i>b</i> of the positions 0, 1, 2, \u2026 flips every "
+            "Written in binary, bit <i>b</i> of the positions 0, 1, 2, … flips every "
             "2<sup><i>b</i></sup> numbers: the low bits change fast, the high bits slowly. The "
             "columns of the sinusoidal table do the same with continuous values: pair <i>j</i> "
-            "oscillates with \u03c9<sub><i>j</i></sub> = base<sup>\u22122<i>j</i>/<i>d</i></sup>, "
-            "period 2\u03c0/\u03c9<sub><i>j</i></sub>, slower as <i>j</i> grows. "
-            "<span style='color:#666'>d2l \u00a7Positional Encoding, \u201cAbsolute Positional "
-            "Information\u201d.</span>");
+            "oscillates with ω<sub><i>j</i></sub> = base<sup>−2<i>j</i>/<i>d</i></sup>, "
+            "period 2π/ω<sub><i>j</i></sub>, slower as <i>j</i> grows. "
+            "<span style='color:#666'>d2l §Positional Encoding, “Absolute Positional "
+            "Information”.</span>");
     case InsightPage::Offset:
         return QObject::tr(
-            "For a fixed offset \u03b4, every (sin, cos) pair at position <i>i</i> + \u03b4 is "
-            "the pair at <i>i</i> turned by the angle \u03b4\u03c9<sub><i>j</i></sub>, whatever "
-            "<i>i</i> is: P[<i>i</i>+\u03b4] = M<sub>\u03b4</sub>\u00b7P[<i>i</i>] with "
-            "M<sub>\u03b4</sub> made of 2\u00d72 rotations. A table that is not sinusoidal "
-            "(learned, mlp) gets the best least-squares M<sub>\u03b4</sub> instead, and keeps a "
-            "large residual. For the same reason P\u00b7P<sup>T</sup> depends only on <i>i</i> "
-            "\u2212 <i>j</i>. <span style='color:#666'>d2l \u00a7Positional Encoding, "
-            "\u201cRelative Positional Information\u201d.</span>");
+            "For a fixed offset δ, every (sin, cos) pair at position <i>i</i> + δ is "
+            "the pair at <i>i</i> turned by the angle δω<sub><i>j</i></sub>, whatever "
+            "<i>i</i> is: P[<i>i</i>+δ] = M<sub>δ</sub>·P[<i>i</i>] with "
+            "M<sub>δ</sub> made of 2×2 rotations. A table that is not sinusoidal "
+            "(learned, mlp) gets the best least-squares M<sub>δ</sub> instead, and keeps a "
+            "large residual. For the same reason P·P<sup>T</sup> depends only on <i>i</i> "
+            "− <i>j</i>. <span style='color:#666'>d2l §Positional Encoding, "
+            "“Relative Positional Information”.</span>");
     case InsightPage::Cost:
         return QObject::tr(
             "Mapping <i>n</i> tokens of width <i>d</i> (a multiply-add counts as 2 FLOPs): a "
-            "convolution with kernel <i>k</i> costs 2<i>knd</i>\u00b2, a recurrent layer "
-            "2<i>nd</i>\u00b2 with <i>n</i> sequential steps, self-attention 4<i>n</i>\u00b2"
+            "convolution with kernel <i>k</i> costs 2<i>knd</i>², a recurrent layer "
+            "2<i>nd</i>² with <i>n</i> sequential steps, self-attention 4<i>n</i>²"
             "<i>d</i> with a path of length 1 between any two tokens. Attention is the cheapest "
             "below <i>n</i> = <i>d</i>/2 and the most expensive for long sequences. "
-            "<span style='color:#666'>d2l \u00a7Self-Attention, \u201cComparing CNNs, RNNs, and "
-            "Self-Attention\u201d.</span>");
+            "<span style='color:#666'>d2l §Self-Attention, “Comparing CNNs, RNNs, and "
+            "Self-Attention”.</span>");
     case InsightPage::Distance:
         return QObject::tr(
             "Every token sees every other in one step; how strongly depends on the scheme. "
             "Averaged over query rows <i>i</i>, the mean attention weight A[<i>i</i>, <i>i</i>+"
             "<i>r</i>] and the position term of the logits against the offset <i>r</i> = "
-            "<i>j</i> \u2212 <i>i</i>; with RoPE's long-term decay (2/<i>d</i>)\u00b7\u03a3"
+            "<i>j</i> − <i>i</i>; with RoPE's long-term decay (2/<i>d</i>)·Σ"
             "<sub><i>j</i></sub>|S<sub><i>j</i></sub>(<i>r</i>)|, S<sub><i>j</i></sub> = "
-            "\u03a3<sub><i>k</i>&lt;<i>j</i></sub> e<sup><i>ir</i>\u03b8<sub><i>k</i></sub></sup>. "
-            "<span style='color:#666'>d2l \u00a7Self-Attention; RoFormer \u00a73.4.3.</span>");
+            "Σ<sub><i>k</i>&lt;<i>j</i></sub> e<sup><i>ir</i>θ<sub><i>k</i></sub></sup>. "
+            "<span style='color:#666'>d2l §Self-Attention; RoFormer §3.4.3.</span>");
     case InsightPage::Depth:
         return QObject::tr(
             "Stacking attention layers: pure attention averages tokens, and a stack of it makes "
             "every token the same vector (rank collapse, Dong et al. 2021): the uniformity "
-            "residual \u2016X \u2212 1\u00b7x\u0304<sup>T</sup>\u2016<sub>F</sub>/\u2016X"
-            "\u2016<sub>F</sub> falls doubly exponentially. Residual connections keep it, and "
-            "with it the position a linear probe can read (R\u00b2). "
-            "<span style='color:#666'>d2l \u00a7Positional Encoding, exercise 1: \u201cwhat "
-            "could the possible issues be?\u201d</span>");
+            "residual ‖X − 1·x̄<sup>T</sup>‖<sub>F</sub>/‖X"
+            "‖<sub>F</sub> falls doubly exponentially. Residual connections keep it, and "
+            "with it the position a linear probe can read (R²). "
+            "<span style='color:#666'>d2l §Positional Encoding, exercise 1: “what "
+            "could the possible issues be?”</span>");
     }
     return {};
 }
@@ -163,7 +163,7 @@ QString insightSubtitle(const InsightResult& r) {
             .arg(p.base)
             .arg(layoutName(p.layout));
     case InsightPage::Offset:
-        return describeParams(p) + QStringLiteral(", \u03b4=%1").arg(r.settings.delta);
+        return describeParams(p) + QStringLiteral(", δ=%1").arg(r.settings.delta);
     case InsightPage::Cost:
         return QStringLiteral("d=%1, k=%2").arg(p.d).arg(r.settings.kernel);
     case InsightPage::Distance:
@@ -186,8 +186,8 @@ QString insightNumbers(const InsightResult& r) {
     switch (r.page) {
     case InsightPage::Binary: {
         const BinaryInsight& b = *r.binary;
-        return QObject::tr("N = %1 positions need B = \u2308log\u2082 N\u2309 = %2 bits, periods "
-                           "2 \u2026 %3; the %4 sinusoid pairs have periods %5 \u2026 %6.")
+        return QObject::tr("N = %1 positions need B = ⌈log₂ N⌉ = %2 bits, periods "
+                           "2 … %3; the %4 sinusoid pairs have periods %5 … %6.")
             .arg(b.positions)
             .arg(b.bitCount)
             .arg(num(b.bitPeriod.size() ? b.bitPeriod(b.bitPeriod.size() - 1) : 0))
@@ -197,8 +197,8 @@ QString insightNumbers(const InsightResult& r) {
     }
     case InsightPage::Offset: {
         const OffsetInsight& o = *r.offset;
-        QString s = QObject::tr("relative residual = %1 (%2 M<sub>\u03b4</sub>, %3), max "
-                                "|residual| = %4; P\u00b7P<sup>T</sup> Toeplitz deviation = %5 of "
+        QString s = QObject::tr("relative residual = %1 (%2 M<sub>δ</sub>, %3), max "
+                                "|residual| = %4; P·P<sup>T</sup> Toeplitz deviation = %5 of "
                                 "max |G| = %6")
                         .arg(num(o.relativeResidual))
                         .arg(o.method == OffsetMethod::Exact ? QObject::tr("exact")
@@ -208,10 +208,10 @@ QString insightNumbers(const InsightResult& r) {
                         .arg(num(o.toeplitzMaxDeviation))
                         .arg(num(o.gramMaxAbs));
         if (o.ropeDeviation.size() > 0)
-            s += QObject::tr("; rotated q\u00b7k deviation from m \u2212 n = %1")
-                     .arg(num(o.ropeMaxDeviation));
+            s +=
+                QObject::tr("; rotated q·k deviation from m − n = %1").arg(num(o.ropeMaxDeviation));
         if (o.underdetermined)
-            s += QObject::tr(" \u2014 N \u2212 \u03b4 \u2264 d: any table fits exactly");
+            s += QObject::tr(" — N − δ ≤ d: any table fits exactly");
         return s;
     }
     case InsightPage::Cost: {
@@ -221,7 +221,7 @@ QString insightNumbers(const InsightResult& r) {
                         .arg(num(c.attentionRnnCrossover))
                         .arg(num(c.attentionCnnCrossover));
         if (r.measured)
-            s += QObject::tr(" Measured: time \u221d n<sup>%1</sup> for n \u2265 %2 (%3).")
+            s += QObject::tr(" Measured: time ∝ n<sup>%1</sup> for n ≥ %2 (%3).")
                      .arg(std::isfinite(r.measured->exponent)
                               ? QString::number(r.measured->exponent, 'f', 2)
                               : QStringLiteral("?"))
@@ -258,7 +258,7 @@ QString insightNumbers(const InsightResult& r) {
         const DepthLayer& first = d.layers[1];
         const DepthLayer& last = d.layers.back();
         return QObject::tr("uniformity residual %1 at layer 1, %2 at layer %3; effective rank "
-                           "%4 \u2192 %5; position R\u00b2 (held out) %6 \u2192 %7")
+                           "%4 → %5; position R² (held out) %6 → %7")
             .arg(num(first.uniformityResidual))
             .arg(num(last.uniformityResidual))
             .arg(last.layer)
@@ -300,7 +300,7 @@ InsightsFigures::InsightsFigures(QWidget* parent)
     addPage(2, {m_rank, m_uniformity, m_entropy, m_probe});
     setColorMap(ColorMapKind::Auto);
     for (InsightPage page : allInsightPages())
-        clearPage(page, tr("computing\u2026"));
+        clearPage(page, tr("computing…"));
 }
 
 QWidget* InsightsFigures::addPage(int columns, const std::vector<QWidget*>& views) {
@@ -379,7 +379,7 @@ void InsightsFigures::setResult(const InsightResult& r) {
     if (!r.ok()) {
         // One line per plot title: the page's text shows the whole message.
         const QString first = r.error.section(QLatin1Char('.'), 0, 0);
-        clearPage(r.page, first.size() > 90 ? first.left(88) + QStringLiteral("\u2026") : first);
+        clearPage(r.page, first.size() > 90 ? first.left(88) + QStringLiteral("…") : first);
         return;
     }
     switch (r.page) {
@@ -409,7 +409,7 @@ void InsightsFigures::showBinary(const InsightResult& r) {
     bits.subtitle = sub;
     bits.xTitle = tr("bit b");
     bits.yTitle = tr("position i");
-    bits.valueTitle = tr("\u230ai/2^b\u230b mod 2");
+    bits.valueTitle = tr("⌊i/2^b⌋ mod 2");
     m_bits->setData(toGrid(b.bits.cast<double>()), bits);
     HeatmapInfo p;
     p.title = tr("sinusoidal P, same colours");
@@ -426,7 +426,7 @@ void InsightsFigures::showBinary(const InsightResult& r) {
     c.logY = true;
     c.series.push_back(
         line(tr("bit b: 2^(b+1)"), toVector(b.bitPeriod), {}, LineStyle::LineAndPoints));
-    c.series.push_back(line(tr("pair j: 2\u03c0/\u03c9_j"), toVector(b.period), {},
+    c.series.push_back(line(tr("pair j: 2π/ω_j"), toVector(b.period), {},
                             b.period.size() > 48 ? LineStyle::Line : LineStyle::LineAndPoints));
     m_periods->setContent(c);
 }
@@ -435,15 +435,15 @@ void InsightsFigures::showOffset(const InsightResult& r) {
     const OffsetInsight& o = *r.offset;
     const QString sub = insightSubtitle(r);
     HeatmapInfo m;
-    m.title = o.method == OffsetMethod::Exact ? tr("M_\u03b4, exact rotations")
-                                              : tr("M_\u03b4, least squares");
+    m.title =
+        o.method == OffsetMethod::Exact ? tr("M_δ, exact rotations") : tr("M_δ, least squares");
     m.subtitle = sub;
     m.xTitle = tr("column of P[i]");
-    m.yTitle = tr("column of P[i+\u03b4]");
-    m.valueTitle = tr("M_\u03b4");
+    m.yTitle = tr("column of P[i+δ]");
+    m.valueTitle = tr("M_δ");
     m_offsetM->setData(toGrid(o.M), m);
     HeatmapInfo res;
-    res.title = tr("residual P[i+\u03b4] \u2212 M_\u03b4\u00b7P[i]");
+    res.title = tr("residual P[i+δ] − M_δ·P[i]");
     res.subtitle = tr("relative residual %1").arg(num(o.relativeResidual));
     res.xTitle = tr("column c");
     res.yTitle = tr("position i");
@@ -452,7 +452,7 @@ void InsightsFigures::showOffset(const InsightResult& r) {
 
     const int rows = static_cast<int>(o.shifted.rows());
     LinePlotContent s;
-    s.title = tr("column 0: P[i+\u03b4] against M_\u03b4\u00b7P[i]");
+    s.title = tr("column 0: P[i+δ] against M_δ·P[i]");
     s.xTitle = tr("position i");
     s.yTitle = tr("value");
     std::vector<double> shifted(static_cast<std::size_t>(rows));
@@ -461,23 +461,23 @@ void InsightsFigures::showOffset(const InsightResult& r) {
         shifted[static_cast<std::size_t>(i)] = o.shifted(i, 0);
         predicted[static_cast<std::size_t>(i)] = o.predicted(i, 0);
     }
-    s.series.push_back(line(tr("P[i+\u03b4, 0]"), shifted));
-    s.series.push_back(line(tr("(M_\u03b4\u00b7P[i])_0"), predicted, {}, LineStyle::Dashed));
-    s.series.push_back(line(tr("\u2016residual row i\u2016"), toVector(o.rowResidual)));
+    s.series.push_back(line(tr("P[i+δ, 0]"), shifted));
+    s.series.push_back(line(tr("(M_δ·P[i])_0"), predicted, {}, LineStyle::Dashed));
+    s.series.push_back(line(tr("‖residual row i‖"), toVector(o.rowResidual)));
     m_shift->setContent(s);
 
     const int n = static_cast<int>(o.P.rows());
     LinePlotContent t;
-    t.title = tr("P\u00b7P\u1d40 along each diagonal r = j \u2212 i");
-    t.xTitle = tr("offset r = j \u2212 i");
+    t.title = tr("P·Pᵀ along each diagonal r = j − i");
+    t.xTitle = tr("offset r = j − i");
     t.yTitle = tr("value");
     t.series.push_back(
         line(tr("mean of the diagonal"), toVector(o.gramDiagonalMean), range(-(n - 1), 2 * n - 1)));
     t.series.push_back(line(tr("max deviation from it"), toVector(o.toeplitzDeviation),
                             range(-(n - 1), 2 * n - 1)));
     if (o.ropeDeviation.size() > 0)
-        t.series.push_back(line(tr("RoPE: (R_m q)\u00b7(R_n k) deviation"),
-                                toVector(o.ropeDeviation), range(-(n - 1), 2 * n - 1)));
+        t.series.push_back(line(tr("RoPE: (R_m q)·(R_n k) deviation"), toVector(o.ropeDeviation),
+                                range(-(n - 1), 2 * n - 1)));
     t.integerX = false;
     m_toeplitz->setContent(t);
 }
@@ -501,9 +501,9 @@ void InsightsFigures::showCost(const InsightResult& r) {
     f.yTitle = tr("FLOPs");
     f.logX = f.logY = true;
     f.integerX = false;
-    f.series = {line(tr("CNN 2knd\u00b2"), cnn, n, LineStyle::Line),
-                line(tr("RNN 2nd\u00b2"), rnn, n, LineStyle::Line),
-                line(tr("attention 4n\u00b2d"), att, n, LineStyle::Line)};
+    f.series = {line(tr("CNN 2knd²"), cnn, n, LineStyle::Line),
+                line(tr("RNN 2nd²"), rnn, n, LineStyle::Line),
+                line(tr("attention 4n²d"), att, n, LineStyle::Line)};
     f.legendAt = Qt::AlignBottom | Qt::AlignRight;
     f.markers = {{c.attentionRnnCrossover, tr("attention = RNN")},
                  {c.attentionCnnCrossover, tr("attention = CNN")}};
@@ -516,8 +516,8 @@ void InsightsFigures::showCost(const InsightResult& r) {
     p.logX = p.logY = true;
     p.integerX = false;
     p.legendAt = Qt::AlignTop | Qt::AlignLeft;
-    p.series = {line(tr("CNN path \u2308(n\u22121)/(k\u22121)\u2309"), cnnPath, n, LineStyle::Line),
-                line(tr("RNN path n\u22121"), rnnPath, n, LineStyle::Line),
+    p.series = {line(tr("CNN path ⌈(n−1)/(k−1)⌉"), cnnPath, n, LineStyle::Line),
+                line(tr("RNN path n−1"), rnnPath, n, LineStyle::Line),
                 line(tr("attention path 1"), attPath, n, LineStyle::Line),
                 line(tr("RNN sequential steps n"), rnnSeq, n, LineStyle::Dashed)};
     m_path->setContent(p);
@@ -535,10 +535,9 @@ void InsightsFigures::showCost(const InsightResult& r) {
     }
     const CostMeasurement& cm = *r.measured;
     std::vector<double> x(cm.n.begin(), cm.n.end());
-    m.title = std::isfinite(cm.exponent) ? tr("measured: time \u221d n^%1 (n \u2265 %2)")
-                                               .arg(cm.exponent, 0, 'f', 2)
-                                               .arg(cm.fitFrom)
-                                         : tr("measured attention layer");
+    m.title = std::isfinite(cm.exponent)
+                  ? tr("measured: time ∝ n^%1 (n ≥ %2)").arg(cm.exponent, 0, 'f', 2).arg(cm.fitFrom)
+                  : tr("measured attention layer");
     m.series.push_back(line(tr("%1, d = %2").arg(qs(toString(r.params.scheme))).arg(r.params.d),
                             cm.ms, x, LineStyle::LineAndPoints));
     if (std::isfinite(cm.exponent)) {
@@ -572,7 +571,7 @@ void InsightsFigures::showDistance(const InsightResult& r) {
                        const Eigen::VectorXd& mean) {
         LinePlotContent c;
         c.title = title;
-        c.xTitle = tr("offset r = j \u2212 i");
+        c.xTitle = tr("offset r = j − i");
         c.yTitle = yTitle;
         c.integerX = false;
         for (int h = 0; h < std::min(heads, kShownHeads); ++h)
@@ -603,9 +602,9 @@ void InsightsFigures::showDistance(const InsightResult& r) {
     m_positionProfile->setContent(pos);
 
     LinePlotContent rope;
-    rope.title = tr("RoPE long-term decay (RoFormer \u00a73.4.3)");
+    rope.title = tr("RoPE long-term decay (RoFormer §3.4.3)");
     rope.xTitle = tr("relative distance r");
-    rope.yTitle = tr("(2/d)\u00b7\u03a3|S_j(r)|");
+    rope.yTitle = tr("(2/d)·Σ|S_j(r)|");
     rope.integerX = false;
     rope.series.push_back(line(tr("upper bound"), toVector(d.ropeDecay)));
     m_ropeDecay->setContent(rope);
@@ -645,11 +644,11 @@ void InsightsFigures::showDepth(const InsightResult& r) {
     LinePlotContent a;
     a.title = tr("effective rank of the output");
     a.xTitle = x;
-    a.yTitle = tr("exp(entropy of \u03c3/\u03a3\u03c3)");
+    a.yTitle = tr("exp(entropy of σ/Σσ)");
     a.series = {line(tr("effective rank"), rank, {}, pts)};
     m_rank->setContent(a);
     LinePlotContent u;
-    u.title = tr("uniformity residual \u2016X \u2212 1\u00b7x\u0304\u1d40\u2016/\u2016X\u2016");
+    u.title = tr("uniformity residual ‖X − 1·x̄ᵀ‖/‖X‖");
     u.xTitle = x;
     u.yTitle = tr("residual (log)");
     u.logY = true;
@@ -667,9 +666,9 @@ void InsightsFigures::showDepth(const InsightResult& r) {
     LinePlotContent p;
     p.title = tr("position read by a linear probe");
     p.xTitle = x;
-    p.yTitle = tr("R\u00b2");
-    p.series = {line(tr("R\u00b2 (all positions)"), r2, {}, pts),
-                line(tr("R\u00b2 held out (odd positions)"), r2held, {}, pts)};
+    p.yTitle = tr("R²");
+    p.series = {line(tr("R² (all positions)"), r2, {}, pts),
+                line(tr("R² held out (odd positions)"), r2held, {}, pts)};
     m_probe->setContent(p);
 }
 

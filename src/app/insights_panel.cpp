@@ -71,30 +71,30 @@ InsightsPanel::InsightsPanel(QWidget* parent)
     m_pageChooser->setToolTip(tr("Which argument of the chapter to show"));
 
     m_delta->setRange(1, 1 << 20); // narrowed to N − 1 when the parameters arrive
-    m_delta->setToolTip(tr("The shift \u03b4: P[i+\u03b4] against M_\u03b4\u00b7P[i]"));
+    m_delta->setToolTip(tr("The shift δ: P[i+δ] against M_δ·P[i]"));
     m_kernel->setRange(2, 65);
     m_kernel->setValue(3);
     m_kernel->setToolTip(tr("The CNN's kernel size k"));
     for (int n : {1024, 2048, 4096, 8192, 16384})
         m_measureMax->addItem(QString::number(n), n);
     m_measureMax->setCurrentIndex(m_measureMax->count() - 1);
-    m_measureMax->setToolTip(tr("Measure n = 128, 256, \u2026 up to this (pooled above 2048)"));
+    m_measureMax->setToolTip(tr("Measure n = 128, 256, … up to this (pooled above 2048)"));
     m_measure->setToolTip(tr("Time one attention layer of the current scheme on this machine's "
                              "fast CPU engine and fit the exponent of time against n"));
     m_layers->setRange(1, kMaxDepthLayers);
     m_layers->setValue(12);
     m_layers->setToolTip(tr("Layers L, each with its own seeded weights"));
     m_residual->setChecked(true);
-    m_residual->setToolTip(tr("X \u2190 X + f(X) instead of X \u2190 f(X)"));
+    m_residual->setToolTip(tr("X ← X + f(X) instead of X ← f(X)"));
     m_norm->addItem(tr("no norm"), static_cast<int>(DepthNorm::None));
     m_norm->addItem(tr("LayerNorm"), static_cast<int>(DepthNorm::LayerNorm));
     m_norm->addItem(tr("RMSNorm"), static_cast<int>(DepthNorm::RmsNorm));
     m_norm->setToolTip(tr("Pre-norm before attention and MLP (no gain, no bias)"));
-    m_mlp->setToolTip(tr("A ReLU MLP d \u2192 4d \u2192 d after each attention"));
+    m_mlp->setToolTip(tr("A ReLU MLP d → 4d → d after each attention"));
 
     // In the order of InsightPage.
     m_controls->addWidget(controlRow({}));
-    m_controls->addWidget(controlRow({{tr("\u03b4"), m_delta}}));
+    m_controls->addWidget(controlRow({{tr("δ"), m_delta}}));
     m_controls->addWidget(controlRow({{tr("kernel k"), m_kernel},
                                       {tr("measure up to n"), m_measureMax},
                                       {QString(), m_measure}}));
@@ -283,7 +283,7 @@ void InsightsPanel::submit(bool measure) {
     InsightSettings s = settings();
     s.measure = measure && page() == InsightPage::Cost;
     m_controller->submit(page(), m_params, m_input, s);
-    m_status->setText(s.measure ? tr("measuring\u2026") : tr("computing\u2026"));
+    m_status->setText(s.measure ? tr("measuring…") : tr("computing…"));
 }
 
 void InsightsPanel::onResult(const InsightResult& result) {

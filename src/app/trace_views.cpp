@@ -417,7 +417,7 @@ HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle,
 namespace {
 /** The note of a view that needs n×n tensors pooled mode does not compute. */
 QString pooledNote(const PoolInfo& pool) {
-    return QObject::tr("pooled mode (n = %1): n\u00d7n tensors other than the logits and weights "
+    return QObject::tr("pooled mode (n = %1): n×n tensors other than the logits and weights "
                        "are not computed")
         .arg(pool.seqLen);
 }

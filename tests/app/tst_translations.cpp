@@ -3,12 +3,15 @@
 // covers every tr() string now in src/app (lupdate is run on the sources into a temporary .ts),
 // the window's menus and tabs come up in Chinese, and View → Language is remembered.
 #include <QAction>
+#include <QDirIterator>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSet>
 #include <QSettings>
 #include <QStandardPaths>
@@ -110,6 +113,7 @@ private Q_SLOTS:
     void embeddedTranslationLoads();
     void tsIsComplete();
     void everyTrStringIsInTheTs();
+    void noEscapesInTrStrings();
     void windowInChinese();
     void englishStaysEnglish();
     void languageMenuIsRemembered();
@@ -224,6 +228,57 @@ void TestTranslations::everyTrStringIsInTheTs() {
                                        "update_translations):\n%3")
                             .arg(stale.size())
                             .arg(kTs, stale.join(u'\n'))));
+}
+
+void TestTranslations::noEscapesInTrStrings() {
+    // lupdate 6.4 reads "\u201cAb" as one code point (it takes every hex digit that follows), so
+    // such a source in the .ts never matches the compiled string and stays untranslated at run
+    // time. Translatable strings spell their characters out (the sources are UTF-8).
+    const QRegularExpression call(
+        QStringLiteral(R"(\b(tr|translate|QT_TRANSLATE_NOOP|QT_TR_NOOP)\s*\()"));
+    QStringList bad;
+    QDirIterator it(QStringLiteral(PE_SOURCE_DIR "/src/app"),
+                    {QStringLiteral("*.cpp"), QStringLiteral("*.h")}, QDir::Files);
+    QStringList files{QStringLiteral(PE_SOURCE_DIR "/src/compute/worker/sample_input.cpp")};
+    while (it.hasNext())
+        files << it.next();
+    for (const QString& path : files) {
+        QFile f(path);
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(path));
+        const QString text = QString::fromUtf8(f.readAll());
+        for (auto m = call.globalMatch(text); m.hasNext();) {
+            const auto match = m.next();
+            // The call's arguments: up to the parenthesis that closes it, outside string literals.
+            int depth = 1;
+            bool inString = false;
+            qsizetype k = match.capturedEnd();
+            for (; k < text.size() && depth > 0; ++k) {
+                const QChar c = text.at(k);
+                if (inString) {
+                    if (c == u'\\') {
+                        const QChar next = k + 1 < text.size() ? text.at(k + 1) : QChar();
+                        if (next == u'u' || next == u'U' || next == u'x')
+                            bad << QStringLiteral("%1:%2").arg(
+                                QFileInfo(path).fileName(),
+                                QString::number(text.left(k).count(u'\n') + 1));
+                        ++k;
+                    } else if (c == u'"') {
+                        inString = false;
+                    }
+                } else if (c == u'"') {
+                    inString = true;
+                } else if (c == u'(') {
+                    ++depth;
+                } else if (c == u')') {
+                    --depth;
+                }
+            }
+        }
+    }
+    QVERIFY2(bad.isEmpty(),
+             qPrintable(QStringLiteral("\\u/\\x escapes in translatable strings (write the "
+                                       "character itself): %1")
+                            .arg(bad.join(QStringLiteral(", ")))));
 }
 
 void TestTranslations::windowInChinese() {
