@@ -35,10 +35,9 @@ QString installTranslations(const QString& code) {
         delete app;
         return QStringLiteral("en");
     }
-    QCoreApplication::installTranslator(app);
-    own = app;
     // Qt's own strings (OK/Cancel, the file dialog) when the distribution ships them
-    // (Debian: qt6-translations-l10n); without them those stay English.
+    // (Debian: qt6-translations-l10n); without them those stay English. Installed first: the
+    // translator installed last is asked first, so ours wins where both have a text.
     auto* base = new QTranslator(QCoreApplication::instance());
     if (base->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
                    QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
@@ -47,6 +46,8 @@ QString installTranslations(const QString& code) {
     } else {
         delete base;
     }
+    QCoreApplication::installTranslator(app);
+    own = app;
     const QString name = app->language(); // "zh_CN", from the .ts
     return name.isEmpty() ? locale.name() : name;
 }

@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLibraryInfo>
 #include <QMenu>
 #include <QMenuBar>
 #include <QProcess>
@@ -144,6 +145,10 @@ void TestTranslations::embeddedTranslationLoads() {
     // What the window installs: zh_CN by name and by a Chinese locale; English installs none.
     QCOMPARE(installTranslations(QStringLiteral("zh_CN")), QStringLiteral("zh_CN"));
     QCOMPARE(QCoreApplication::translate("pe::MainWindow", "&View"), QStringLiteral("视图(&V)"));
+    // Qt's own buttons too, where the distribution ships qtbase_zh_CN.qm (qt6-translations-l10n).
+    if (QFile::exists(QLibraryInfo::path(QLibraryInfo::TranslationsPath) +
+                      QStringLiteral("/qtbase_zh_CN.qm")))
+        QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), QStringLiteral("取消"));
     QCOMPARE(installTranslations(QStringLiteral("en")), QStringLiteral("en"));
     QCOMPARE(QCoreApplication::translate("pe::MainWindow", "&View"), QStringLiteral("&View"));
     QCOMPARE(installTranslations(QStringLiteral("fr_FR")), QStringLiteral("en")); // none: English
