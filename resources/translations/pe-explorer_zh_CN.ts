@@ -634,6 +634,14 @@
         <source>RoPE long-term decay (RoFormer §3.4.3)</source>
         <translation>RoPE 的远程衰减（RoFormer §3.4.3）</translation>
     </message>
+    <message>
+        <source>every scheme: mean attention weight (N = %1)</source>
+        <translation>所有方案：平均注意力权重（N = %1）</translation>
+    </message>
+    <message>
+        <source>weight, mean over heads</source>
+        <translation>权重（各头平均）</translation>
+    </message>
 </context>
 <context>
     <name>pe::InsightsPanel</name>
@@ -969,10 +977,6 @@
         <translation>训练损失</translation>
     </message>
     <message>
-        <source>logged step</source>
-        <translation>记录的步数</translation>
-    </message>
-    <message>
         <source>cross-entropy</source>
         <translation>交叉熵</translation>
     </message>
@@ -999,6 +1003,10 @@
     <message>
         <source>A learned table (and URPE&apos;s C) has no rows past the training length: the model cannot run at %1 tokens</source>
         <translation>可学习表（以及 URPE 的 C）没有超出训练长度的行：模型无法在 %1 个词元上运行</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>训练步数</translation>
     </message>
 </context>
 <context>
@@ -1162,8 +1170,8 @@
         <translation>最大</translation>
     </message>
     <message>
-        <source>&amp;Language</source>
-        <translation>语言(&amp;L)</translation>
+        <source>Lan&amp;guage</source>
+        <translation>语言(&amp;G)</translation>
     </message>
     <message>
         <source>&amp;System language</source>
@@ -1236,6 +1244,10 @@
     <message>
         <source>&amp;Insights</source>
         <translation>洞察(&amp;I)</translation>
+    </message>
+    <message>
+        <source>La&amp;b</source>
+        <translation>实验室(&amp;B)</translation>
     </message>
 </context>
 <context>

@@ -612,7 +612,7 @@ void InsightsFigures::showDistance(const InsightResult& r) {
     LinePlotContent all;
     const int m = r.distanceEveryScheme.empty() ? n : r.distanceEveryScheme.front()->positions;
     all.title = tr("every scheme: mean attention weight (N = %1)").arg(m);
-    all.xTitle = tr("offset r = j \u2212 i");
+    all.xTitle = tr("offset r = j − i");
     all.yTitle = tr("weight, mean over heads");
     all.integerX = false;
     all.legendAt = Qt::AlignTop | Qt::AlignRight;

@@ -299,7 +299,7 @@ void MainWindow::buildMenus() {
     }
     // The language is read once at start (runExplorer): texts built at run time (plot titles,
     // status lines, tooltips) would each need retranslating, so a change waits for a restart.
-    QMenu* languages = view->addMenu(tr("&Language"));
+    QMenu* languages = view->addMenu(tr("Lan&guage"));
     languages->setObjectName(QStringLiteral("languageMenu"));
     languages->setToolTipsVisible(true);
     auto* languageGroup = new QActionGroup(this);
