@@ -21,6 +21,7 @@ private Q_SLOTS:
     void pooledAboveTheThreshold();
     void tileIsTheFullResolutionSlice();
     void overBudgetButPoolableIsPooled();
+    void float64PooledCountsTheFullTrace();
     void embeddingsFollowSeedAndWidth();
     void identityProjectionsGiveQkvEqualX_data();
     void identityProjectionsGiveQkvEqualX();
@@ -282,6 +283,31 @@ void TestComputeWorker::overBudgetButPoolableIsPooled() {
     QVERIFY2(r.trace, qPrintable(r.error));
     QVERIFY(r.pool.pooled);
     QCOMPARE(r.trace->find("weights")->shape(), (std::vector<std::int64_t>{2, 256, 256}));
+}
+
+// Float64 is pooled from a full reference trace (no streaming): the budget must count that
+// trace. Found by the GUI soak: float64 at n = 16384 passed the streaming estimate and the
+// n×n allocations threw std::bad_alloc out of the worker thread, ending the window.
+void TestComputeWorker::float64PooledCountsTheFullTrace() {
+    Params p = small(Scheme::T5);
+    p.n = 600;
+    p.precision = Precision::Float64;
+    const std::uint64_t pooledBytes = estimatePooledBytes(p, 64, ComputeWorker::hardwareThreads());
+    QVERIFY(pooledBytes >= estimateTraceBytes(p));
+    Params f32 = p;
+    f32.precision = Precision::Float32;
+    QVERIFY(estimatePooledBytes(f32, 64, 1) * 4 < estimateTraceBytes(f32)); // streamed
+    ComputeController c(BackendKind::CpuFast);
+    c.setPooling(100, 64, PoolMode::Mean);
+    c.setMemoryBudget(pooledBytes - 1); // what float32 would stream in, many times over
+    const ComputeResult refused = runOne(c, p);
+    QVERIFY(!refused.trace);
+    QVERIFY2(refused.error.contains(QLatin1String("lower n")), qPrintable(refused.error));
+    c.setMemoryBudget(pooledBytes);
+    const ComputeResult r = runOne(c, p);
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QVERIFY(r.pool.pooled);
+    QCOMPARE(r.trace->find("weights")->shape(), (std::vector<std::int64_t>{2, 64, 64}));
 }
 
 // The worker keeps the last request's embeddings: a change of seed or width must still give
