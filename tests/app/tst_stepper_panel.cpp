@@ -100,6 +100,7 @@ private Q_SLOTS:
     void probeVerdict_data();
     void probeVerdict();
     void wideProbeRunsInTheBackground();
+    void outputProjectionShowsTheSeededWo();
     void exportsTheStage();
     void zerosInput();
     void textInputEqualsCli();
@@ -350,6 +351,23 @@ void TestStepperPanel::wideProbeRunsInTheBackground() {
     QCOMPARE(probe->canTellApart(), true);
     QCOMPARE(probe->result().spread, wantA.spread);
     QVERIFY(probe->verdictText().contains(QLatin1String("Can tell")));
+}
+
+// The output projection stage shows W_O as the window's worker draws it from the seed.
+void TestStepperPanel::outputProjectionShowsTheSeededWo() {
+    Params p = small(Scheme::T5);
+    p.seed = 12345;
+    m_panel->setTrace(makeTrace(p));
+    m_panel->setStage(static_cast<int>(StageId::OutputProjection));
+    Weights w;
+    completeWeights(p, w);
+    bool found = false;
+    for (const StageMatrix& m : m_panel->matrices())
+        if (m.values.rows() == p.d && m.values.cols() == p.d) {
+            QVERIFY(m.values.isApprox(w.W_o, 1e-12));
+            found = true;
+        }
+    QVERIFY(found);
 }
 
 void TestStepperPanel::exportsTheStage() {
