@@ -6,10 +6,12 @@
 
 #include <cstdio>
 
+#include "allocator.h"
 #include "main_window.h"
 #include "screenshot.h"
 
 int main(int argc, char** argv) {
+    pe::tuneAllocatorForLongSessions();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("pe-explorer"));
     QApplication::setApplicationName(QStringLiteral("pe-explorer"));
@@ -30,10 +32,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption session(QStringLiteral("open"), // not "session": Qt takes -session
                                      QStringLiteral("Start from a session file."),
                                      QStringLiteral("FILE"));
-    const QCommandLineOption tab(QStringLiteral("tab"),
-                                 QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
-                                                "terms, 3 attention, 4 compare, 5 stepper, 6 lab)."),
-                                 QStringLiteral("N"), QStringLiteral("0"));
+    const QCommandLineOption tab(
+        QStringLiteral("tab"),
+        QStringLiteral("Open this tab (0 encoding, 1 relative, 2 logit "
+                       "terms, 3 attention, 4 compare, 5 stepper, 6 lab)."),
+        QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption scheme(QStringLiteral("scheme"),
                                     QStringLiteral("Start with this scheme."),
                                     QStringLiteral("NAME"));
