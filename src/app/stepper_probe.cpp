@@ -43,12 +43,13 @@ ProbeBox::ProbeBox(QWidget* parent)
     v->addWidget(m_rows, 4);
     v->addStretch(1); // takes the room while the plot is hidden
     connect(m_keysOnly, &QCheckBox::toggled, this, &ProbeBox::optionsChanged);
+    m_pool.setMaxThreadCount(1);
     m_watcher = new QFutureWatcher<ProbeResult>(this);
     connect(m_watcher, &QFutureWatcher<ProbeResult>::finished, this, &ProbeBox::finished);
 }
 
 ProbeBox::~ProbeBox() {
-    // The job holds its own copies and flag: it stops at its next check and is dropped.
+    // The job holds its own copies and flag: it stops at its next check (m_pool waits for it).
     if (m_cancel)
         m_cancel->store(true);
 }
@@ -96,7 +97,7 @@ void ProbeBox::start(const Job& job) {
     m_running = true;
     m_runningJob = job;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    m_watcher->setFuture(QtConcurrent::run([job, cancel = m_cancel] {
+    m_watcher->setFuture(QtConcurrent::run(&m_pool, [job, cancel = m_cancel] {
         return runProbe(job.params, 2, job.shawValues, cancel.get());
     }));
 }

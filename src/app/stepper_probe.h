@@ -3,6 +3,7 @@
 
 #include <QFutureWatcher>
 #include <QGroupBox>
+#include <QThreadPool>
 
 #include <atomic>
 #include <memory>
@@ -81,6 +82,9 @@ private:
     std::optional<Job> m_queued; ///< the newest, waiting for the running one to stop
     std::shared_ptr<std::atomic<bool>> m_cancel; ///< the running probe's
     QFutureWatcher<ProbeResult>* m_watcher;
+    /** The probe's own thread: on Qt's global pool it would hold up the GUI thread's pooling
+     *  jobs, which the GUI thread waits for (grid.cpp). */
+    QThreadPool m_pool;
 };
 
 } // namespace pe
