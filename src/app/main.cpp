@@ -6,10 +6,12 @@
 
 #include <cstdio>
 
+#include "allocator.h"
 #include "main_window.h"
 #include "screenshot.h"
 
 int main(int argc, char** argv) {
+    pe::tuneAllocatorForLongSessions();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("pe-explorer"));
     QApplication::setApplicationName(QStringLiteral("pe-explorer"));

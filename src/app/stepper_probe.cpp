@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QLabel>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -42,6 +43,15 @@ ProbeBox::ProbeBox(QWidget* parent)
     v->addWidget(m_rows, 4);
     v->addStretch(1); // takes the room while the plot is hidden
     connect(m_keysOnly, &QCheckBox::toggled, this, &ProbeBox::optionsChanged);
+    m_pool.setMaxThreadCount(1);
+    m_watcher = new QFutureWatcher<ProbeResult>(this);
+    connect(m_watcher, &QFutureWatcher<ProbeResult>::finished, this, &ProbeBox::finished);
+}
+
+ProbeBox::~ProbeBox() {
+    // The job holds its own copies and flag: it stops at its next check (m_pool waits for it).
+    if (m_cancel)
+        m_cancel->store(true);
 }
 
 QString ProbeBox::verdictText() const {
@@ -57,11 +67,65 @@ void ProbeBox::setTrace(const Trace& trace) {
     p.n = std::min(p.n, kMaxProbeTokens);
     if (p.validLen > p.seqLen())
         p.validLen = -1;
-    if (!m_hasResult || !(p == m_probed) || shawValues != m_probedShawValues) {
+    m_wanted = Job{p, shawValues};
+    if (m_hasResult && p == m_probed && shawValues == m_probedShawValues) {
+        // Already known; a background probe of another configuration is no longer wanted.
+        if (m_cancel)
+            m_cancel->store(true);
+        m_queued.reset();
+    } else if (p.d <= kMaxInlineProbeWidth) {
+        if (m_cancel)
+            m_cancel->store(true);
+        m_queued.reset();
         m_result = runProbe(p, 2, shawValues);
         m_probed = p;
         m_probedShawValues = shawValues;
         m_hasResult = true;
+    } else if (!m_running) {
+        start(m_wanted);
+    } else if (m_runningJob == m_wanted && !m_cancel->load()) {
+        m_queued.reset(); // the running probe is this configuration's
+    } else {
+        m_cancel->store(true); // one probe at a time: the newest starts when this one stops
+        m_queued = m_wanted;
+    }
+    showVerdict();
+    measure(trace);
+}
+
+void ProbeBox::start(const Job& job) {
+    m_running = true;
+    m_runningJob = job;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_watcher->setFuture(QtConcurrent::run(&m_pool, [job, cancel = m_cancel] {
+        return runProbe(job.params, 2, job.shawValues, cancel.get());
+    }));
+}
+
+void ProbeBox::finished() {
+    m_running = false;
+    if (!m_cancel->load()) {
+        m_result = m_watcher->result();
+        m_probed = m_runningJob.params;
+        m_probedShawValues = m_runningJob.shawValues;
+        m_hasResult = true;
+    }
+    if (m_queued) {
+        const Job next = *m_queued;
+        m_queued.reset();
+        if (!(m_hasResult && next.params == m_probed && next.shawValues == m_probedShawValues))
+            start(next);
+    }
+    showVerdict();
+}
+
+void ProbeBox::showVerdict() {
+    const Params& p = m_wanted.params;
+    if (!(m_hasResult && p == m_probed && m_wanted.shawValues == m_probedShawValues)) {
+        m_verdict->setText(tr("Probing this configuration (d = %1)…").arg(p.d));
+        m_verdict->setStyleSheet(QString());
+        m_reason->clear();
+        return;
     }
     m_verdict->setText(m_result.canTellApart
                            ? tr("✔ Can tell positions apart: n identical tokens give distinct "
@@ -73,13 +137,12 @@ void ProbeBox::setTrace(const Trace& trace) {
     m_reason->setText(
         tr("%1<br><small>Probe: %2 identical tokens through a 2-layer pre-RMSNorm stack in "
            "float64; row spread %3 (identical ≤ %4, broken > %5).</small>")
-            .arg(QString::fromStdString(probeReason(p, m_result.canTellApart, shawValues))
+            .arg(QString::fromStdString(probeReason(p, m_result.canTellApart, m_wanted.shawValues))
                      .toHtmlEscaped())
             .arg(p.n)
             .arg(m_result.spread, 0, 'g', 3)
             .arg(kProbeIdenticalThreshold, 0, 'g', 1)
             .arg(kProbeBrokenThreshold, 0, 'g', 1));
-    measure(trace);
 }
 
 void ProbeBox::measure(const Trace& trace) {

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QFutureWatcher>
 #include <QGroupBox>
+#include <QThreadPool>
+
+#include <atomic>
+#include <memory>
+#include <optional>
 
 #include "probe.h"
 #include "trace.h"
@@ -23,11 +29,21 @@ class ProbeBox : public QGroupBox {
 public:
     explicit ProbeBox(QWidget* parent = nullptr);
 
-    /** Runs the probe for the trace's parameters and measures the trace's output rows. */
+    /**
+     * Runs the probe for the trace's parameters and measures the trace's output rows. Up to
+     * kMaxInlineProbeWidth the probe runs here (tens of ms); wider ones run on a pool thread
+     * (seconds at d = 4096, which would freeze the window), the newest wins, and the verdict
+     * says "probing" until it is in.
+     */
     void setTrace(const Trace& trace);
+    ~ProbeBox() override;
 
     /** Positions the probe runs with at most (the verdict does not depend on n). */
     static constexpr int kMaxProbeTokens = 64;
+    /** Widths d up to this are probed on the calling thread. */
+    static constexpr int kMaxInlineProbeWidth = 256;
+    /** A probe runs in the background; result() is an earlier configuration's until done. */
+    bool probing() const { return m_running || m_queued.has_value(); }
 
     const ProbeResult& result() const { return m_result; }
     bool canTellApart() const { return m_result.canTellApart; }
@@ -40,7 +56,15 @@ Q_SIGNALS:
     void optionsChanged();
 
 private:
+    struct Job {
+        Params params;
+        bool shawValues = true;
+        bool operator==(const Job&) const = default;
+    };
     void measure(const Trace& trace);
+    void showVerdict();
+    void start(const Job& job);
+    void finished();
 
     QLabel* m_verdict;
     QLabel* m_reason;
@@ -52,6 +76,15 @@ private:
     bool m_probedShawValues = true;
     bool m_hasResult = false;
     double m_traceSpread = -1;
+    Job m_wanted;     ///< the configuration on screen
+    Job m_runningJob; ///< what the background probe computes
+    bool m_running = false;
+    std::optional<Job> m_queued; ///< the newest, waiting for the running one to stop
+    std::shared_ptr<std::atomic<bool>> m_cancel; ///< the running probe's
+    QFutureWatcher<ProbeResult>* m_watcher;
+    /** The probe's own thread: on Qt's global pool it would hold up the GUI thread's pooling
+     *  jobs, which the GUI thread waits for (grid.cpp). */
+    QThreadPool m_pool;
 };
 
 } // namespace pe

@@ -656,6 +656,7 @@ void TraceViews::refreshTerms() {
     for (std::size_t k = 0; k < m_terms.size(); ++k) {
         HeatmapView* v = m_terms[k];
         if (k >= present.size()) {
+            v->clear(QString()); // let go of the earlier trace's matrix (and the trace itself)
             v->hide();
             continue;
         }
@@ -721,6 +722,7 @@ void TraceViews::refreshAttention() {
     for (int k = 0; k < static_cast<int>(m_heads.size()); ++k) {
         HeatmapView* v = m_heads[static_cast<std::size_t>(k)];
         if (k >= heads) {
+            v->clear(QString()); // let go of the earlier trace's matrix (and the trace itself)
             v->hide();
             continue;
         }

@@ -49,7 +49,11 @@ std::uint64_t estimatePooledBytes(const Params& p, int resolution, int threads) 
     const std::uint64_t D = static_cast<std::uint64_t>(std::max(p.d, 0));
     const std::uint64_t H = static_cast<std::uint64_t>(std::max(p.heads, 1));
     const std::uint64_t R = std::min<std::uint64_t>(N, static_cast<std::uint64_t>(resolution));
-    const std::uint64_t f = p.precision == Precision::Float64 ? 8 : 4;
+    // Float64 is not streamed: the reference computes the whole trace, then pools it
+    // (CpuFastBackend::computePooled), so the full trace is what must fit.
+    if (p.precision == Precision::Float64)
+        return estimateTraceBytes(p) + 2 * H * R * R * (8 + 8 + 8);
+    const std::uint64_t f = 4;
     std::uint64_t bytes = 10 * N * D * f;   // E, P, X, Q, K, V, head_out, out + scratch
     bytes += 4 * D * D * f + 2 * N * D * 8; // weights (float and the double originals)
     bytes += 2 * H * (2 * N) * f;           // per-offset bias / URPE tables

@@ -68,7 +68,8 @@ void adoptPooledTensors(const PoolRequest& r, Trace&& from, PooledTrace& to);
 PoolRegion poolRegion(const PoolRequest& r, int seqLen);
 /**
  * Bytes a pooled computation holds at its peak on the fast CPU engine: the O(n·d) tensors and
- * position tables, per-thread row blocks and the pooled cells; nothing n×n.
+ * position tables, per-thread row blocks and the pooled cells; nothing n×n. Float64 requests
+ * are pooled from a full reference trace: estimateTraceBytes plus the cells.
  */
 std::uint64_t estimatePooledBytes(const Params& p, int resolution, int threads = 16);
 

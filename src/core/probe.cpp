@@ -20,7 +20,9 @@ Eigen::MatrixXd rmsNorm(const Eigen::MatrixXd& x) {
 
 } // namespace
 
-ProbeResult runProbe(const Params& base, int layers, bool shawValues) {
+ProbeResult runProbe(const Params& base, int layers, bool shawValues,
+                     const std::atomic<bool>* cancel) {
+    const auto cancelled = [cancel] { return cancel && cancel->load(); };
     Params p = base;
     p.precision = Precision::Float64;
     const int d = p.d;
@@ -34,6 +36,8 @@ ProbeResult runProbe(const Params& base, int layers, bool shawValues) {
     const int first = p.cls ? 1 : 0;
 
     for (int layer = 0; layer < layers; ++layer) {
+        if (cancelled())
+            return {};
         Params pl = p;
         pl.seed = p.seed + 1000 * static_cast<std::uint64_t>(layer + 1);
         Weights w;
@@ -41,13 +45,15 @@ ProbeResult runProbe(const Params& base, int layers, bool shawValues) {
         w.cls = w0.cls;
         w.sep = w0.sep;
         completeWeights(pl, w);
+        if (cancelled())
+            return {};
         // Keys close to the queries so relu² sees positive logits (SPEC §10 pitfall).
         w.W_k = w.W_q + 0.1 * seededNormal(d, d, pl.seed, "probe.k_noise") / std::sqrt(double(d));
         if (p.scheme == Scheme::Shaw && !shawValues)
             w.shawWv.setZero();
         if (p.scheme == Scheme::Learned)
             w.learnedTable = w0.learnedTable;
-        auto tr = computeTraceFromSequence(pl, w, rmsNorm(x), false);
+        auto tr = computeTraceFromSequence(pl, w, rmsNorm(x), false, cancel);
         if (!tr)
             return {};
         const Tensor* out = tr->find("out");
@@ -56,6 +62,8 @@ ProbeResult runProbe(const Params& base, int layers, bool shawValues) {
             for (int c = 0; c < d; ++c)
                 attn(i, c) = out->data<double>()[i * d + c];
         x += attn;
+        if (cancelled())
+            return {};
         const Eigen::MatrixXd W1 =
             seededNormal(d, 2 * d, pl.seed, "probe.ffn1") / std::sqrt(double(d));
         const Eigen::MatrixXd W2 =

@@ -7,6 +7,8 @@
  * identical the configuration cannot tell positions apart.
  */
 
+#include <atomic>
+
 #include "params.h"
 
 namespace pe {
@@ -22,8 +24,11 @@ inline constexpr double kProbeBrokenThreshold = 1e-9;
 
 /**
  * Runs the probe with p's scheme, normaliser, mask and special tokens (p.n identical tokens).
- * `shawValues = false` gives Shaw "keys only" (w_v = 0). Seeded by p.seed.
+ * `shawValues = false` gives Shaw "keys only" (w_v = 0). Seeded by p.seed. It draws about
+ * 22·d² normal variates (seconds at d = 4096): `cancel`, when set, stops it between its steps
+ * and the result is then meaningless (the caller knows it cancelled).
  */
-ProbeResult runProbe(const Params& p, int layers = 2, bool shawValues = true);
+ProbeResult runProbe(const Params& p, int layers = 2, bool shawValues = true,
+                     const std::atomic<bool>* cancel = nullptr);
 
 } // namespace pe

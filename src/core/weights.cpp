@@ -109,6 +109,20 @@ std::vector<WeightSpec> weightSpecs(const Params& p) {
     };
 }
 
+std::uint64_t estimateWeightBytes(const Params& p) {
+    std::uint64_t bytes = 0;
+    for (const WeightSpec& spec : weightSpecs(p)) {
+        if (!spec.used)
+            continue;
+        std::uint64_t elements = 8;
+        for (const std::int64_t dim : spec.shape)
+            elements *= static_cast<std::uint64_t>(std::max<std::int64_t>(
+                dim < 0 ? static_cast<std::int64_t>(p.learnedRows) : dim, 0));
+        bytes += elements;
+    }
+    return bytes;
+}
+
 void completeWeights(const Params& p, Weights& w) {
     const double invSqrtD = 1.0 / std::sqrt(static_cast<double>(p.d));
     for (const WeightSpec& spec : weightSpecs(p)) {

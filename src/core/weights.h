@@ -54,6 +54,12 @@ std::vector<WeightSpec> weightSpecs(const Params& p);
  */
 void completeWeights(const Params& p, Weights& w);
 
+/**
+ * Bytes of the used tensors completeWeights draws (float64), the learned table at
+ * p.learnedRows rows: 8·learnedRows·d, 6.4 GB for 2^20 rows at d = 768, whatever n is.
+ */
+std::uint64_t estimateWeightBytes(const Params& p);
+
 /** Checks the shapes of the used tensors; the error names the tensor and both shapes. */
 Status checkWeights(const Params& p, const Weights& w);
 

@@ -21,6 +21,8 @@ private Q_SLOTS:
     void pooledAboveTheThreshold();
     void tileIsTheFullResolutionSlice();
     void overBudgetButPoolableIsPooled();
+    void float64PooledCountsTheFullTrace();
+    void learnedTableCountsInTheBudget();
     void embeddingsFollowSeedAndWidth();
     void identityProjectionsGiveQkvEqualX_data();
     void identityProjectionsGiveQkvEqualX();
@@ -282,6 +284,49 @@ void TestComputeWorker::overBudgetButPoolableIsPooled() {
     QVERIFY2(r.trace, qPrintable(r.error));
     QVERIFY(r.pool.pooled);
     QCOMPARE(r.trace->find("weights")->shape(), (std::vector<std::int64_t>{2, 256, 256}));
+}
+
+// Float64 is pooled from a full reference trace (no streaming): the budget must count that
+// trace. Found by the GUI soak: float64 at n = 16384 passed the streaming estimate and the
+// n×n allocations threw std::bad_alloc out of the worker thread, ending the window.
+void TestComputeWorker::float64PooledCountsTheFullTrace() {
+    Params p = small(Scheme::T5);
+    p.n = 600;
+    p.precision = Precision::Float64;
+    const std::uint64_t pooledBytes = estimatePooledBytes(p, 64, ComputeWorker::hardwareThreads());
+    QVERIFY(pooledBytes >= estimateTraceBytes(p));
+    Params f32 = p;
+    f32.precision = Precision::Float32;
+    QVERIFY(estimatePooledBytes(f32, 64, 1) * 4 < estimateTraceBytes(f32)); // streamed
+    ComputeController c(BackendKind::CpuFast);
+    c.setPooling(100, 64, PoolMode::Mean);
+    c.setMemoryBudget(pooledBytes - 1); // what float32 would stream in, many times over
+    const ComputeResult refused = runOne(c, p);
+    QVERIFY(!refused.trace);
+    QVERIFY2(refused.error.contains(QLatin1String("lower n")), qPrintable(refused.error));
+    c.setMemoryBudget(pooledBytes + estimateWeightBytes(p)); // the weights count too
+    const ComputeResult r = runOne(c, p);
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QVERIFY(r.pool.pooled);
+    QCOMPARE(r.trace->find("weights")->shape(), (std::vector<std::int64_t>{2, 64, 64}));
+}
+
+// The learned table is drawn at its P_max rows (Params::learnedRows, up to 2^20) whatever n
+// is: the budget must count it. Found by the GUI soak: 2^20 rows at d = 768 (6.4 GB) passed
+// the trace-only check, and two such draws took the machine's 23 GB to the OOM killer.
+void TestComputeWorker::learnedTableCountsInTheBudget() {
+    Params p = small(Scheme::Learned);
+    p.learnedRows = 1 << 18; // 2^18 × 16 doubles: 32 MiB
+    QCOMPARE(estimateWeightBytes(p), std::uint64_t{8} * ((1 << 18) * 16 + 4 * 16 * 16 + 12 * 16));
+    ComputeController c(BackendKind::CpuFast);
+    c.setMemoryBudget(std::uint64_t{16} << 20); // 16 MiB: the trace fits, the table does not
+    QVERIFY(estimateTraceBytes(p) < (std::uint64_t{1} << 20));
+    const ComputeResult refused = runOne(c, p);
+    QVERIFY(!refused.trace);
+    QVERIFY2(refused.error.contains(QLatin1String("learned table")), qPrintable(refused.error));
+    p.learnedRows = 1024; // GPT-2's n_ctx: 128 KiB
+    const ComputeResult r = runOne(c, p);
+    QVERIFY2(r.trace, qPrintable(r.error));
 }
 
 // The worker keeps the last request's embeddings: a change of seed or width must still give

@@ -99,6 +99,8 @@ private Q_SLOTS:
     void tooLongForTheStepper();
     void probeVerdict_data();
     void probeVerdict();
+    void wideProbeRunsInTheBackground();
+    void outputProjectionShowsTheSeededWo();
     void exportsTheStage();
     void zerosInput();
     void textInputEqualsCli();
@@ -317,6 +319,55 @@ void TestStepperPanel::probeVerdict() {
                                                    : QLatin1String("Cannot tell")));
     // The trace's own input rows are identical: its output rows are measured too.
     QVERIFY(probe->traceSpread() >= 0);
+}
+
+// The probe draws about 22·d² normal variates: 10 s at d = 4096 on a 2-core machine, which the
+// GUI soak (bench/soak) found freezing the window. Wide configurations are probed on a pool
+// thread; the newest wins, and the verdict says so until it is in.
+void TestStepperPanel::wideProbeRunsInTheBackground() {
+    Params a = small(Scheme::Sinusoidal);
+    a.d = 2 * ProbeBox::kMaxInlineProbeWidth;
+    a.heads = 4;
+    Params b = a;
+    b.scheme = Scheme::None; // no positions: identical tokens stay identical
+    ProbeBox* probe = m_panel->probe();
+    m_panel->setTrace(makeTrace(a, /*identical=*/true));
+    QVERIFY(probe->probing());
+    QVERIFY2(probe->verdictText().contains(QLatin1String("Probing")),
+             qPrintable(probe->verdictText()));
+    QVERIFY(probe->traceSpread() >= 0);                  // the trace itself is measured at once
+    m_panel->setTrace(makeTrace(b, /*identical=*/true)); // supersedes a's probe
+    QTRY_VERIFY_WITH_TIMEOUT(!probe->probing(), 60000);
+    const ProbeResult want = runProbe(b, 2, true);
+    QCOMPARE(probe->canTellApart(), false);
+    QCOMPARE(probe->result().spread, want.spread);
+    QVERIFY(probe->verdictText().contains(QLatin1String("Cannot tell")));
+    // Back to a: computed afresh in the background, and shown when done.
+    m_panel->setTrace(makeTrace(a, /*identical=*/true));
+    QVERIFY(probe->probing());
+    QTRY_VERIFY_WITH_TIMEOUT(!probe->probing(), 60000);
+    const ProbeResult wantA = runProbe(a, 2, true);
+    QVERIFY(wantA.canTellApart); // P makes identical tokens differ
+    QCOMPARE(probe->canTellApart(), true);
+    QCOMPARE(probe->result().spread, wantA.spread);
+    QVERIFY(probe->verdictText().contains(QLatin1String("Can tell")));
+}
+
+// The output projection stage shows W_O as the window's worker draws it from the seed.
+void TestStepperPanel::outputProjectionShowsTheSeededWo() {
+    Params p = small(Scheme::T5);
+    p.seed = 12345;
+    m_panel->setTrace(makeTrace(p));
+    m_panel->setStage(static_cast<int>(StageId::OutputProjection));
+    Weights w;
+    completeWeights(p, w);
+    bool found = false;
+    for (const StageMatrix& m : m_panel->matrices())
+        if (m.values.rows() == p.d && m.values.cols() == p.d) {
+            QVERIFY(m.values.isApprox(w.W_o, 1e-12));
+            found = true;
+        }
+    QVERIFY(found);
 }
 
 void TestStepperPanel::exportsTheStage() {

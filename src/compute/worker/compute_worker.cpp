@@ -158,14 +158,18 @@ void ComputeWorker::process(const ComputeRequest& request) {
     pool.mode = static_cast<PoolMode>(m_poolMode.load());
     pool.hasTile = request.tile;
     pool.tile = request.region;
-    const std::uint64_t fullBytes = estimateTraceBytes(p);
+    // The weights count too: the learned table is drawn at its full P_max rows whatever n is.
+    const std::uint64_t weightBytes = estimateWeightBytes(p);
+    const std::uint64_t fullBytes = estimateTraceBytes(p) + weightBytes;
     const bool pooled =
         request.tile || p.seqLen() > m_poolThreshold.load() || fullBytes > m_budget.load();
     if (const std::uint64_t need =
-            pooled ? estimatePooledBytes(p, pool.resolution, hardwareThreads()) : fullBytes;
+            pooled ? estimatePooledBytes(p, pool.resolution, hardwareThreads()) + weightBytes
+                   : fullBytes;
         need > m_budget.load()) {
-        result.error = QStringLiteral("n = %1 with %2 heads needs about %3 GB for the trace, more "
-                                      "than the %4 GB allowed: lower n or the number of heads")
+        result.error = QStringLiteral("n = %1 with %2 heads needs about %3 GB for the trace and "
+                                      "its weights, more than the %4 GB allowed: lower n or the "
+                                      "number of heads (or d, or the learned table's rows)")
                            .arg(p.seqLen())
                            .arg(p.heads)
                            .arg(static_cast<double>(need) / 1e9, 0, 'f', 1)

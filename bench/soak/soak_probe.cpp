@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+#include "soak_probe.h"
+
+#include <QTimer>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace pe {
+
+std::uint64_t residentBytes() {
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0;
+    unsigned long long size = 0, resident = 0;
+    const int got = std::fscanf(f, "%llu %llu", &size, &resident);
+    std::fclose(f);
+    return got == 2 ? resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+std::uint64_t anonymousResidentBytes() {
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0;
+    unsigned long long size = 0, resident = 0, shared = 0;
+    const int got = std::fscanf(f, "%llu %llu %llu", &size, &resident, &shared);
+    std::fclose(f);
+    return got == 3 && resident >= shared
+               ? (resident - shared) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE))
+               : 0;
+}
+
+std::uint64_t peakResidentBytes() {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, "VmHWM:", 6) == 0 && std::sscanf(line + 6, "%llu", &kb) == 1)
+            break;
+    std::fclose(f);
+    return kb * 1024;
+}
+
+ThreadTimes threadTimes() {
+    ThreadTimes t;
+    std::FILE* f = std::fopen("/proc/thread-self/schedstat", "r");
+    if (!f)
+        return t;
+    unsigned long long cpuNs = 0, waitNs = 0;
+    if (std::fscanf(f, "%llu %llu", &cpuNs, &waitNs) == 2) {
+        t.cpuMs = static_cast<double>(cpuNs) / 1e6;
+        t.runQueueMs = static_cast<double>(waitNs) / 1e6;
+    }
+    std::fclose(f);
+    return t;
+}
+
+GuiHeartbeat::GuiHeartbeat(int stallMs, QObject* parent)
+    : QObject(parent)
+    , m_timer(new QTimer(this))
+    , m_stallMs(stallMs) {
+    m_timer->setTimerType(Qt::PreciseTimer);
+    m_timer->setInterval(10);
+    connect(m_timer, &QTimer::timeout, this, &GuiHeartbeat::tick);
+}
+
+void GuiHeartbeat::start() {
+    m_clock.start();
+    m_lastMs = 0.0;
+    m_last = threadTimes();
+    m_peak = residentBytes();
+    m_timer->start();
+}
+
+void GuiHeartbeat::tick() {
+    const double now = static_cast<double>(m_clock.nsecsElapsed()) / 1e6;
+    const ThreadTimes times = threadTimes();
+    Gap gap;
+    gap.ms = now - m_lastMs;
+    gap.cpuMs = times.cpuMs - m_last.cpuMs;
+    gap.runQueueMs = times.runQueueMs - m_last.runQueueMs;
+    m_lastMs = now;
+    m_last = times;
+    const double own = gap.ms - gap.runQueueMs;
+    if (gap.ms > 100.0)
+        ++m_over100;
+    if (gap.ms > m_stallMs)
+        ++m_stalls;
+    if (own > m_stallMs)
+        ++m_ownStalls;
+    const bool longest = gap.ms > m_longest.ms;
+    const bool longestOwn = own > m_longestOwn.ms - m_longestOwn.runQueueMs;
+    if (longest || longestOwn || (m_reportOver > 0 && gap.ms > m_reportOver)) {
+        gap.context = m_context ? m_context() : QString();
+        if (longest)
+            m_longest = gap;
+        if (longestOwn)
+            m_longestOwn = gap;
+        if (m_reportOver > 0 && gap.ms > m_reportOver)
+            std::fprintf(stderr, "soak: gap %.0f ms (GUI thread cpu %.0f, run queue %.0f) %s\n",
+                         gap.ms, gap.cpuMs, gap.runQueueMs, qPrintable(gap.context));
+    }
+    const std::uint64_t rss = residentBytes();
+    if (rss > m_peak)
+        m_peak = rss;
+}
+
+} // namespace pe

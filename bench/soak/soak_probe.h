@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+
+class QTimer;
+
+namespace pe {
+
+/** Resident set of this process in bytes (/proc/self/statm); 0 where unreadable. */
+std::uint64_t residentBytes();
+/**
+ * The anonymous part of the resident set (statm's resident less its shared, file-backed
+ * pages): what the process allocated. Pages of the shared libraries (libtorch alone is
+ * hundreds of MB) count in the resident set while the kernel keeps them, and it drops them
+ * when the machine needs memory, so the resident set moves with other processes' load.
+ */
+std::uint64_t anonymousResidentBytes();
+/** Peak resident set of this process in bytes (VmHWM in /proc/self/status). */
+std::uint64_t peakResidentBytes();
+/** The calling thread's time on a CPU and waiting for one (run queue), from
+ *  /proc/thread-self/schedstat, in ms; both 0 where unreadable. */
+struct ThreadTimes {
+    double cpuMs = 0.0;
+    double runQueueMs = 0.0;
+};
+ThreadTimes threadTimes();
+
+/**
+ * A 10 ms timer on the GUI thread. A gap between two of its ticks is time the GUI thread spent
+ * on something else (a slot, a paint, a synchronous call) or waiting for a CPU that other
+ * threads held: a gap over `stallMs` is a stall. Each gap is split into the GUI thread's own
+ * CPU time, its wait in the run queue (a loaded machine, or the worker threads) and the rest
+ * (blocked: a lock, a GL call); an "own" stall is one whose gap, less the run-queue wait, is
+ * still over `stallMs`. Each tick also samples the resident set, so the peak between two quiet
+ * points is seen.
+ */
+class GuiHeartbeat : public QObject {
+    Q_OBJECT
+public:
+    explicit GuiHeartbeat(int stallMs = 1000, QObject* parent = nullptr);
+
+    /** Names what the GUI thread was last asked to do, for the report of a long gap. */
+    void setContext(std::function<QString()> context) { m_context = std::move(context); }
+    /** Gaps over this many ms are printed to stderr as they happen (0: none). */
+    void setReportGapsOver(int ms) { m_reportOver = ms; }
+    void start();
+
+    /** Gaps over stallMs of wall-clock time. */
+    int stalls() const { return m_stalls; }
+    /** Gaps over stallMs without their run-queue wait: the GUI thread busy or blocked. */
+    int ownStalls() const { return m_ownStalls; }
+    /** Gaps over 100 ms (noticeable, not yet stalls). */
+    int gapsOver100Ms() const { return m_over100; }
+    struct Gap {
+        double ms = 0.0, cpuMs = 0.0, runQueueMs = 0.0;
+        QString context;
+    };
+    /** The longest gap, and the longest once its run-queue wait is taken out. */
+    const Gap& longest() const { return m_longest; }
+    const Gap& longestOwn() const { return m_longestOwn; }
+    std::uint64_t peakSampledBytes() const { return m_peak; }
+
+private:
+    void tick();
+
+    QTimer* m_timer;
+    QElapsedTimer m_clock;
+    int m_stallMs;
+    int m_reportOver = 0;
+    double m_lastMs = 0.0;
+    ThreadTimes m_last;
+    Gap m_longest;
+    Gap m_longestOwn;
+    int m_stalls = 0;
+    int m_ownStalls = 0;
+    int m_over100 = 0;
+    std::uint64_t m_peak = 0;
+    std::function<QString()> m_context;
+};
+
+} // namespace pe
