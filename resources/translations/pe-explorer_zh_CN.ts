@@ -1699,6 +1699,10 @@
         <source>input token i</source>
         <translation>输入词元 i</translation>
     </message>
+    <message>
+        <source>Probing this configuration (d = %1)…</source>
+        <translation>正在探测此配置（d = %1）…</translation>
+    </message>
 </context>
 <context>
     <name>pe::SchemeHelp</name>
