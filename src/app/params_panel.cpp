@@ -155,7 +155,7 @@ void ParamsPanel::build() {
     m_noOptions->setWordWrap(true);
     f2->addRow(m_noOptions);
     m_base = new QDoubleSpinBox;
-    m_base->setRange(1.0, 1e9);
+    m_base->setRange(1.1, 1e9); // the frequencies need a base above 1 (one decimal shown)
     m_base->setDecimals(1);
     m_base->setKeyboardTracking(false);
     m_base->setToolTip(tr("Base b of the frequencies ω_m = b^(−2m/d) (sinusoidal), "
