@@ -11,6 +11,11 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <dlfcn.h>
+#include <link.h>
+#endif
+
 namespace pe::gl {
 
 bool Functions::load(Loader loader, const void* context, std::string* missing) {
@@ -115,7 +120,28 @@ Expected<std::unique_ptr<Context>> Context::create(QSurface* qtSurface) {
     return egl;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+/**
+ * Under AddressSanitizer only: keeps Mesa's DRI driver mapped until the process ends. Unloaded
+ * at exit (after the window used the OpenGL backend), it left 128 bytes that only its own data
+ * pointed to, which LeakSanitizer then reported from an "<unknown module>" (tst_main_window,
+ * soak_short); mapped, its globals still reach them and there is no report, and no suppression.
+ */
+void keepDriversMapped() {
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void*) {
+            if (info->dlpi_name && std::strstr(info->dlpi_name, "_dri.so"))
+                (void)dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+            return 0;
+        },
+        nullptr);
+}
+#endif
+
 Status Context::init(Functions::Loader loader, const void* handle) {
+#if defined(__SANITIZE_ADDRESS__)
+    keepDriversMapped();
+#endif
     std::string missing;
     if (!m_f.load(loader, handle, &missing))
         return Error{"OpenGL entry point " + missing + " is missing"};
