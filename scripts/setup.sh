@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # One entry point for a fresh Debian 12 machine:
 #   scripts/setup.sh run     install what is missing, build, launch the explorer
-#   scripts/setup.sh test    install what is missing, build with warnings as errors, run every test
+#   scripts/setup.sh test    install what is missing, build with warnings as errors, run every test,
+#                            then every test under ASan + UBSan and the threaded ones under TSan
+#                            (what CI runs); `test --quick` skips the sanitizer builds
 #   scripts/setup.sh sanitize  install what is missing, build the asan preset (AddressSanitizer +
 #                            UBSan), run every test under it (LSan suppressions: tests/sanitizers)
 #   scripts/setup.sh deps    only install the Debian packages
@@ -45,6 +47,43 @@ build() {
     cmake --build --preset "$preset" -j "$(njobs)"
 }
 
+run_suite() {
+    build ci
+    say "Running the tests (GUI and GL tests under xvfb-run)"
+    (cd build/ci &&
+        xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 900)
+}
+
+run_sanitize() {
+    local started=$SECONDS
+    build asan
+    say "Running the tests under AddressSanitizer and UBSan (GUI and GL tests under xvfb-run)"
+    (cd build/asan &&
+        xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 1800)
+    say "AddressSanitizer + UBSan: $((SECONDS - started)) s"
+}
+
+run_tsan() {
+    # The worker, task-pool, engine and GL tests: the code that runs on more than one thread.
+    # Qt, Mesa and OpenBLAS are not built with TSan; tests/tsan.supp names the reports their
+    # own internals produce (each explained there). Any report in our code fails the run.
+    local tsan_tests=(tst_task_pool tst_cpu_engine tst_cpu_dispatch tst_weight_cache tst_gl_backend
+                      tst_compute_worker tst_insights_worker)
+    local started=$SECONDS
+    say "Configuring (tsan)"
+    cmake --preset tsan >/dev/null
+    say "Building ${tsan_tests[*]} with ThreadSanitizer, $(njobs) jobs"
+    cmake --build build/tsan -j "$(njobs)" --target "${tsan_tests[@]}"
+    local built=$SECONDS
+    say "Running them under ThreadSanitizer (GL tests under xvfb-run)"
+    local regex
+    regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
+    (cd build/tsan &&
+        TSAN_OPTIONS="suppressions=$here/tests/tsan.supp halt_on_error=0 exitcode=66 second_deadlock_stack=1 ignore_noninstrumented_modules=1 ${TSAN_OPTIONS:-}" \
+        xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -R "$regex" --timeout 1800)
+    say "ThreadSanitizer: build $((built - started)) s, tests $((SECONDS - built)) s"
+}
+
 case "${1:-}" in
 deps) install_deps ;;
 build) install_deps; build release ;;
@@ -60,40 +99,24 @@ run)
     exec "$bin" "$@"
     ;;
 test)
+    # The whole suite, then the same suite under AddressSanitizer + UBSan and the threaded tests
+    # under ThreadSanitizer (what CI runs; about 30 min on 2 cores from nothing). `test --quick`
+    # stops after the first part.
     install_deps
-    build ci
-    say "Running the tests (GUI and GL tests under xvfb-run)"
-    cd build/ci
-    xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 900
+    run_suite
+    if [ "${2:-}" != "--quick" ]; then
+        run_sanitize
+        run_tsan
+    fi
+    say "All tests passed${2:+ ($2)}"
     ;;
 tsan)
-    # The worker, task-pool, engine and GL tests: the code that runs on more than one thread.
-    # Qt, Mesa and OpenBLAS are not built with TSan; tests/tsan.supp names the reports their
-    # own internals produce (each explained there). Any report in our code fails the run.
     install_deps
-    tsan_tests=(tst_task_pool tst_cpu_engine tst_cpu_dispatch tst_weight_cache tst_gl_backend
-                tst_compute_worker tst_insights_worker)
-    started=$SECONDS
-    say "Configuring (tsan)"
-    cmake --preset tsan >/dev/null
-    say "Building ${tsan_tests[*]} with ThreadSanitizer, $(njobs) jobs"
-    cmake --build build/tsan -j "$(njobs)" --target "${tsan_tests[@]}"
-    built=$SECONDS
-    say "Running them under ThreadSanitizer (GL tests under xvfb-run)"
-    cd build/tsan
-    export TSAN_OPTIONS="suppressions=$here/tests/tsan.supp halt_on_error=0 exitcode=66 second_deadlock_stack=1 ignore_noninstrumented_modules=1 ${TSAN_OPTIONS:-}"
-    regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
-    status=0
-    xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -R "$regex" --timeout 1800 || status=$?
-    say "ThreadSanitizer: build $((built - started)) s, tests $((SECONDS - built)) s"
-    exit $status
+    run_tsan
     ;;
 sanitize)
     install_deps
-    build asan
-    say "Running the tests under AddressSanitizer and UBSan (GUI and GL tests under xvfb-run)"
-    cd build/asan
-    xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 1800
+    run_sanitize
     ;;
 *)
     echo "usage: scripts/setup.sh {run|test|sanitize|tsan|deps|build}" >&2
