@@ -21,7 +21,6 @@
 #include <cmath>
 
 #include "line_plot_view.h"
-#include "qcp.h"
 #include "seed_spin_box.h"
 
 namespace pe {
@@ -408,10 +407,9 @@ void LabPanel::redraw() {
         acc.x.push_back(p.step);
     }
     m_loss->setSeries(tr("training loss"), tr("step"), tr("cross-entropy"), {loss});
-    m_accuracy->setSeries(tr("training accuracy"), tr("step"), tr("token accuracy"), {acc});
-    // Accuracies live in [0, 1]: a fixed axis, also before the first step.
-    m_accuracy->plot()->yAxis->setRange(0, 1.02);
-    m_accuracy->plot()->replot(QCustomPlot::rpQueuedReplot);
+    LinePlotContent accuracy{tr("training accuracy"), tr("step"), tr("token accuracy"), {acc}, {}};
+    accuracy.yRange = {0, 1.02}; // accuracies live in [0, 1], also before the first step
+    m_accuracy->setContent(accuracy);
 
     // The evaluation table: one row per run, one column per length.
     if (m_runs.empty()) {
@@ -468,10 +466,10 @@ void LabPanel::redraw() {
     }
     m_table->setVerticalHeaderLabels(rows);
     m_table->resizeColumnsToContents();
-    m_lengthPlot->setSeries(tr("accuracy against evaluation length"), tr("length"), tr("accuracy"),
-                            lines, xLabels);
-    m_lengthPlot->plot()->yAxis->setRange(0, 1.02);
-    m_lengthPlot->plot()->replot(QCustomPlot::rpQueuedReplot);
+    LinePlotContent byLength{tr("accuracy against evaluation length"), tr("length"), tr("accuracy"),
+                             lines, xLabels};
+    byLength.yRange = {0, 1.02};
+    m_lengthPlot->setContent(byLength);
 }
 
 } // namespace pe

@@ -160,6 +160,8 @@ void LinePlotView::setContent(const LinePlotContent& c) {
     } else {
         m_plot->yAxis->scaleRange(1.1);
     }
+    if (c.yRange)
+        m_plot->yAxis->setRange(c.yRange->first, c.yRange->second);
     const QCPRange xr = m_plot->xAxis->range();
     if (c.logX)
         m_plot->xAxis->setRange(xr.lower / 1.3, xr.upper * 1.3);

@@ -6,6 +6,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 class QCustomPlot;
@@ -40,6 +42,8 @@ struct LinePlotContent {
     QStringList xLabels;
     bool logX = false; ///< logarithmic axes: values <= 0 are left out
     bool logY = false;
+    /** A fixed y range (e.g. [0, 1] for accuracies, also while empty); unset: fitted. */
+    std::optional<std::pair<double, double>> yRange{};
     std::vector<LineMarker> markers{};
     /** Whole-number x ticks (positions, layers); off for real x such as n on a log axis. */
     bool integerX = true;

@@ -468,8 +468,7 @@ Expected<std::vector<CurvePoint>> TorchModel::train(const Progress& progress,
         }
         m->stepsDone = step + 1;
         if (o.stopAccuracy > 0 && (step + 1) % o.checkEvery == 0 && step + 1 < o.steps) {
-            const auto acc =
-                evaluate(o.trainLength, RopeScaling::None, 1.0, cancel, o.evalSamples);
+            const auto acc = evaluate(o.trainLength, RopeScaling::None, 1.0, cancel, o.evalSamples);
             if (acc && *acc >= o.stopAccuracy) {
                 if (window > 0) {
                     const CurvePoint pt{step + 1, lossSum / window, accSum / window};

@@ -9,7 +9,8 @@
  * Reading validates everything before trusting it: the header length (at most kMaxHeaderBytes
  * and inside the file), the JSON, each entry's dtype (F32, F64, I32), shape and offsets (inside
  * the data region, end − begin = elements · size, no overflow, no overlap). `__metadata__`'s
- * string entries go to `metadata` when asked for, and are otherwise ignored. Errors are one line naming the file and what is wrong.
+ * string entries go to `metadata` when asked for, and are otherwise ignored. Errors are one line
+ * naming the file and what is wrong.
  */
 
 #include <map>
