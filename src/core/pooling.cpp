@@ -79,6 +79,23 @@ void PoolAccumulator::addRows(int h, int i0, int rows, const float* data, std::i
     }
 }
 
+void PoolAccumulator::addCells(int h, int u0, int u1, const float* cells,
+                               const std::int32_t* counts) {
+    if (h < 0 || h >= m_heads || u0 >= u1)
+        return;
+    const std::size_t at = (static_cast<std::size_t>(h) * m_outRows + u0) * m_outCols;
+    const std::size_t span = static_cast<std::size_t>(u1 - u0) * m_outCols;
+    const std::lock_guard lock(m_locks[static_cast<std::size_t>(h)]);
+    for (std::size_t k = 0; k < span; ++k) {
+        if (m_mode == PoolMode::Mean) {
+            m_sum[at + k] += cells[k];
+            m_count[at + k] += counts[k];
+        } else {
+            m_sum[at + k] = std::max(m_sum[at + k], static_cast<double>(cells[k]));
+        }
+    }
+}
+
 Tensor PoolAccumulator::result() const {
     Tensor t(DType::F32, {m_heads, m_outRows, m_outCols});
     float* out = t.data<float>();

@@ -47,9 +47,22 @@ public:
      * the columns [0, c1) at least. Rows outside the region are ignored. Thread-safe.
      */
     void addRows(int h, int i0, int rows, const float* data, std::int64_t stride);
+    /**
+     * For engines that fold cells themselves: the cell row of region row `regionRow` (relative
+     * to r0) and the R_c + 1 column bin starts (relative to c0).
+     */
+    int cellRow(int regionRow) const { return m_rowCell[static_cast<std::size_t>(regionRow)]; }
+    const std::vector<int>& columnStarts() const { return m_colStart; }
+    /**
+     * Adds cell rows [u0, u1) × [0, R_c) of head h, row-major: sums with their entry counts
+     * (mean) or maxima (max; counts unused). Thread-safe.
+     */
+    void addCells(int h, int u0, int u1, const float* cells, const std::int32_t* counts);
     /** The pooled [heads, R_r, R_c] float32 tensor. */
     Tensor result() const;
 
+    const PoolRegion& region() const { return m_region; }
+    PoolMode mode() const { return m_mode; }
     int outRows() const { return m_outRows; }
     int outCols() const { return m_outCols; }
 

@@ -371,38 +371,83 @@ void TestCpuEngine::cancelStops() {
 void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
     QTest::addColumn<Params>("params");
     QTest::addColumn<PoolRequest>("request");
+    QTest::addColumn<int>("tileColumns"); // keys per tile of the fused pass (0: default)
     const char* masks[] = {"none", "causal", "validlen"};
-    for (Scheme s : allSchemes())
-        for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
-            for (int m = 0; m < 3; ++m) {
-                Params p = base(s, Normaliser::Softmax, m, true, true);
-                p.n = 37; // 39 positions into 8 or 6 uneven cells, blocks of 5 rows straddle them
-                const std::string tag = std::string(toString(s)) + "/" +
-                                        (mode == PoolMode::Mean ? "mean" : "max") + "/" + masks[m];
-                QTest::newRow((tag + "/whole").c_str()) << p << PoolRequest{8, mode, false, {}};
-                // A tile larger than the resolution: pooled over the tile only.
-                QTest::newRow((tag + "/tile").c_str())
-                    << p << PoolRequest{6, mode, true, PoolRegion{5, 30, 2, 39}};
-            }
+    for (int tile : {0, 16})
+        for (Scheme s : allSchemes())
+            for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
+                for (int m = 0; m < 3; ++m) {
+                    Params p = base(s, Normaliser::Softmax, m, true, true);
+                    p.n = 37; // 39 positions into 8 or 6 uneven cells, blocks of 5 rows
+                    const std::string tag = std::string(toString(s)) + "/" +
+                                            (mode == PoolMode::Mean ? "mean" : "max") + "/" +
+                                            masks[m] + "/tile" + std::to_string(tile);
+                    QTest::newRow((tag + "/whole").c_str())
+                        << p << PoolRequest{8, mode, false, {}} << tile;
+                    // A tile larger than the resolution: pooled over the tile only.
+                    QTest::newRow((tag + "/tile").c_str())
+                        << p << PoolRequest{6, mode, true, PoolRegion{5, 30, 2, 39}} << tile;
+                }
+    // Every normaliser through the online (softmax, L2) and direct (exp, relu²) paths, with
+    // tiles that cells straddle, head widths below, at and past a vector (8, 40, 48 floats).
+    const Normaliser norms[] = {Normaliser::L2, Normaliser::Exp, Normaliser::Relu2,
+                                Normaliser::Relu2Visible};
+    const Scheme schemes[] = {Scheme::T5,      Scheme::Shaw, Scheme::TransformerXL,
+                              Scheme::DeBERTa, Scheme::URPE, Scheme::RoPE};
+    for (Normaliser norm : norms)
+        for (Scheme s : schemes)
+            for (int m = 1; m < 3; ++m)
+                for (int d : {16, 80, 96}) {
+                    Params p = base(s, norm, m, true, false);
+                    p.n = 70;
+                    p.d = d;
+                    p.validLen = m == 2 ? p.seqLen() - 9 : -1;
+                    const std::string tag = std::string(toString(s)) + "/" +
+                                            std::string(toString(norm)) + "/" + masks[m] + "/d" +
+                                            std::to_string(d);
+                    for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
+                        QTest::newRow((tag + (mode == PoolMode::Mean ? "/mean" : "/max")).c_str())
+                            << p << PoolRequest{9, mode, false, {}} << 16;
+                }
+    // Cells of one width that is a multiple of the vector (16 or 32 keys): the transpose-tree
+    // totals; tiles of 256 keys hold 16 or 8 of them; a tile region starting on a vector.
+    for (Scheme s : {Scheme::None, Scheme::T5, Scheme::Shaw, Scheme::ALiBi})
+        for (int m = 0; m < 3; ++m)
+            for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
+                for (int cells : {32, 16}) {
+                    Params p =
+                        base(s, m == 0 ? Normaliser::Softmax : Normaliser::L2, m, false, false);
+                    p.n = 512;
+                    p.validLen = m == 2 ? 300 : -1;
+                    const std::string tag = std::string(toString(s)) + "/uniform" +
+                                            std::to_string(cells) + "/" + masks[m] +
+                                            (mode == PoolMode::Mean ? "/mean" : "/max");
+                    QTest::newRow(tag.c_str()) << p << PoolRequest{cells, mode, false, {}} << 0;
+                    QTest::newRow((tag + "/tile").c_str())
+                        << p << PoolRequest{cells / 2, mode, true, PoolRegion{40, 300, 64, 320}}
+                        << 0;
+                }
     Params p = base(Scheme::DeBERTa, Normaliser::L2, 0, false, false);
     p.debertaC2P = false;
-    QTest::newRow("deberta/p2c-only/l2") << p << PoolRequest{7, PoolMode::Mean, false, {}};
+    QTest::newRow("deberta/p2c-only/l2") << p << PoolRequest{7, PoolMode::Mean, false, {}} << 0;
     p = base(Scheme::URPE, Normaliser::Relu2Visible, 1, false, true);
     p.urpeBias = UrpeBias::T5;
-    QTest::newRow("urpe/t5-bias/relu2") << p << PoolRequest{7, PoolMode::Max, false, {}};
+    QTest::newRow("urpe/t5-bias/relu2") << p << PoolRequest{7, PoolMode::Max, false, {}} << 0;
     p = base(Scheme::T5, Normaliser::Softmax, 0, false, false);
-    QTest::newRow("t5/resolution-above-n") << p << PoolRequest{100, PoolMode::Mean, false, {}};
+    QTest::newRow("t5/resolution-above-n") << p << PoolRequest{100, PoolMode::Mean, false, {}} << 0;
 }
 
 void TestCpuEngine::pooledEqualsPoolingTheReference() {
     QFETCH(Params, params);
     QFETCH(PoolRequest, request);
+    QFETCH(int, tileColumns);
     Weights w;
     completeWeights(params, w);
     const Expected<Trace> ref = computeTrace(params, w);
     QVERIFY2(ref.ok(), ref.ok() ? "" : ref.error().message.c_str());
     CpuFastBackend fast(3);
     fast.setRowBlock(5);
+    fast.setTileColumns(tileColumns);
     fast.setMinParallelWork(0);
     const Expected<PooledTrace> got = fast.computePooled(params, w, request);
     QVERIFY2(got.ok(), got.ok() ? "" : got.error().message.c_str());

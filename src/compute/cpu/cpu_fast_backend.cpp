@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cpu_fast_backend.h"
 
+#include "cpu_attention_tiles.h"
 #include "cpu_gemm.h"
 #include "cpu_kernels.h"
 #include "encodings.h"
@@ -593,17 +594,207 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
     };
 
-    {
+    if (streaming) {
+        // The fused tile pass: keys packed once per head, each head × row block walks the keys
+        // in tiles that stay in cache, folding logits and weights into the pooled cells.
+        PoolAccumulator& logitAcc = *sink->logitsPool;
+        PoolAccumulator& weightAcc = *sink->weightsPool;
+        const PoolRegion region = logitAcc.region();
+        const std::vector<int>& colStart = logitAcc.columnStarts();
+        const int cells = static_cast<int>(colStart.size()) - 1;
+        const bool poolMax = logitAcc.mode() == PoolMode::Max;
+        const int lanes = cpu::tileLanes();
+        const std::int64_t panelSize = cpu::panelFloats(N, dh);
+        std::vector<float> keyPanels(static_cast<std::size_t>(H * panelSize));
+        const int dhPad = (dh + lanes - 1) / lanes * lanes;
+        const bool padV = dh % lanes != 0;
+        std::vector<float> vPadded(padV ? static_cast<std::size_t>(H) * N * dhPad : 0);
+        const std::int64_t bandSize = isTxl ? cpu::panelFloats(2 * N - 1, dh) : 0;
+        std::vector<float> bandPanels(static_cast<std::size_t>(H * bandSize));
+        parallelFor(H, [&](int h) {
+            cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
+            if (padV)
+                for (int j = 0; j < N; ++j) {
+                    float* dst = vPadded.data() + (static_cast<std::size_t>(h) * N + j) * dhPad;
+                    std::memcpy(dst, V + h * Ndh + static_cast<std::int64_t>(j) * dh,
+                                sizeof(float) * dh);
+                    std::fill(dst + dh, dst + dhPad, 0.0f);
+                }
+            if (isTxl)
+                cpu::packPanels(txlR.data() + h * dh, 2 * N - 1, D, dh,
+                                bandPanels.data() + h * bandSize);
+        });
+        struct AddContext {
+            int n, h, k, span;
+            const float* shawSK;
+            const int* idxOff;
+            const float* c2p;
+            const float* p2c;
+            bool paper;
+        };
+        auto shawAdd = [](const void* c, int i, int j0, int j1, float* dst) {
+            const auto& x = *static_cast<const AddContext*>(c);
+            const float* sk = x.shawSK + (static_cast<std::size_t>(x.h) * x.n + i) * (2 * x.k + 1);
+            const int lo = std::clamp(i - x.k, j0, j1);     // j < lo: index 0
+            const int hi = std::clamp(i + x.k + 1, j0, j1); // j ≥ hi: index 2k
+            std::fill(dst, dst + (lo - j0), sk[0]);
+            for (int j = lo; j < hi; ++j)
+                dst[j - j0] = sk[j - i + x.k];
+            std::fill(dst + (hi - j0), dst + (j1 - j0), sk[2 * x.k]);
+        };
+        auto debertaAdd = [](const void* c, int i, int j0, int j1, float* dst) {
+            const auto& x = *static_cast<const AddContext*>(c);
+            const std::size_t stride = 2 * static_cast<std::size_t>(x.span);
+            const int* back = x.idxOff + (i + x.n - 1); // back[-j]: index of i − j
+            const int* fwd = x.idxOff + (x.n - 1 - i);  // fwd[j]: index of j − i
+            const float* tc2p =
+                x.c2p ? x.c2p + (static_cast<std::size_t>(x.h) * x.n + i) * stride : nullptr;
+            const float* tp2c =
+                x.p2c ? x.p2c + static_cast<std::size_t>(x.h) * x.n * stride : nullptr;
+            for (int j = j0; j < j1; ++j) {
+                float s = tc2p ? tc2p[back[-j]] : 0.0f;
+                if (tp2c)
+                    s += tp2c[static_cast<std::size_t>(j) * stride +
+                              static_cast<std::size_t>(x.paper ? fwd[j] : back[-j])];
+                dst[j - j0] = s;
+            }
+        };
+        auto fusedTask = [&](int task, int) {
+            if (cancelled.load(std::memory_order_relaxed))
+                return;
+            if (cancel && cancel->load(std::memory_order_relaxed)) {
+                cancelled.store(true);
+                return;
+            }
+            const DenormalGuard denormals;
+            const int h = task / blocks;
+            const int i0 = rowBegin + (task % blocks) * bs;
+            const int i1 = std::min(rowEnd, i0 + bs);
+            const int rows = i1 - i0;
+            std::vector<int> limit(static_cast<std::size_t>(rows));
+            for (int i = i0; i < i1; ++i)
+                limit[static_cast<std::size_t>(i - i0)] =
+                    causal ? std::min(i + 1, validLen) : validLen;
+            const int u0 = cells > 0 ? logitAcc.cellRow(i0 - rowBegin) : 0;
+            const int u1 = cells > 0 ? logitAcc.cellRow(i1 - 1 - rowBegin) + 1 : 0;
+            std::vector<int> rowCell(static_cast<std::size_t>(rows));
+            for (int i = i0; i < i1 && cells > 0; ++i)
+                rowCell[static_cast<std::size_t>(i - i0)] = logitAcc.cellRow(i - rowBegin) - u0;
+            const std::size_t partSize = static_cast<std::size_t>(u1 - u0) * std::max(cells, 0);
+            const float partInit = poolMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+            std::vector<float> logitPart(partSize, partInit), weightPart(partSize, partInit);
+            std::vector<std::int32_t> logitCount(poolMax ? 0 : partSize, 0);
+            const AddContext ctx{N,
+                                 h,
+                                 kShaw,
+                                 span,
+                                 isShaw ? shawSK.data() : nullptr,
+                                 idxOff.empty() ? nullptr : idxOff.data(),
+                                 wantC2P ? debC2P.data() : nullptr,
+                                 wantP2C ? debP2C.data() : nullptr,
+                                 p.p2cConvention == P2CConvention::Paper};
+            std::vector<float> shawSums(isShaw ? static_cast<std::size_t>(rows) * shawRows : 0);
+
+            cpu::TileAttention ta;
+            ta.n = N;
+            ta.dh = dh;
+            ta.row0 = i0;
+            ta.rows = rows;
+            const float* Qsrc = isTxl ? txlQu.data() : Q;
+            ta.q = Qsrc + h * Ndh + static_cast<std::int64_t>(i0) * dh;
+            ta.keyPanels = keyPanels.data() + h * panelSize;
+            ta.v = padV ? vPadded.data() + static_cast<std::size_t>(h) * N * dhPad : V + h * Ndh;
+            ta.vStride = padV ? dhPad : dh;
+            ta.scale = isDeberta ? debScale : (scheme == Scheme::T5 ? 1.0f : scale);
+            ta.norm = normInt;
+            ta.relu2Denominator = 0.0f; // per row below when relu2_visible
+            ta.limit = limit.data();
+            if (addBias)
+                ta.addOffsets = biasOff.data() + static_cast<std::size_t>(h) * offs;
+            if (isUrpe)
+                ta.postOffsets = postOff.data() + static_cast<std::size_t>(h) * offs;
+            if (isTxl) {
+                ta.bandQ = txlQv.data() + h * Ndh + static_cast<std::int64_t>(i0) * dh;
+                ta.bandPanels = bandPanels.data() + h * bandSize;
+                ta.bandScale = scale;
+            }
+            if (isShaw) {
+                ta.rowAdd = shawAdd;
+                ta.shawK = kShaw;
+                ta.shawSums = shawSums.data();
+            } else if (isDeberta && (wantC2P || wantP2C)) {
+                ta.rowAdd = debertaAdd;
+            }
+            ta.rowAddCtx = &ctx;
+            ta.c0 = region.c0;
+            ta.c1 = region.c1;
+            ta.cells = cells;
+            ta.colStart = colStart.data();
+            ta.rowCell = rowCell.data();
+            ta.poolMax = poolMax;
+            ta.logitCells = logitPart.data();
+            ta.logitCounts = logitCount.data();
+            ta.weightCells = weightPart.data();
+            ta.out = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
+            ta.tileCols = m_tileCols > 0 ? m_tileCols : 256;
+            // relu2 divides by N; relu2_visible by the row's visible keys: rows of one block
+            // share the divisor unless the mask is causal, so those run a row at a time.
+            const bool perRow = p.norm == Normaliser::Relu2Visible && causal;
+            if (!perRow) {
+                ta.relu2Denominator = p.norm == Normaliser::Relu2
+                                          ? static_cast<float>(N)
+                                          : static_cast<float>(limit.empty() ? 0 : limit[0]);
+                cpu::attendTiles(ta);
+            } else {
+                for (int r = 0; r < rows; ++r) {
+                    cpu::TileAttention one = ta;
+                    one.row0 = i0 + r;
+                    one.rows = 1;
+                    one.q = ta.q + static_cast<std::int64_t>(r) * dh;
+                    if (one.bandQ)
+                        one.bandQ = ta.bandQ + static_cast<std::int64_t>(r) * dh;
+                    one.limit = limit.data() + r;
+                    one.rowCell = rowCell.data() + r;
+                    one.out = ta.out + static_cast<std::int64_t>(r) * dh;
+                    one.shawSums = isShaw ? shawSums.data() + r * shawRows : nullptr;
+                    one.relu2Denominator = static_cast<float>(limit[static_cast<std::size_t>(r)]);
+                    cpu::attendTiles(one);
+                }
+            }
+            if (isShaw) {
+                float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
+                float* sv = shawV + h * Ndh + static_cast<std::int64_t>(i0) * dh;
+                cpu::gemmAB(rows, dh, shawRows, 1.0f, shawSums.data(), shawRows, shawWv.data(), dh,
+                            0.0f, sv, dh);
+                for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
+                    ho[e] += sv[e];
+            }
+            if (cells > 0) {
+                if (!poolMax) {
+                    // The weights' entries are all finite: each cell counts its keys × rows.
+                    std::vector<std::int32_t> weightCount(partSize, 0);
+                    for (int r = 0; r < rows; ++r)
+                        for (int v = 0; v < cells; ++v)
+                            weightCount[static_cast<std::size_t>(rowCell[r]) * cells + v] +=
+                                colStart[static_cast<std::size_t>(v) + 1] - colStart[v];
+                    weightAcc.addCells(h, u0, u1, weightPart.data(), weightCount.data());
+                } else {
+                    weightAcc.addCells(h, u0, u1, weightPart.data(), nullptr);
+                }
+                logitAcc.addCells(h, u0, u1, logitPart.data(),
+                                  poolMax ? nullptr : logitCount.data());
+            }
+        };
+        pool.run(tasks, fusedTask, threads);
+    } else {
         // Per-worker scratch. The block's dots become its weights in place (S), which stay in
         // cache for A·V; the row pass streams the logits and weights to the trace as it makes
-        // them (written once, never read back here, so never fetched into the cache). Pooled
-        // mode keeps the logits (S) and weights (W) apart for the sink instead. Also: the TXL
-        // band or DeBERTa position-sum row, a row of Shaw's k-term, Shaw's per-offset sums.
-        const bool inPlace = logits != nullptr && weightsT != nullptr;
+        // them (written once, never read back here, so never fetched into the cache). Also: the
+        // TXL band or DeBERTa position-sum row, a row of Shaw's k-term, Shaw's per-offset sums.
         const std::size_t workers = static_cast<std::size_t>(pool.threads());
         const std::size_t blockElems = static_cast<std::size_t>(bs) * N;
-        std::vector<std::vector<float>> blockS(workers), blockW(workers), scratches(workers),
-            rowAdds(workers), wsums(workers);
+        std::vector<std::vector<float>> blockS(workers), scratches(workers), rowAdds(workers),
+            wsums(workers);
         for (std::size_t t = 0; t < workers; ++t) {
             if (isTxl)
                 scratches[t].resize(static_cast<std::size_t>(bs) * (N + bs));
@@ -625,14 +816,10 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             const auto wk = static_cast<std::size_t>(worker);
             // Sized on first use by the worker that owns them: the pages are first touched by
             // the thread that works on them.
-            if (blockS[wk].size() != blockElems) {
+            if (blockS[wk].size() != blockElems)
                 blockS[wk].resize(blockElems);
-                if (!inPlace)
-                    blockW[wk].resize(blockElems);
-            }
             float* S = blockS[wk].data();
-            float* Wb = inPlace ? nullptr : blockW[wk].data();
-            const float* A = inPlace ? S : Wb; // the block's weights, for A·V
+            const float* A = S; // the block's weights, for A·V
             std::vector<float>& scratch = scratches[wk];
             std::vector<float>& wsum = wsums[wk];
             const int h = task / blocks;
@@ -754,13 +941,10 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                         cpu::streamCopy(p2c + rowOff, rowP2c, static_cast<std::size_t>(N));
                     rp.add = tc2p && tp2c ? sum : (tc2p ? rowC2p : rowP2c); // one term: as is
                 }
-                if (inPlace) // logits and weights streamed to the trace by the row pass itself
-                    cpu::fusedRow(rp, sRow, sRow, sRow, logits + rowOff, weightsT + rowOff);
-                else
-                    cpu::fusedRow(rp, sRow, sRow, Wb + static_cast<std::size_t>(i - i0) * N);
+                // Logits and weights streamed to the trace by the row pass itself.
+                cpu::fusedRow(rp, sRow, sRow, sRow, logits + rowOff, weightsT + rowOff);
             }
-            if (inPlace)
-                cpu::streamFence();
+            cpu::streamFence();
 
             // A · V for the block (weights still in cache).
             float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
@@ -790,8 +974,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 for (std::int64_t e = 0; e < static_cast<std::int64_t>(rows) * dh; ++e)
                     ho[e] += sv[e];
             }
-            if (sink)
-                sink->rows(h, i0, rows, S, Wb);
             if (profiling)
                 npassNs.fetch_add(sinceNs(tDots, tAv0) + sinceNs(tAv1, ProfileClock::now()),
                                   std::memory_order_relaxed);

@@ -29,13 +29,15 @@ class TaskPool;
 
 /**
  * Streaming mode of the n² pass (cpu_pooled.cpp): only query rows [rowBegin, rowEnd) are
- * computed and each row block's logits and weights ([rows, n], row-major) go to `rows`, from any
- * worker thread, instead of into the trace.
+ * computed, by the fused tile pass (cpu_attention_tiles.h), which folds their logits and weights
+ * into the two accumulators from any worker thread: no n×n tensor and no row of n logits is
+ * ever materialised.
  */
 struct RowSink {
     int rowBegin = 0;
     int rowEnd = 0;
-    std::function<void(int h, int i0, int rows, const float* logits, const float* weights)> rows;
+    PoolAccumulator* logitsPool = nullptr;
+    PoolAccumulator* weightsPool = nullptr;
 };
 } // namespace cpu
 
@@ -73,6 +75,8 @@ public:
 
     /** Rows per block of the n² pass; 0 = chosen from n (tests force small blocks). */
     void setRowBlock(int rows) { m_rowBlock = rows; }
+    /** Keys per tile of the fused pooled pass; 0 = the default (tests force small tiles). */
+    void setTileColumns(int cols) { m_tileCols = cols; }
     /** Problems under this many flops run on one thread (default 4e8; tests set 0). */
     void setMinParallelWork(double flops) { m_minParallelWork = flops; }
 
@@ -100,6 +104,7 @@ private:
     int m_threads = 0;
     std::unique_ptr<cpu::TaskPool> m_workers;
     int m_rowBlock = 0;
+    int m_tileCols = 0;
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
     /**

@@ -22,10 +22,8 @@ Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weigh
     cpu::RowSink sink;
     sink.rowBegin = pt.region.r0;
     sink.rowEnd = pt.region.r1;
-    sink.rows = [&](int h, int i0, int rows, const float* lg, const float* wt) {
-        logits.addRows(h, i0, rows, lg, N);
-        weights.addRows(h, i0, rows, wt, N);
-    };
+    sink.logitsPool = &logits;
+    sink.weightsPool = &weights;
     Expected<Trace> t = run(p, w, cancel, &sink);
     if (!t)
         return t.error();

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// Usage: pe-bench-pooled [--n 16384,65536] [--d 512] [--heads 8] [--schemes t5,alibi,...|all]
+//                        [--pool 1024] [--mode mean|max] [--repeat 3] [--threads T]
+//
+// The pooled path (trace --pool, the window above 2048 positions) against the GEMM limit: the
+// time the n² pass's and the projections' matrix products would take at the machine's sgemm
+// peak, measured in the same run. JSON lines: first the machine (`sgemm_peak_gflops`, the best
+// of OpenBLAS on its own threads and one single-threaded product per thread on a share of the
+// rows, as the engine calls them), then one line per (scheme, n): `ms_median`, `ms_min`,
+// `gemm_gflop` (8·n·d² + 4·n²·d, plus Transformer-XL's band (q+v)·Rᵀ: 2·n·(n + 8)·d), `limit_ms`
+// (gemm_gflop at the peak) and `pct_limit` = limit_ms / ms_median; `cpu_ms_median`, the
+// process's CPU time per run, and `cpu_pct_limit`, the same ratio in CPU time (the products'
+// flops over their CPU time per thread, `sgemm_cpu_peak_gflops`, against the run's CPU time),
+// which other programs on the machine disturb less than wall time; `peak_rss_mb`.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/resource.h>
+
+#ifdef PE_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+#include "cpu_fast_backend.h"
+#include "cpu_gemm.h"
+#include "weights.h"
+
+using namespace pe;
+
+namespace {
+
+/** CPU time (user + system) of the whole process so far, in ms. */
+double cpuMs() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+double nowMs() {
+    using namespace std::chrono;
+    return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+/**
+ * Best GFLOP/s of 2048³ products: OpenBLAS threaded, and the engine's one call per thread; also
+ * (cpuPeak) the engine's per-thread products over the CPU time they took, times the threads.
+ */
+double sgemmPeak(int threads, double* cpuPeak) {
+    const int n = 2048;
+    const double flops = 2.0 * n * double(n) * n;
+    std::vector<float> a(std::size_t(n) * n, 0.5f), b(std::size_t(n) * n, 0.25f),
+        c(std::size_t(n) * n);
+    double best = 1e300;
+#ifdef PE_HAVE_OPENBLAS
+    openblas_set_num_threads(threads);
+    for (int rep = 0; rep < 4; ++rep) {
+        const double t0 = nowMs();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                    n, 0.0f, c.data(), n);
+        if (rep > 0)
+            best = std::min(best, nowMs() - t0);
+    }
+    openblas_set_num_threads(1);
+#endif
+    double bestCpu = 1e300;
+    for (int rep = 0; rep < 4; ++rep) {
+        const double c0 = cpuMs();
+        const double t0 = nowMs();
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                const int r0 = n * t / threads, r1 = n * (t + 1) / threads;
+                cpu::gemmAB(r1 - r0, n, n, 1.0f, a.data() + std::size_t(r0) * n, n, b.data(), n,
+                            0.0f, c.data() + std::size_t(r0) * n, n);
+            });
+        for (auto& th : pool)
+            th.join();
+        if (rep > 0) {
+            best = std::min(best, nowMs() - t0);
+            bestCpu = std::min(bestCpu, (cpuMs() - c0) / threads);
+        }
+    }
+    *cpuPeak = flops / (1e6 * bestCpu);
+    return flops / (1e6 * best);
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<int> ns{16384};
+    int d = 512, heads = 8, pool = 1024, repeat = 3, threads = 0;
+    PoolMode mode = PoolMode::Mean;
+    std::vector<std::string> schemes{"t5"};
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "pe-bench-pooled: %s needs a value\n", a.c_str());
+            return 2;
+        }
+        const std::string v = argv[++i];
+        if (a == "--n") {
+            ns.clear();
+            for (const std::string& x : split(v))
+                ns.push_back(std::atoi(x.c_str()));
+        } else if (a == "--d")
+            d = std::atoi(v.c_str());
+        else if (a == "--heads")
+            heads = std::atoi(v.c_str());
+        else if (a == "--pool")
+            pool = std::atoi(v.c_str());
+        else if (a == "--repeat")
+            repeat = std::max(1, std::atoi(v.c_str()));
+        else if (a == "--threads")
+            threads = std::atoi(v.c_str());
+        else if (a == "--mode")
+            mode = v == "max" ? PoolMode::Max : PoolMode::Mean;
+        else if (a == "--schemes")
+            schemes =
+                v == "all"
+                    ? std::vector<std::string>{"none", "sinusoidal", "learned", "shaw",  "txl",
+                                               "t5",   "deberta",    "rope",    "alibi", "urpe"}
+                    : split(v);
+        else {
+            std::fprintf(stderr, "pe-bench-pooled: unknown option %s\n", a.c_str());
+            return 2;
+        }
+    }
+    if (threads <= 0)
+        threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    double cpuPeak = 0.0;
+    const double peak = sgemmPeak(threads, &cpuPeak);
+    std::printf("{\"engine\":\"machine\",\"threads\":%d,\"sgemm_peak_gflops\":%.1f,"
+                "\"sgemm_cpu_peak_gflops\":%.1f}\n",
+                threads, peak, cpuPeak);
+    std::fflush(stdout);
+
+    CpuFastBackend fast(threads);
+    for (const std::string& name : schemes) {
+        const auto scheme = schemeFromString(name);
+        if (!scheme) {
+            std::fprintf(stderr, "pe-bench-pooled: unknown scheme %s\n", name.c_str());
+            return 2;
+        }
+        for (int n : ns) {
+            Params p;
+            p.scheme = *scheme;
+            p.n = n;
+            p.d = d;
+            p.heads = heads;
+            Weights w;
+            completeWeights(p, w);
+            std::vector<double> ms, cpu;
+            for (int r = 0; r < repeat; ++r) {
+                const double c0 = cpuMs();
+                const double t0 = nowMs();
+                const Expected<PooledTrace> t =
+                    fast.computePooled(p, w, PoolRequest{pool, mode, false, {}});
+                if (!t) {
+                    std::fprintf(stderr, "pe-bench-pooled: %s\n", t.error().message.c_str());
+                    return 1;
+                }
+                ms.push_back(nowMs() - t0);
+                cpu.push_back(cpuMs() - c0);
+            }
+            std::sort(ms.begin(), ms.end());
+            std::sort(cpu.begin(), cpu.end());
+            const double N = p.seqLen(), D = d;
+            double flop = 8 * N * D * D + 4 * N * N * D;
+            if (p.scheme == Scheme::TransformerXL)
+                flop += 2 * N * (N + 8) * D;
+            const double limitMs = flop / (1e6 * peak);
+            const double median = ms[ms.size() / 2];
+            rusage ru{};
+            getrusage(RUSAGE_SELF, &ru);
+            std::printf("{\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,\"pool\":%d,\"mode\":"
+                        "\"%s\",\"threads\":%d,\"ms_median\":%.1f,\"ms_min\":%.1f,"
+                        "\"gemm_gflop\":%.1f,\"limit_ms\":%.1f,\"pct_limit\":%.1f,"
+                        "\"cpu_ms_median\":%.1f,\"cpu_pct_limit\":%.1f,\"peak_rss_mb\":%.0f}\n",
+                        name.c_str(), n, d, heads, pool, mode == PoolMode::Max ? "max" : "mean",
+                        threads, median, ms.front(), flop / 1e9, limitMs, 100.0 * limitMs / median,
+                        cpu[cpu.size() / 2],
+                        100.0 * (flop / (1e6 * cpuPeak)) * threads / cpu[cpu.size() / 2],
+                        static_cast<double>(ru.ru_maxrss) / 1024.0);
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}

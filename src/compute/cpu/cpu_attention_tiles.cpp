@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: MIT
+#include "cpu_attention_tiles.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu_attention_tiles.cpp"
+#include <hwy/foreach_target.h> // IWYU pragma: keep
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace pe {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Normaliser values, as in pe::Normaliser (numeric so that this file needs no core header).
+constexpr int kSoftmax = 0;
+constexpr int kExp = 1;
+constexpr int kL2 = 2;
+constexpr int kGroup = 8; // query rows per register block
+// Vectors per row and step of the register blocks: 8 rows × 2 vectors = 16 accumulators where
+// there are 32 vector registers (AVX-512), 8 × 1 where there are 16.
+#if HWY_TARGET <= HWY_AVX3
+constexpr int kVecs = 2;
+#else
+constexpr int kVecs = 1;
+#endif
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+int LanesImpl() {
+    const hn::ScalableTag<float> d;
+    return static_cast<int>(hn::Lanes(d));
+}
+
+void PackPanelsImpl(const float* src, int rows, std::int64_t stride, int dh, float* out) {
+    const int L = LanesImpl();
+    const int panels = (rows + L - 1) / L;
+    for (int p = 0; p < panels; ++p) {
+        float* panel = out + static_cast<std::int64_t>(p) * dh * L;
+        for (int l = 0; l < L; ++l) {
+            const int r = p * L + l;
+            if (r < rows) {
+                const float* row = src + static_cast<std::int64_t>(r) * stride;
+                for (int c = 0; c < dh; ++c)
+                    panel[static_cast<std::int64_t>(c) * L + l] = row[c];
+            } else {
+                for (int c = 0; c < dh; ++c)
+                    panel[static_cast<std::int64_t>(c) * L + l] = 0.0f;
+            }
+        }
+    }
+}
+
+/** s[r][p·L …] = q_r · panel p for R rows and `panels` panels (row stride of s: sStride). */
+template <int R>
+HWY_INLINE void DotPanels(const float* q, int dh, const float* panels, int count, float* s,
+                          int sStride) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    const std::int64_t panelSize = static_cast<std::int64_t>(dh) * L;
+    int p = 0;
+    for (; p + kVecs <= count; p += kVecs) {
+        const float* k0 = panels + p * panelSize;
+        decltype(hn::Zero(d)) acc[R][kVecs];
+        for (int r = 0; r < R; ++r)
+            for (int v = 0; v < kVecs; ++v)
+                acc[r][v] = hn::Zero(d);
+        for (int c = 0; c < dh; ++c) {
+            decltype(hn::Zero(d)) b[kVecs];
+            for (int v = 0; v < kVecs; ++v)
+                b[v] = hn::LoadU(d, k0 + v * panelSize + static_cast<std::int64_t>(c) * L);
+            for (int r = 0; r < R; ++r) {
+                const auto a = hn::Set(d, q[r * dh + c]);
+                for (int v = 0; v < kVecs; ++v)
+                    acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
+            }
+        }
+        for (int r = 0; r < R; ++r)
+            for (int v = 0; v < kVecs; ++v)
+                hn::StoreU(acc[r][v], d, s + r * sStride + (p + v) * L);
+    }
+    for (; p < count; ++p) {
+        const float* k0 = panels + p * panelSize;
+        decltype(hn::Zero(d)) acc[R];
+        for (int r = 0; r < R; ++r)
+            acc[r] = hn::Zero(d);
+        for (int c = 0; c < dh; ++c) {
+            const auto b = hn::LoadU(d, k0 + static_cast<std::int64_t>(c) * L);
+            for (int r = 0; r < R; ++r)
+                acc[r] = hn::MulAdd(hn::Set(d, q[r * dh + c]), b, acc[r]);
+        }
+        for (int r = 0; r < R; ++r)
+            hn::StoreU(acc[r], d, s + r * sStride + p * L);
+    }
+}
+
+void DotPanelsRows(int rows, const float* q, int dh, const float* panels, int count, float* s,
+                   int sStride) {
+    switch (rows) {
+    case 8:
+        return DotPanels<8>(q, dh, panels, count, s, sStride);
+    case 7:
+        return DotPanels<7>(q, dh, panels, count, s, sStride);
+    case 6:
+        return DotPanels<6>(q, dh, panels, count, s, sStride);
+    case 5:
+        return DotPanels<5>(q, dh, panels, count, s, sStride);
+    case 4:
+        return DotPanels<4>(q, dh, panels, count, s, sStride);
+    case 3:
+        return DotPanels<3>(q, dh, panels, count, s, sStride);
+    case 2:
+        return DotPanels<2>(q, dh, panels, count, s, sStride);
+    default:
+        return DotPanels<1>(q, dh, panels, count, s, sStride);
+    }
+}
+
+/**
+ * o[r] = alpha[r]·o[r] + Σ_j p[r][j]·v_j for R rows, j in [0, width): the tile's share of the
+ * head output. o rows hold dhPad floats (a multiple of the lanes), v rows vStride floats.
+ */
+template <int R>
+HWY_INLINE void AccumulateValues(const float* p, int pStride, int width, const float* v,
+                                 std::int64_t vStride, int dhPad, float* o, int oStride,
+                                 const float* alpha) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    for (int c = 0; c < dhPad; c += kVecs * L) {
+        const int vecs = std::min(kVecs, (dhPad - c) / L);
+        decltype(hn::Zero(d)) acc[R][kVecs];
+        for (int r = 0; r < R; ++r) {
+            const auto a = hn::Set(d, alpha[r]);
+            for (int k = 0; k < kVecs; ++k)
+                acc[r][k] =
+                    k < vecs ? hn::Mul(a, hn::LoadU(d, o + r * oStride + c + k * L)) : hn::Zero(d);
+        }
+        if (vecs == kVecs) {
+            for (int j = 0; j < width; ++j) {
+                const float* vj = v + static_cast<std::int64_t>(j) * vStride + c;
+                decltype(hn::Zero(d)) b[kVecs];
+                for (int k = 0; k < kVecs; ++k)
+                    b[k] = hn::LoadU(d, vj + k * L);
+                for (int r = 0; r < R; ++r) {
+                    const auto a = hn::Set(d, p[r * pStride + j]);
+                    for (int k = 0; k < kVecs; ++k)
+                        acc[r][k] = hn::MulAdd(a, b[k], acc[r][k]);
+                }
+            }
+        } else {
+            for (int j = 0; j < width; ++j) {
+                const auto b = hn::LoadU(d, v + static_cast<std::int64_t>(j) * vStride + c);
+                for (int r = 0; r < R; ++r)
+                    acc[r][0] = hn::MulAdd(hn::Set(d, p[r * pStride + j]), b, acc[r][0]);
+            }
+        }
+        for (int r = 0; r < R; ++r)
+            for (int k = 0; k < vecs; ++k)
+                hn::StoreU(acc[r][k], d, o + r * oStride + c + k * L);
+    }
+}
+
+void AccumulateValuesRows(int rows, const float* p, int pStride, int width, const float* v,
+                          std::int64_t vStride, int dhPad, float* o, int oStride,
+                          const float* alpha) {
+    switch (rows) {
+    case 8:
+        return AccumulateValues<8>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+    case 7:
+        return AccumulateValues<7>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+    case 6:
+        return AccumulateValues<6>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+    case 5:
+        return AccumulateValues<5>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+    case 4:
+        return AccumulateValues<4>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+    case 3:
+        return AccumulateValues<3>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+    case 2:
+        return AccumulateValues<2>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+    default:
+        return AccumulateValues<1>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+    }
+}
+
+/** Sum (or maximum) of a[0, count). */
+HWY_INLINE float Reduce(const float* a, int count, bool max) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    int j = 0;
+    float s = max ? kNegInf : 0.0f;
+    if (count >= L) {
+        auto acc = hn::LoadU(d, a);
+        for (j = L; j + L <= count; j += L)
+            acc = max ? hn::Max(acc, hn::LoadU(d, a + j)) : hn::Add(acc, hn::LoadU(d, a + j));
+        s = hn::GetLane(max ? hn::MaxOfLanes(d, acc) : hn::SumOfLanes(d, acc));
+    }
+    for (; j < count; ++j)
+        s = max ? std::fmax(s, a[j]) : s + a[j];
+    return s;
+}
+
+/**
+ * Sums (or maxima) of `cells` consecutive cells of `width` floats each (a multiple of the lanes)
+ * from x into out. Cells one vector wide go through a transpose tree, a vector of cells at a
+ * time: lane k of the tree's result is cell k's total, for a few operations per cell.
+ */
+HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float* out) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    using V = decltype(hn::Zero(d));
+    auto op = [max](V a, V b) { return max ? hn::Max(a, b) : hn::Add(a, b); };
+    int v = 0;
+#if HWY_TARGET != HWY_SCALAR
+    if (width == L && L > 1) {
+        V part[HWY_MAX_BYTES / sizeof(float)];
+        for (; v + L <= cells; v += L) {
+            for (int k = 0; k < L; ++k)
+                part[k] = hn::LoadU(d, x + static_cast<std::size_t>(v + k) * L);
+            for (int count = L; count > 1; count /= 2)
+                for (int k = 0; k < count / 2; ++k)
+                    part[k] = op(hn::ConcatEven(d, part[2 * k + 1], part[2 * k]),
+                                 hn::ConcatOdd(d, part[2 * k + 1], part[2 * k]));
+            hn::StoreU(part[0], d, out + v);
+        }
+    }
+#endif
+    for (; v < cells; ++v) {
+        const float* c = x + static_cast<std::size_t>(v) * width;
+        V acc = hn::LoadU(d, c);
+        for (int j = L; j < width; j += L)
+            acc = op(acc, hn::LoadU(d, c + j));
+        out[v] = hn::GetLane(max ? hn::MaxOfLanes(d, acc) : hn::SumOfLanes(d, acc));
+    }
+}
+
+/**
+ * The tile row's unnormalised weights into p[0, vis): softmax exp(l − m), L2 the same (the sum
+ * of squares returned), exp exp(l), relu² (NORM −1) max(l, 0)²·inv; times post where given.
+ * Returns the sum the online normalisers need (softmax: Σ, L2: Σ of squares; others 0).
+ */
+template <int NORM, bool POST>
+HWY_INLINE float Weigh(const float* l, const float* post, float* p, int vis, float m, float inv) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    const auto vm = hn::Set(d, m);
+    const auto vInv = hn::Set(d, inv);
+    auto vsum = hn::Zero(d);
+    auto weigh = [&](auto x) {
+        if constexpr (NORM == kSoftmax || NORM == kL2)
+            return hn::Exp(d, hn::Sub(x, vm));
+        else if constexpr (NORM == kExp)
+            return hn::Exp(d, x);
+        else {
+            const auto r = hn::Max(x, hn::Zero(d));
+            return hn::Mul(hn::Mul(r, r), vInv);
+        }
+    };
+    int j = 0;
+    for (; j + L <= vis; j += L) {
+        auto e = weigh(hn::LoadU(d, l + j));
+        if constexpr (NORM == kSoftmax)
+            vsum = hn::Add(vsum, e);
+        else if constexpr (NORM == kL2)
+            vsum = hn::MulAdd(e, e, vsum);
+        if constexpr (POST)
+            e = hn::Mul(e, hn::LoadU(d, post + j));
+        hn::StoreU(e, d, p + j);
+    }
+    if (j < vis) { // the tail, in a vector with the lanes past vis zeroed
+        const auto mask = hn::FirstN(d, static_cast<std::size_t>(vis - j));
+        float tail[HWY_MAX_BYTES / sizeof(float)] = {};
+        std::memcpy(tail, l + j, sizeof(float) * static_cast<std::size_t>(vis - j));
+        auto e = hn::IfThenElseZero(mask, weigh(hn::LoadU(d, tail)));
+        if constexpr (NORM == kSoftmax)
+            vsum = hn::Add(vsum, e);
+        else if constexpr (NORM == kL2)
+            vsum = hn::MulAdd(e, e, vsum);
+        if constexpr (POST) {
+            std::memcpy(tail, post + j, sizeof(float) * static_cast<std::size_t>(vis - j));
+            e = hn::Mul(e, hn::LoadU(d, tail));
+        }
+        hn::StoreU(e, d, tail);
+        std::memcpy(p + j, tail, sizeof(float) * static_cast<std::size_t>(vis - j));
+    }
+    return NORM == kSoftmax || NORM == kL2 ? hn::GetLane(hn::SumOfLanes(d, vsum)) : 0.0f;
+}
+
+/** Per-thread scratch of the fused pass. */
+struct Scratch {
+    std::vector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum;
+    template <class V> static float* fit(V& v, std::size_t size) {
+        if (v.size() < size)
+            v.resize(size);
+        return v.data();
+    }
+};
+
+void AttendTilesImpl(const TileAttention& t) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    const int n = t.n, dh = t.dh, rows = t.rows;
+    const int dhPad = (dh + L - 1) / L * L;
+    const int tc = (std::max(t.tileCols, L) + L - 1) / L * L;
+    const bool online = t.norm == kSoftmax || t.norm == kL2;
+    const bool squares = t.norm == kL2;
+    const bool pooling = t.cells > 0 && t.c1 > t.c0;
+    const bool hasBand = t.bandPanels != nullptr;
+    const int bandStride = tc + 3 * L + kGroup;
+    const int shawWidth = t.shawK >= 0 ? 2 * t.shawK + 1 : 0;
+
+    thread_local Scratch sc;
+    float* S = Scratch::fit(sc.s, static_cast<std::size_t>(kGroup) * tc + L);
+    float* P = Scratch::fit(sc.p, static_cast<std::size_t>(kGroup) * tc + L);
+    float* addBuf = Scratch::fit(sc.add, static_cast<std::size_t>(tc) + L);
+    float* B =
+        hasBand ? Scratch::fit(sc.band, static_cast<std::size_t>(kGroup) * bandStride) : nullptr;
+    float* O = Scratch::fit(sc.o, static_cast<std::size_t>(rows) * dhPad);
+    float* M = Scratch::fit(sc.m, static_cast<std::size_t>(rows));
+    float* Z = Scratch::fit(sc.sum, static_cast<std::size_t>(rows));
+    float* alpha = Scratch::fit(sc.alpha, static_cast<std::size_t>(kGroup));
+    const std::size_t cellsAll = pooling ? static_cast<std::size_t>(rows) * t.cells : 0;
+    float* RC = pooling ? Scratch::fit(sc.rc, cellsAll) : nullptr;
+    float* REF = pooling ? Scratch::fit(sc.ref, cellsAll) : nullptr;
+    std::fill(O, O + static_cast<std::size_t>(rows) * dhPad, 0.0f);
+    std::fill(M, M + rows, online ? kNegInf : 0.0f);
+    std::fill(Z, Z + rows, 0.0f);
+    if (pooling) {
+        std::fill(RC, RC + cellsAll, 0.0f);
+        std::fill(REF, REF + cellsAll, kNegInf); // −inf: cell not touched yet
+    }
+    if (shawWidth > 0)
+        std::fill(t.shawSums, t.shawSums + static_cast<std::size_t>(rows) * shawWidth, 0.0f);
+
+    // Cells of one width, a multiple of the lanes, starting on a vector boundary of the tile:
+    // those wholly inside a tile's visible keys are totalled with CellTotals.
+    int uniformWidth = 0;
+    if (pooling && (t.c1 - t.c0) % t.cells == 0 && t.c0 % L == 0 &&
+        ((t.c1 - t.c0) / t.cells) % L == 0)
+        uniformWidth = (t.c1 - t.c0) / t.cells;
+    float* lsum = Scratch::fit(sc.lsum, static_cast<std::size_t>(tc) / L + 1);
+    float* psum = Scratch::fit(sc.psum, static_cast<std::size_t>(tc) / L + 1);
+
+    int maxLimit = 0;
+    for (int r = 0; r < rows; ++r)
+        maxLimit = std::max(maxLimit, std::clamp(t.limit[r], 0, n));
+    const float inv = t.relu2Denominator > 0.0f ? 1.0f / t.relu2Denominator : 0.0f;
+    const auto vScale = hn::Set(d, t.scale);
+    const bool maxMode = t.poolMax;
+
+    for (int j0 = 0; j0 < maxLimit; j0 += tc) {
+        const int j1 = std::min(n, j0 + tc);
+        const int w = j1 - j0;
+        const int panels = (w + L - 1) / L;
+        const float* keyPanels = t.keyPanels + static_cast<std::int64_t>(j0 / L) * dh * L;
+        // The region's cells this tile touches.
+        int vFirst = 0, vLast = -1;
+        if (pooling && j0 < t.c1 && j1 > t.c0) {
+            const int a = std::max(j0, t.c0) - t.c0, b = std::min(j1, t.c1) - t.c0;
+            vFirst = static_cast<int>(std::upper_bound(t.colStart, t.colStart + t.cells + 1, a) -
+                                      t.colStart) -
+                     1;
+            vLast = static_cast<int>(std::upper_bound(t.colStart, t.colStart + t.cells + 1, b - 1) -
+                                     t.colStart) -
+                    1;
+        }
+        for (int g0 = 0; g0 < rows; g0 += kGroup) {
+            const int gr = std::min(kGroup, rows - g0);
+            bool any = false;
+            for (int r = 0; r < gr; ++r)
+                any = any || t.limit[g0 + r] > j0;
+            if (!any)
+                continue;
+            DotPanelsRows(gr, t.q + static_cast<std::int64_t>(g0) * dh, dh, keyPanels, panels, S,
+                          tc);
+            int bandP0 = 0;
+            if (hasBand) {
+                // Rows i = row0 + g0 + r use R rows n − 1 − i + j, j ∈ [j0, j1).
+                const int iLast = t.row0 + g0 + gr - 1;
+                const int lo = n - 1 - iLast + j0;
+                const int hi = n - 1 - (t.row0 + g0) + j1 - 1;
+                bandP0 = lo / L;
+                const int bandPanels = hi / L - bandP0 + 1;
+                DotPanelsRows(gr, t.bandQ + static_cast<std::int64_t>(g0) * dh, dh,
+                              t.bandPanels + static_cast<std::int64_t>(bandP0) * dh * L, bandPanels,
+                              B, bandStride);
+            }
+            for (int r = 0; r < gr; ++r) {
+                const int br = g0 + r;
+                const int i = t.row0 + br;
+                float* s = S + static_cast<std::size_t>(r) * tc;
+                float* prow = P + static_cast<std::size_t>(r) * tc;
+                const int vis = std::clamp(t.limit[br] - j0, 0, w);
+                alpha[r] = 1.0f;
+                if (vis == 0) {
+                    std::fill(prow, prow + w, 0.0f);
+                    continue;
+                }
+                const float* add = nullptr;
+                if (t.addOffsets)
+                    add = t.addOffsets + (n - 1 - i) + j0;
+                else if (hasBand)
+                    add = B + static_cast<std::size_t>(r) * bandStride + (n - 1 - i + j0) -
+                          bandP0 * L;
+                else if (t.rowAdd) {
+                    t.rowAdd(t.rowAddCtx, i, j0, j0 + vis, addBuf);
+                    add = addBuf;
+                }
+                const float addScale = hasBand ? t.bandScale : 1.0f;
+                const float* post = t.postOffsets ? t.postOffsets + (n - 1 - i) + j0 : nullptr;
+                // Logits and the tile's maximum.
+                auto vmax = hn::Set(d, kNegInf);
+                float smax = kNegInf;
+                int j = 0;
+                if (add && hasBand) {
+                    const auto vb = hn::Set(d, addScale);
+                    for (; j + L <= vis; j += L) {
+                        const auto l = hn::MulAdd(hn::LoadU(d, s + j), vScale,
+                                                  hn::Mul(hn::LoadU(d, add + j), vb));
+                        hn::StoreU(l, d, s + j);
+                        vmax = hn::Max(vmax, l);
+                    }
+                } else if (add) {
+                    for (; j + L <= vis; j += L) {
+                        const auto l =
+                            hn::MulAdd(hn::LoadU(d, s + j), vScale, hn::LoadU(d, add + j));
+                        hn::StoreU(l, d, s + j);
+                        vmax = hn::Max(vmax, l);
+                    }
+                } else {
+                    for (; j + L <= vis; j += L) {
+                        const auto l = hn::Mul(hn::LoadU(d, s + j), vScale);
+                        hn::StoreU(l, d, s + j);
+                        vmax = hn::Max(vmax, l);
+                    }
+                }
+                for (; j < vis; ++j) {
+                    s[j] = s[j] * t.scale + (add ? add[j] * addScale : 0.0f);
+                    smax = std::fmax(smax, s[j]);
+                }
+                if (vis >= L)
+                    smax = std::fmax(smax, hn::GetLane(hn::MaxOfLanes(d, vmax)));
+                // Unnormalised weights of the tile (relative to the running maximum).
+                float mNew = 0.0f;
+                if (online) {
+                    mNew = std::fmax(M[br], smax);
+                    alpha[r] = M[br] == kNegInf ? 0.0f : std::exp(M[br] - mNew);
+                }
+                float ssum = 0.0f;
+                switch (t.norm) {
+                case kSoftmax:
+                    ssum = post ? Weigh<kSoftmax, true>(s, post, prow, vis, mNew, inv)
+                                : Weigh<kSoftmax, false>(s, post, prow, vis, mNew, inv);
+                    break;
+                case kL2:
+                    ssum = post ? Weigh<kL2, true>(s, post, prow, vis, mNew, inv)
+                                : Weigh<kL2, false>(s, post, prow, vis, mNew, inv);
+                    break;
+                case kExp:
+                    ssum = post ? Weigh<kExp, true>(s, post, prow, vis, mNew, inv)
+                                : Weigh<kExp, false>(s, post, prow, vis, mNew, inv);
+                    break;
+                default:
+                    ssum = post ? Weigh<-1, true>(s, post, prow, vis, mNew, inv)
+                                : Weigh<-1, false>(s, post, prow, vis, mNew, inv);
+                }
+                std::fill(prow + vis, prow + w, 0.0f);
+                if (online) {
+                    const float a = squares ? alpha[r] * alpha[r] : alpha[r];
+                    Z[br] = Z[br] * a + ssum;
+                    M[br] = mNew;
+                }
+                // Shaw's weight sums per relative index.
+                if (shawWidth > 0) {
+                    float* ws = t.shawSums + static_cast<std::size_t>(br) * shawWidth;
+                    const int k = t.shawK;
+                    if (alpha[r] != 1.0f)
+                        for (int x = 0; x < shawWidth; ++x)
+                            ws[x] *= alpha[r];
+                    const int je = j0 + vis;           // visible keys of the tile: [j0, je)
+                    auto range = [&](int lo, int hi) { // keys [lo, hi] ∩ [j0, je)
+                        lo = std::max(lo, j0);
+                        hi = std::min(hi, je - 1);
+                        return hi < lo ? 0.0f : Reduce(prow + (lo - j0), hi - lo + 1, false);
+                    };
+                    if (k == 0) {
+                        ws[0] += range(0, n - 1);
+                    } else {
+                        ws[0] += range(0, i - k);
+                        ws[2 * k] += range(i + k, n - 1);
+                        for (int x = 1; x < 2 * k; ++x) {
+                            const int key = i + x - k;
+                            if (key >= j0 && key < je)
+                                ws[x] += prow[key - j0];
+                        }
+                    }
+                }
+                // Pooled cells: the logits straight into the caller's cell rows, the weights
+                // into this row's cells, rescaled to the current maximum.
+                if (vFirst <= vLast) {
+                    const int u = t.rowCell[br];
+                    float* lc = t.logitCells + static_cast<std::size_t>(u) * t.cells;
+                    std::int32_t* cnt =
+                        maxMode ? nullptr : t.logitCounts + static_cast<std::size_t>(u) * t.cells;
+                    float* rc = RC + static_cast<std::size_t>(br) * t.cells;
+                    float* ref = REF + static_cast<std::size_t>(br) * t.cells;
+                    const int je = j0 + vis;
+                    auto oneCell = [&](int v) {
+                        const int a = std::max(t.c0 + t.colStart[v], j0);
+                        const int b = std::min(t.c0 + t.colStart[v + 1], je);
+                        if (b <= a)
+                            return;
+                        const float ls = Reduce(s + (a - j0), b - a, maxMode);
+                        const float ps = Reduce(prow + (a - j0), b - a, maxMode);
+                        if (maxMode) {
+                            lc[v] = std::fmax(lc[v], ls);
+                        } else {
+                            lc[v] += ls;
+                            cnt[v] += b - a;
+                        }
+                        if (ref[v] == kNegInf) {
+                            rc[v] = ps;
+                        } else {
+                            const float f = ref[v] == mNew ? 1.0f : std::exp(ref[v] - mNew);
+                            rc[v] = maxMode ? std::fmax(rc[v] * f, ps) : rc[v] * f + ps;
+                        }
+                        ref[v] = mNew;
+                    };
+                    // Cells wholly inside the tile's visible keys: [vA, vB).
+                    int vA = vLast + 1, vB = vLast + 1;
+                    if (uniformWidth > 0) {
+                        vA = std::max(vFirst, (j0 - t.c0 + uniformWidth - 1) / uniformWidth);
+                        vB = std::min(vLast + 1, (std::min(je, t.c1) - t.c0) / uniformWidth);
+                        if (vB <= vA)
+                            vA = vB = vLast + 1;
+                    }
+                    for (int v = vFirst; v < vA; ++v)
+                        oneCell(v);
+                    if (vA < vB) {
+                        const int count = vB - vA;
+                        const std::size_t at =
+                            static_cast<std::size_t>(t.c0 + vA * uniformWidth - j0);
+                        CellTotals(s + at, count, uniformWidth, maxMode, lsum);
+                        CellTotals(prow + at, count, uniformWidth, maxMode, psum);
+                        for (int k = 0; k < count; ++k) {
+                            const int v = vA + k;
+                            lc[v] = maxMode ? std::fmax(lc[v], lsum[k]) : lc[v] + lsum[k];
+                            rc[v] = psum[k]; // first and only touch: the cell lies in this tile
+                            ref[v] = mNew;
+                        }
+                        if (!maxMode)
+                            for (int k = 0; k < count; ++k)
+                                cnt[vA + k] += uniformWidth;
+                    }
+                    for (int v = std::max(vB, vA); v <= vLast; ++v)
+                        oneCell(v);
+                }
+            }
+            AccumulateValuesRows(gr, P, tc, w, t.v + static_cast<std::int64_t>(j0) * t.vStride,
+                                 t.vStride, dhPad, O + static_cast<std::size_t>(g0) * dhPad, dhPad,
+                                 alpha);
+        }
+    }
+
+    // Each row's normalisation: the head output, Shaw's sums and the weights' cells.
+    for (int r = 0; r < rows; ++r) {
+        float f = 1.0f;
+        if (online)
+            f = Z[r] > 0.0f ? (squares ? 1.0f / std::sqrt(Z[r]) : 1.0f / Z[r]) : 0.0f;
+        const float* o = O + static_cast<std::size_t>(r) * dhPad;
+        float* out = t.out + static_cast<std::size_t>(r) * dh;
+        for (int c = 0; c < dh; ++c)
+            out[c] = o[c] * f;
+        if (shawWidth > 0) {
+            float* ws = t.shawSums + static_cast<std::size_t>(r) * shawWidth;
+            for (int x = 0; x < shawWidth; ++x)
+                ws[x] *= f;
+        }
+        if (!pooling)
+            continue;
+        const int lim = std::clamp(t.limit[r], 0, n);
+        float* wc = t.weightCells + static_cast<std::size_t>(t.rowCell[r]) * t.cells;
+        const float* rc = RC + static_cast<std::size_t>(r) * t.cells;
+        const float* ref = REF + static_cast<std::size_t>(r) * t.cells;
+        // Cells from vMask on hold masked keys, which weigh exactly 0 (the maximum sees them).
+        const int vMask =
+            static_cast<int>(std::upper_bound(t.colStart, t.colStart + t.cells + 1, lim - t.c0) -
+                             t.colStart) -
+            1;
+        // A cell's total was taken relative to the row's maximum at the time (ref); untouched
+        // cells (ref = −inf) lie wholly past the visible keys and total 0.
+        const auto vM = hn::Set(d, M[r]);
+        const auto vF = hn::Set(d, f);
+        const auto vNegInf = hn::Set(d, kNegInf);
+        auto value = [&](int v, auto rcv, auto refv) {
+            const auto touched = hn::Ne(refv, vNegInf);
+            auto val = online ? hn::Mul(hn::Mul(rcv, hn::Exp(d, hn::IfThenElseZero(
+                                                                    touched, hn::Sub(refv, vM)))),
+                                        vF)
+                              : rcv;
+            val = hn::IfThenElseZero(touched, val);
+            (void)v;
+            return val;
+        };
+        int v = 0;
+        for (; v + L <= t.cells; v += L) {
+            auto val = value(v, hn::LoadU(d, rc + v), hn::LoadU(d, ref + v));
+            const auto old = hn::LoadU(d, wc + v);
+            if (maxMode) {
+                if (v + L > vMask) { // lanes v + k ≥ vMask see the masked zeros
+                    const auto lane = hn::Iota(d, static_cast<float>(v));
+                    val = hn::IfThenElse(hn::Ge(lane, hn::Set(d, static_cast<float>(vMask))),
+                                         hn::Max(val, hn::Zero(d)), val);
+                }
+                hn::StoreU(hn::Max(old, val), d, wc + v);
+            } else {
+                hn::StoreU(hn::Add(old, val), d, wc + v);
+            }
+        }
+        for (; v < t.cells; ++v) {
+            float val = 0.0f;
+            if (ref[v] != kNegInf)
+                val = rc[v] * (online ? std::exp(ref[v] - M[r]) * f : 1.0f);
+            if (maxMode) {
+                if (v >= vMask)
+                    val = std::fmax(val, 0.0f);
+                wc[v] = std::fmax(wc[v], val);
+            } else {
+                wc[v] += val;
+            }
+        }
+    }
+}
+
+} // namespace HWY_NAMESPACE
+} // namespace cpu
+} // namespace pe
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace pe::cpu {
+
+HWY_EXPORT(LanesImpl);
+HWY_EXPORT(PackPanelsImpl);
+HWY_EXPORT(AttendTilesImpl);
+
+int tileLanes() {
+    return HWY_DYNAMIC_DISPATCH(LanesImpl)();
+}
+
+std::int64_t panelFloats(int rows, int dh) {
+    const int L = tileLanes();
+    return static_cast<std::int64_t>((rows + L - 1) / L) * dh * L;
+}
+
+void packPanels(const float* src, int rows, std::int64_t stride, int dh, float* out) {
+    HWY_DYNAMIC_DISPATCH(PackPanelsImpl)(src, rows, stride, dh, out);
+}
+
+void attendTiles(const TileAttention& t) {
+    HWY_DYNAMIC_DISPATCH(AttendTilesImpl)(t);
+}
+
+} // namespace pe::cpu
+#endif

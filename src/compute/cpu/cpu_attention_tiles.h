@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/**
+ * Fused attention over tiles, for the pooled path: one head × one block of query rows walks the
+ * keys in tiles of a few hundred columns; each tile's dot products, position terms, mask and
+ * normaliser stay in L1/L2, are folded into pooled cells and multiplied into the head output
+ * before the next tile. No row of n logits ever reaches memory. Softmax and L2 normalise online
+ * (the running row maximum rescales what came before, as fused attention kernels do), so every
+ * dot product is computed once. Highway kernels (AVX-512, AVX2, ...) picked at run time; the keys
+ * are packed once per head into panels of one vector's width, the values are read in place.
+ */
+
+#include <cstdint>
+
+namespace pe::cpu {
+
+/** Floats per vector of the tile kernels on this machine: the width of a key panel. */
+int tileLanes();
+
+/** Floats packPanels writes for `rows` rows of `dh` columns: ⌈rows / lanes⌉ · dh · lanes. */
+std::int64_t panelFloats(int rows, int dh);
+
+/**
+ * Packs rows [0, rows) of a row-major matrix (row r at src + r·stride, dh columns) into panels of
+ * `tileLanes()` rows: panel p holds, for each column c, the lanes rows pL … pL + L − 1 (zero past
+ * the last row). The layout the tile kernel reads keys (and Transformer-XL's R) in.
+ */
+void packPanels(const float* src, int rows, std::int64_t stride, int dh, float* out);
+
+/** One head × one block of query rows of the fused pass; see attendTiles. */
+struct TileAttention {
+    int n = 0;                        ///< keys
+    int dh = 0;                       ///< head width
+    int row0 = 0;                     ///< first query row of the block (absolute)
+    int rows = 0;                     ///< query rows in the block
+    const float* q = nullptr;         ///< row0's query (TXL: q + u), rows of dh floats
+    const float* keyPanels = nullptr; ///< packPanels of the head's keys
+    const float* v = nullptr;         ///< values: key j's row at v + j·vStride, dh floats
+    std::int64_t vStride = 0;         ///< ≥ dh; a multiple of tileLanes() or exactly dh
+    float scale = 1.0f;               ///< on the dot products (not on the position terms)
+    int norm = 0;                     ///< pe::Normaliser as int
+    float relu2Denominator = 1.0f;
+    const int* limit = nullptr; ///< per block row: keys [0, limit[r]) are visible
+
+    // Position terms. add[i][j] and post[i][j] (URPE's C) from per-offset tables of 2n − 1
+    // entries, indexed by n − 1 − i + j; or Transformer-XL's band (q + v)_i · R[n − 1 − i + j]
+    // from R's panels; or any other additive term from a callback filling dst[0, j1 − j0).
+    const float* addOffsets = nullptr;
+    const float* postOffsets = nullptr;
+    const float* bandQ = nullptr;      ///< TXL: (q + v) rows of the block, dh floats each
+    const float* bandPanels = nullptr; ///< TXL: packPanels of R's 2n − 1 rows (this head)
+    float bandScale = 1.0f;
+    void (*rowAdd)(const void* ctx, int i, int j0, int j1, float* dst) = nullptr;
+    const void* rowAddCtx = nullptr;
+
+    /**
+     * Shaw's value term: when ≥ 0, shawSums[r·(2k+1) + t] receives the weight row r puts on
+     * relative index t: t = 0 sums keys j ≤ i − k, t = 2k keys j ≥ i + k, others key i + t − k.
+     */
+    int shawK = -1;
+    float* shawSums = nullptr;
+
+    // Pooling: region columns [c0, c1) in `cells` bins (colStart: cells + 1 starts relative to
+    // c0); block row r folds into cell row rowCell[r] (relative to the block's first cell row).
+    // Sums (mean) or maxima (poolMax) are added to / maxed into the caller's arrays, which
+    // hold cellRows × cells entries; logit counts count the visible (finite) logits. The caller
+    // counts the weights' entries (all finite) itself.
+    int c0 = 0;
+    int c1 = 0;
+    int cells = 0;
+    const int* colStart = nullptr;
+    const int* rowCell = nullptr;
+    bool poolMax = false;
+    float* logitCells = nullptr;
+    std::int32_t* logitCounts = nullptr;
+    float* weightCells = nullptr;
+
+    float* out = nullptr; ///< the block's head output, rows of dh floats
+    int tileCols = 256;   ///< keys per tile (rounded up to a multiple of tileLanes())
+};
+
+/** Runs the fused pass of one head × row block (thread-safe; scratch is per thread). */
+void attendTiles(const TileAttention& t);
+
+} // namespace pe::cpu
