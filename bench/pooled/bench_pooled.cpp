@@ -163,6 +163,7 @@ int main(int argc, char** argv) {
             p.n = n;
             p.d = d;
             p.heads = heads;
+            p.learnedRows = std::max(p.learnedRows, p.seqLen());
             Weights w;
             completeWeights(p, w);
             std::vector<double> ms, cpu;

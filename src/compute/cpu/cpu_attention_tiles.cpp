@@ -352,7 +352,10 @@ void AttendTilesImpl(const TileAttention& t) {
     int maxLimit = 0;
     for (int r = 0; r < rows; ++r)
         maxLimit = std::max(maxLimit, std::clamp(t.limit[r], 0, n));
-    const float inv = t.relu2Denominator > 0.0f ? 1.0f / t.relu2Denominator : 0.0f;
+    auto relu2Inverse = [](float denominator) {
+        return denominator > 0.0f ? 1.0f / denominator : 0.0f;
+    };
+    const float invBlock = relu2Inverse(t.relu2Denominator);
     const auto vScale = hn::Set(d, t.scale);
     const bool maxMode = t.poolMax;
 
@@ -455,6 +458,8 @@ void AttendTilesImpl(const TileAttention& t) {
                     alpha[r] = M[br] == kNegInf ? 0.0f : std::exp(M[br] - mNew);
                 }
                 float ssum = 0.0f;
+                const float inv =
+                    t.relu2Denominators ? relu2Inverse(t.relu2Denominators[br]) : invBlock;
                 switch (t.norm) {
                 case kSoftmax:
                     ssum = post ? Weigh<kSoftmax, true>(s, post, prow, vis, mNew, inv)

@@ -707,7 +707,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             ta.vStride = padV ? dhPad : dh;
             ta.scale = isDeberta ? debScale : (scheme == Scheme::T5 ? 1.0f : scale);
             ta.norm = normInt;
-            ta.relu2Denominator = 0.0f; // per row below when relu2_visible
             ta.limit = limit.data();
             if (addBias)
                 ta.addOffsets = biasOff.data() + static_cast<std::size_t>(h) * offs;
@@ -737,30 +736,15 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             ta.weightCells = weightPart.data();
             ta.out = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
             ta.tileCols = m_tileCols > 0 ? m_tileCols : 256;
-            // relu2 divides by N; relu2_visible by the row's visible keys: rows of one block
-            // share the divisor unless the mask is causal, so those run a row at a time.
-            const bool perRow = p.norm == Normaliser::Relu2Visible && causal;
-            if (!perRow) {
-                ta.relu2Denominator = p.norm == Normaliser::Relu2
-                                          ? static_cast<float>(N)
-                                          : static_cast<float>(limit.empty() ? 0 : limit[0]);
-                cpu::attendTiles(ta);
-            } else {
-                for (int r = 0; r < rows; ++r) {
-                    cpu::TileAttention one = ta;
-                    one.row0 = i0 + r;
-                    one.rows = 1;
-                    one.q = ta.q + static_cast<std::int64_t>(r) * dh;
-                    if (one.bandQ)
-                        one.bandQ = ta.bandQ + static_cast<std::int64_t>(r) * dh;
-                    one.limit = limit.data() + r;
-                    one.rowCell = rowCell.data() + r;
-                    one.out = ta.out + static_cast<std::int64_t>(r) * dh;
-                    one.shawSums = isShaw ? shawSums.data() + r * shawRows : nullptr;
-                    one.relu2Denominator = static_cast<float>(limit[static_cast<std::size_t>(r)]);
-                    cpu::attendTiles(one);
-                }
+            // relu2 divides by N, relu2_visible by the row's visible keys.
+            std::vector<float> relu2Divisor;
+            if (p.norm == Normaliser::Relu2) {
+                ta.relu2Denominator = static_cast<float>(N);
+            } else if (p.norm == Normaliser::Relu2Visible) {
+                relu2Divisor.assign(limit.begin(), limit.end());
+                ta.relu2Denominators = relu2Divisor.data();
             }
+            cpu::attendTiles(ta);
             if (isShaw) {
                 float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
                 float* sv = shawV + h * Ndh + static_cast<std::int64_t>(i0) * dh;
