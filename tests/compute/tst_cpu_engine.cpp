@@ -427,6 +427,25 @@ void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
                         << p << PoolRequest{cells / 2, mode, true, PoolRegion{40, 300, 64, 320}}
                         << 0;
                 }
+    // DeBERTa's gathers: the paper's p2c index, log buckets, one term only; rows whose index
+    // loads would leave the table take the scalar path.
+    for (bool paper : {false, true})
+        for (bool logBuckets : {false, true})
+            for (int terms : {3, 1, 2}) {
+                Params p = base(Scheme::DeBERTa, Normaliser::Softmax, 1, true, true);
+                p.n = 90;
+                p.d = 32;
+                p.p2cConvention = paper ? P2CConvention::Paper : P2CConvention::Code;
+                p.debertaLogBuckets = logBuckets;
+                p.debertaBuckets = 12;
+                p.debertaMaxPosition = 40;
+                p.debertaC2P = terms & 1;
+                p.debertaP2C = terms & 2;
+                const std::string tag = std::string("deberta/") + (paper ? "paper" : "code") +
+                                        (logBuckets ? "/log" : "/linear") + "/terms" +
+                                        std::to_string(terms);
+                QTest::newRow(tag.c_str()) << p << PoolRequest{10, PoolMode::Mean, false, {}} << 32;
+            }
     Params p = base(Scheme::DeBERTa, Normaliser::L2, 0, false, false);
     p.debertaC2P = false;
     QTest::newRow("deberta/p2c-only/l2") << p << PoolRequest{7, PoolMode::Mean, false, {}} << 0;

@@ -294,6 +294,47 @@ HWY_INLINE float Weigh(const float* l, const float* post, float* p, int vis, flo
     return NORM == kSoftmax || NORM == kL2 ? hn::GetLane(hn::SumOfLanes(d, vsum)) : 0.0f;
 }
 
+/** DeBERTa's c2p + p2c terms of query row i for keys [j0, j1) into dst (see TileAttention). */
+void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
+    const hn::ScalableTag<float> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const int L = static_cast<int>(hn::Lanes(d));
+    const int n = t.n;
+    const std::int64_t stride = t.debertaStride;
+    const std::int32_t* back = t.debertaIndex + (i + n - 1); // back[-j]: δ(i − j)
+    const std::int32_t* fwd = t.debertaIndex + (n - 1 - i);  // fwd[j]: δ(j − i)
+    const float* c2p =
+        t.debertaC2P ? t.debertaC2P + static_cast<std::int64_t>(i) * stride : nullptr;
+    const float* p2c = t.debertaP2C;
+    int j = j0;
+    // Vector gathers where the index loads stay inside the 2n − 1 table (j + L − 1 ≤ i + n − 1)
+    // and the key rows' offsets fit in 32 bits.
+    const bool narrow = static_cast<std::int64_t>(n) * stride < (std::int64_t{1} << 31);
+    if (narrow) {
+        const auto rowStep = hn::Set(di, static_cast<std::int32_t>(stride * L));
+        auto rowOffset = hn::Mul(hn::Iota(di, j0), hn::Set(di, static_cast<std::int32_t>(stride)));
+        for (; j + L <= j1 && j + L - 1 <= i + n - 1; j += L) {
+            const auto idxBack = hn::Reverse(di, hn::LoadU(di, back - (j + L - 1)));
+            auto sum = hn::Zero(d);
+            if (c2p)
+                sum = hn::GatherIndex(d, c2p, idxBack);
+            if (p2c) {
+                const auto idx = t.debertaPaper ? hn::LoadU(di, fwd + j) : idxBack;
+                sum = hn::Add(sum, hn::GatherIndex(d, p2c, hn::Add(rowOffset, idx)));
+            }
+            hn::StoreU(sum, d, dst + (j - j0));
+            rowOffset = hn::Add(rowOffset, rowStep);
+        }
+    }
+    for (; j < j1; ++j) {
+        float sum = c2p ? c2p[back[-j]] : 0.0f;
+        if (p2c)
+            sum +=
+                p2c[static_cast<std::int64_t>(j) * stride + (t.debertaPaper ? fwd[j] : back[-j])];
+        dst[j - j0] = sum;
+    }
+}
+
 /** Per-thread scratch of the fused pass. */
 struct Scratch {
     std::vector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum;
@@ -413,7 +454,10 @@ void AttendTilesImpl(const TileAttention& t) {
                 else if (hasBand)
                     add = B + static_cast<std::size_t>(r) * bandStride + (n - 1 - i + j0) -
                           bandP0 * L;
-                else if (t.rowAdd) {
+                else if (t.debertaIndex) {
+                    DebertaRow(t, i, j0, j0 + vis, addBuf);
+                    add = addBuf;
+                } else if (t.rowAdd) {
                     t.rowAdd(t.rowAddCtx, i, j0, j0 + vis, addBuf);
                     add = addBuf;
                 }

@@ -52,6 +52,14 @@ struct TileAttention {
     const float* bandQ = nullptr;      ///< TXL: (q + v) rows of the block, dh floats each
     const float* bandPanels = nullptr; ///< TXL: packPanels of R's 2n − 1 rows (this head)
     float bandScale = 1.0f;
+    // DeBERTa: add[i][j] = c2p[i][δ(i − j)] + p2c[j][δ(i − j)] (or δ(j − i), the paper's
+    // convention), δ(r) = debertaIndex[n − 1 + r]; either table may be absent. Gathered with
+    // vector gathers a tile row at a time.
+    const std::int32_t* debertaIndex = nullptr;
+    const float* debertaC2P = nullptr; ///< this head's [n, stride]: query rows
+    const float* debertaP2C = nullptr; ///< this head's [n, stride]: key rows
+    int debertaStride = 0;
+    bool debertaPaper = false;
     void (*rowAdd)(const void* ctx, int i, int j0, int j1, float* dst) = nullptr;
     const void* rowAddCtx = nullptr;
 

@@ -624,16 +624,12 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 cpu::packPanels(txlR.data() + h * dh, 2 * N - 1, D, dh,
                                 bandPanels.data() + h * bandSize);
         });
-        struct AddContext {
-            int n, h, k, span;
+        struct ShawContext { // Shaw's k-term of row i: q_i·w_k of clip(j − i, −k, k)
+            int n, h, k;
             const float* shawSK;
-            const int* idxOff;
-            const float* c2p;
-            const float* p2c;
-            bool paper;
         };
         auto shawAdd = [](const void* c, int i, int j0, int j1, float* dst) {
-            const auto& x = *static_cast<const AddContext*>(c);
+            const auto& x = *static_cast<const ShawContext*>(c);
             const float* sk = x.shawSK + (static_cast<std::size_t>(x.h) * x.n + i) * (2 * x.k + 1);
             const int lo = std::clamp(i - x.k, j0, j1);     // j < lo: index 0
             const int hi = std::clamp(i + x.k + 1, j0, j1); // j ≥ hi: index 2k
@@ -641,23 +637,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             for (int j = lo; j < hi; ++j)
                 dst[j - j0] = sk[j - i + x.k];
             std::fill(dst + (hi - j0), dst + (j1 - j0), sk[2 * x.k]);
-        };
-        auto debertaAdd = [](const void* c, int i, int j0, int j1, float* dst) {
-            const auto& x = *static_cast<const AddContext*>(c);
-            const std::size_t stride = 2 * static_cast<std::size_t>(x.span);
-            const int* back = x.idxOff + (i + x.n - 1); // back[-j]: index of i − j
-            const int* fwd = x.idxOff + (x.n - 1 - i);  // fwd[j]: index of j − i
-            const float* tc2p =
-                x.c2p ? x.c2p + (static_cast<std::size_t>(x.h) * x.n + i) * stride : nullptr;
-            const float* tp2c =
-                x.p2c ? x.p2c + static_cast<std::size_t>(x.h) * x.n * stride : nullptr;
-            for (int j = j0; j < j1; ++j) {
-                float s = tc2p ? tc2p[back[-j]] : 0.0f;
-                if (tp2c)
-                    s += tp2c[static_cast<std::size_t>(j) * stride +
-                              static_cast<std::size_t>(x.paper ? fwd[j] : back[-j])];
-                dst[j - j0] = s;
-            }
         };
         auto fusedTask = [&](int task, int) {
             if (cancelled.load(std::memory_order_relaxed))
@@ -684,15 +663,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             const float partInit = poolMax ? -std::numeric_limits<float>::infinity() : 0.0f;
             std::vector<float> logitPart(partSize, partInit), weightPart(partSize, partInit);
             std::vector<std::int32_t> logitCount(poolMax ? 0 : partSize, 0);
-            const AddContext ctx{N,
-                                 h,
-                                 kShaw,
-                                 span,
-                                 isShaw ? shawSK.data() : nullptr,
-                                 idxOff.empty() ? nullptr : idxOff.data(),
-                                 wantC2P ? debC2P.data() : nullptr,
-                                 wantP2C ? debP2C.data() : nullptr,
-                                 p.p2cConvention == P2CConvention::Paper};
+            const ShawContext ctx{N, h, kShaw, isShaw ? shawSK.data() : nullptr};
             std::vector<float> shawSums(isShaw ? static_cast<std::size_t>(rows) * shawRows : 0);
 
             cpu::TileAttention ta;
@@ -722,7 +693,13 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 ta.shawK = kShaw;
                 ta.shawSums = shawSums.data();
             } else if (isDeberta && (wantC2P || wantP2C)) {
-                ta.rowAdd = debertaAdd;
+                ta.debertaIndex = idxOff.data();
+                ta.debertaStride = 2 * span;
+                ta.debertaPaper = p.p2cConvention == P2CConvention::Paper;
+                if (wantC2P)
+                    ta.debertaC2P = debC2P.data() + static_cast<std::size_t>(h) * N * 2 * span;
+                if (wantP2C)
+                    ta.debertaP2C = debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span;
             }
             ta.rowAddCtx = &ctx;
             ta.c0 = region.c0;
