@@ -56,7 +56,8 @@ public:
 
     /**
      * Pooled logits and weights streamed from row blocks of every head (never h × n × n):
-     * memory O(h·R² + n·d + threads·block·n). Float64 requests pool a full reference trace.
+     * memory O(h·R² + n·d + threads·block·R): the fused tile pass never holds a row of n
+     * logits. Float64 requests pool a full reference trace.
      */
     Expected<PooledTrace> computePooled(const Params& p, const Weights& w,
                                         const PoolRequest& request,
