@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QIcon>
+#include <QStringList>
 #include <QTimer>
 
 #include <cstdio>
@@ -12,19 +14,16 @@
 
 int main(int argc, char** argv) {
     pe::tuneAllocatorForLongSessions();
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("pe-explorer"));
-    QApplication::setApplicationName(QStringLiteral("pe-explorer"));
-    QApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("pe-explorer"));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/pe-explorer.svg")));
+    QCoreApplication::setOrganizationName(QStringLiteral("pe-explorer"));
+    QCoreApplication::setApplicationName(QStringLiteral("pe-explorer"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));
 
     QCommandLineParser cli;
     cli.setApplicationDescription(
         QStringLiteral("Explore positional encodings and attention.\nThe mathematics of every "
                        "scheme: docs/encodings.md (installed under share/doc/pe-explorer)."));
-    cli.addHelpOption();
-    cli.addVersionOption();
+    const QCommandLineOption help = cli.addHelpOption();
+    const QCommandLineOption version = cli.addVersionOption();
     const QCommandLineOption shot(QStringLiteral("screenshot"),
                                   QStringLiteral("Render the window after the first result to "
                                                  "FILE (PNG) and exit."),
@@ -68,6 +67,22 @@ int main(int argc, char** argv) {
                                       QStringLiteral("LANG"));
     cli.addOptions(
         {shot, session, tab, scheme, stage, labModel, labLayer, size, insight, measure, language});
+
+    // --help and --version answer without a display: QApplication aborts where it finds none
+    // (a terminal over ssh, a package check in a chroot), so they get a QCoreApplication. Only a
+    // command line that parses as it stands: Qt's own options (-platform, …) and --help-all,
+    // which lists them, need QApplication.
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    if (cli.parse(arguments) && (cli.isSet(help) || cli.isSet(version))) {
+        const QCoreApplication core(argc, argv);
+        cli.process(core); // prints and exits
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setDesktopFileName(QStringLiteral("pe-explorer"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/pe-explorer.svg")));
     cli.process(app);
 
     pe::ScreenshotOptions opts;

@@ -510,7 +510,6 @@ void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
     m_heads->setValue(p.heads);
     setEnum(m_norm, p.norm);
     setEnum(m_mask, p.mask);
-    m_validLen->setValue(p.validLen);
     m_clip->setValue(p.clip);
     m_base->setValue(p.base);
     setEnum(m_layout, p.layout);
@@ -535,6 +534,8 @@ void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
     m_mlpHidden->setValue(p.mlpHidden);
     m_cls->setChecked(p.cls);
     m_sep->setChecked(p.sep);
+    updateValidLenRange(); // from the n, [CLS] and [SEP] just set; before the value it clamps
+    m_validLen->setValue(p.validLen);
     m_seed->setValue(p.seed);
     setEnum(m_precision, p.precision);
     m_inputKind->setCurrentIndex(std::max(0, m_inputKind->findData(static_cast<int>(in.kind))));
@@ -547,9 +548,16 @@ void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
     updateEnabled();
 }
 
+// The valid length counts [CLS]/[SEP] (Params::seqLen); a value past the sequence is one the
+// computation refuses, so the box ends there and a shorter sequence pulls the value down.
+void ParamsPanel::updateValidLenRange() {
+    m_validLen->setMaximum(params().seqLen());
+}
+
 void ParamsPanel::onEdited() {
     if (m_updating)
         return;
+    updateValidLenRange();
     updateEnabled();
     // Leading edge: a change goes out at the next event-loop turn (the edits of one turn become
     // one emission); changes inside the following window are coalesced into one at its end.

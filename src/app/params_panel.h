@@ -58,6 +58,9 @@ public:
     SeedSpinBox* seedBox() const { return m_seed; }
     QSlider* lengthSlider() const { return m_nSlider; }
     QSpinBox* widthBox() const { return m_d; }
+    QSpinBox* validLenBox() const { return m_validLen; }
+    QCheckBox* clsBox() const { return m_cls; }
+    QCheckBox* sepBox() const { return m_sep; }
     QSpinBox* headsBox() const { return m_heads; }
     QComboBox* ropeScalingBox() const { return m_ropeScaling; }
     QDoubleSpinBox* ropeScaleBox() const { return m_ropeScale; }
@@ -80,6 +83,7 @@ Q_SIGNALS:
 private:
     void build();
     void updateEnabled();
+    void updateValidLenRange();
     void onEdited();
     void emitNow();
 

@@ -219,6 +219,18 @@ Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored) {
     if (in.contains(QStringLiteral("kind")) && toString(s.input.kind) != kind)
         unknown << QStringLiteral("input kind \"%1\" (read as \"%2\")")
                        .arg(kind, toString(s.input.kind));
+    // Older builds let the valid length run past the sequence (the computation then refused
+    // it); the panel's box ends at the sequence's length now, and such a value is read as it.
+    // (In 64 bits: n is not checked yet, and n + 2 may not fit an int.)
+    QString adjusted;
+    const qint64 seqLen = qint64{p.n} + (p.cls ? 1 : 0) + (p.sep ? 1 : 0); // Params::seqLen
+    if (p.validLen > seqLen) {
+        adjusted = QStringLiteral("valid_len %1 is past the sequence length %2 ([CLS]/[SEP] "
+                                  "included): read as %2")
+                       .arg(p.validLen)
+                       .arg(seqLen);
+        p.validLen = static_cast<int>(seqLen);
+    }
     if (ignored) {
         ignored->clear();
         if (version > kFormatVersion)
@@ -228,6 +240,8 @@ Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored) {
         if (!unknown.isEmpty())
             *ignored += (ignored->isEmpty() ? QString() : QStringLiteral("; ")) +
                         QStringLiteral("ignored: ") + unknown.join(QStringLiteral(", "));
+        if (!adjusted.isEmpty())
+            *ignored += (ignored->isEmpty() ? QString() : QStringLiteral("; ")) + adjusted;
     }
     return s;
 }

@@ -37,7 +37,9 @@ QJsonObject toJson(const Session& s);
  * Missing keys keep their defaults; a wrong type or unknown enum name is an error naming it.
  * What a newer version may have written is loaded as far as this version understands it: keys
  * it does not know are skipped, and `ignored` (when given) receives one line naming them and a
- * format version above this build's; it is empty when everything was read.
+ * format version above this build's; it is empty when everything was read as written. A
+ * valid_len past the sequence (n plus [CLS]/[SEP], which older builds accepted) is read as the
+ * sequence's length, and the line says so.
  */
 Expected<Session> sessionFromJson(const QJsonObject& o, QString* ignored = nullptr);
 

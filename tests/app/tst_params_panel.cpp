@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The parameters panel: the options group shows the current scheme's options only and keeps the
 // hidden ones' values; the mlp and RoPE-stretching controls round-trip, are enabled only where
-// they apply, reach changed(), and their tooltips give the formulas.
+// they apply, reach changed(), and their tooltips give the formulas; the valid length cannot pass
+// the sequence's length.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -27,6 +28,9 @@ private Q_SLOTS:
     void showsOnlyTheCurrentSchemesOptions();
     void switchingSchemesKeepsEveryValue();
     void tooltipsGiveTheFormulas();
+    void validLenEndsAtTheSequence();
+    void setValuesClampsValidLen_data();
+    void setValuesClampsValidLen();
 };
 
 Q_DECLARE_METATYPE(pe::Params)
@@ -240,6 +244,77 @@ void TestParamsPanel::switchingSchemesKeepsEveryValue() {
     QVERIFY(panel.layoutBox()->isVisibleTo(&panel));
     QCOMPARE(panel.layoutBox()->currentText(), QStringLiteral("concat"));
     QCOMPARE(panel.params().buckets, 64);
+}
+
+void TestParamsPanel::validLenEndsAtTheSequence() {
+    ParamsPanel panel;
+    Params p;
+    p.n = 10;
+    panel.setValues(p, InputChoice{});
+    QSpinBox* valid = panel.validLenBox();
+    QCOMPARE(valid->minimum(), -1); // "all"
+    QCOMPARE(valid->maximum(), 10);
+    // [CLS] and [SEP] are positions of the sequence: each adds one.
+    panel.clsBox()->setChecked(true);
+    QCOMPARE(valid->maximum(), 11);
+    panel.sepBox()->setChecked(true);
+    QCOMPARE(valid->maximum(), 12);
+    valid->setValue(12);
+    QCOMPARE(panel.params().validLen, 12);
+    valid->setValue(13); // past the end: the box keeps the last position
+    QCOMPARE(panel.params().validLen, 12);
+    // A shorter sequence pulls the value down with it, so the computation never refuses it.
+    QSignalSpy changed(&panel, &ParamsPanel::changed);
+    panel.lengthBox()->setValue(5);
+    QCOMPARE(valid->maximum(), 7);
+    QCOMPARE(panel.params().validLen, 7);
+    QVERIFY(validate(panel.params()).ok());
+    QVERIFY(changed.wait(1000));
+    QCOMPARE(changed.last().at(0).value<Params>().validLen, 7);
+    panel.sepBox()->setChecked(false);
+    QCOMPARE(panel.params().validLen, 6);
+    // "all" stays "all" whatever the length.
+    valid->setValue(-1);
+    panel.lengthBox()->setValue(3);
+    QCOMPARE(panel.params().validLen, -1);
+    panel.lengthBox()->setValue(300);
+    QCOMPARE(valid->maximum(), 301);
+    QCOMPARE(panel.params().validLen, -1);
+}
+
+void TestParamsPanel::setValuesClampsValidLen_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<bool>("cls");
+    QTest::addColumn<bool>("sep");
+    QTest::addColumn<int>("validLen"); // given
+    QTest::addColumn<int>("shown");
+    // From a panel at n = 5: a longer sequence raises the end before the value is set.
+    QTest::newRow("valid, longer than before") << 100 << false << false << 90 << 90;
+    QTest::newRow("the last position") << 100 << true << true << 102 << 102;
+    QTest::newRow("all") << 100 << false << false << -1 << -1;
+    QTest::newRow("past the end") << 8 << true << false << 50 << 9;
+    QTest::newRow("past the end, no specials") << 8 << false << false << 9 << 8;
+}
+
+void TestParamsPanel::setValuesClampsValidLen() {
+    QFETCH(int, n);
+    QFETCH(bool, cls);
+    QFETCH(bool, sep);
+    QFETCH(int, validLen);
+    QFETCH(int, shown);
+    ParamsPanel panel;
+    Params before;
+    before.n = 5;
+    panel.setValues(before, InputChoice{});
+    Params p;
+    p.n = n;
+    p.cls = cls;
+    p.sep = sep;
+    p.validLen = validLen;
+    panel.setValues(p, InputChoice{});
+    QCOMPARE(panel.validLenBox()->maximum(), p.seqLen());
+    QCOMPARE(panel.params().validLen, shown);
+    QVERIFY(validate(panel.params()).ok());
 }
 
 QTEST_MAIN(TestParamsPanel)

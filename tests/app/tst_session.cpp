@@ -20,6 +20,8 @@ private Q_SLOTS:
     void saveFailureLeavesNoFile();
     void newerVersion_data();
     void newerVersion();
+    void validLenPastTheSequence_data();
+    void validLenPastTheSequence();
 };
 
 Q_DECLARE_METATYPE(pe::Session)
@@ -224,6 +226,38 @@ void TestSession::newerVersion() {
         QVERIFY2(ignored.isEmpty(), qPrintable(ignored));
     for (const QString& part : said)
         QVERIFY2(ignored.contains(part), qPrintable(ignored));
+}
+
+void TestSession::validLenPastTheSequence_data() {
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<int>("validLen"); // what was loaded
+    QTest::addColumn<QString>("said"); // empty: no note
+    QTest::newRow("the last position")
+        << QByteArray(R"({"n": 16, "cls": true, "sep": true, "valid_len": 18})") << 18 << QString();
+    QTest::newRow("all") << QByteArray(R"({"n": 16, "valid_len": -1})") << -1 << QString();
+    // Older builds accepted these; the computation refused them.
+    QTest::newRow("past n")
+        << QByteArray(R"({"n": 16, "valid_len": 500})") << 16
+        << QStringLiteral("valid_len 500 is past the sequence length 16 ([CLS]/[SEP] included): "
+                          "read as 16");
+    QTest::newRow("past n + [CLS] + [SEP]")
+        << QByteArray(R"({"n": 16, "cls": true, "sep": true, "valid_len": 19})") << 18
+        << QStringLiteral("valid_len 19 is past the sequence length 18");
+}
+
+void TestSession::validLenPastTheSequence() {
+    QFETCH(QByteArray, json);
+    QFETCH(int, validLen);
+    QFETCH(QString, said);
+    QString note = QStringLiteral("stale");
+    const Expected<Session> s = sessionFromJson(QJsonDocument::fromJson(json).object(), &note);
+    QVERIFY2(s.ok(), s ? "" : s.error().message.c_str());
+    QCOMPARE(s->params.validLen, validLen);
+    QVERIFY(validate(s->params).ok());
+    if (said.isEmpty())
+        QVERIFY2(note.isEmpty(), qPrintable(note));
+    else
+        QVERIFY2(note.contains(said), qPrintable(note));
 }
 
 QTEST_GUILESS_MAIN(TestSession)
