@@ -409,12 +409,12 @@ void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
                         QTest::newRow((tag + (mode == PoolMode::Mean ? "/mean" : "/max")).c_str())
                             << p << PoolRequest{9, mode, false, {}} << 16;
                 }
-    // Cells of one width that is a multiple of the vector (16 or 32 keys): the transpose-tree
+    // Cells of one width (32, 16, 8, 4, 1 keys: a multiple of the vector or below it): the tree
     // totals; tiles of 256 keys hold 16 or 8 of them; a tile region starting on a vector.
     for (Scheme s : {Scheme::None, Scheme::T5, Scheme::Shaw, Scheme::ALiBi})
         for (int m = 0; m < 3; ++m)
             for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
-                for (int cells : {32, 16}) {
+                for (int cells : {32, 16, 64, 128, 512}) {
                     Params p =
                         base(s, m == 0 ? Normaliser::Softmax : Normaliser::L2, m, false, false);
                     p.n = 512;

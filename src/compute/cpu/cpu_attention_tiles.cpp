@@ -193,39 +193,54 @@ void AccumulateValuesRows(int rows, const float* p, int pStride, int width, cons
 
 /** Sum (or maximum) of a[0, count). */
 HWY_INLINE float Reduce(const float* a, int count, bool max) {
+    // The last vector may reach past `count`: those lanes are replaced by the identity (the
+    // callers' rows are scratch with at least a vector of slack after them).
     const hn::ScalableTag<float> d;
     const int L = static_cast<int>(hn::Lanes(d));
+    const auto identity = hn::Set(d, max ? kNegInf : 0.0f);
+    auto acc = identity;
     int j = 0;
-    float s = max ? kNegInf : 0.0f;
-    if (count >= L) {
-        auto acc = hn::LoadU(d, a);
-        for (j = L; j + L <= count; j += L)
-            acc = max ? hn::Max(acc, hn::LoadU(d, a + j)) : hn::Add(acc, hn::LoadU(d, a + j));
-        s = hn::GetLane(max ? hn::MaxOfLanes(d, acc) : hn::SumOfLanes(d, acc));
+    for (; j + L <= count; j += L)
+        acc = max ? hn::Max(acc, hn::LoadU(d, a + j)) : hn::Add(acc, hn::LoadU(d, a + j));
+    if (j < count) {
+        const auto x = hn::IfThenElse(hn::FirstN(d, static_cast<std::size_t>(count - j)),
+                                      hn::LoadU(d, a + j), identity);
+        acc = max ? hn::Max(acc, x) : hn::Add(acc, x);
     }
-    for (; j < count; ++j)
-        s = max ? std::fmax(s, a[j]) : s + a[j];
-    return s;
+    return hn::GetLane(max ? hn::MaxOfLanes(d, acc) : hn::SumOfLanes(d, acc));
 }
 
 /**
- * Sums (or maxima) of `cells` consecutive cells of `width` floats each (a multiple of the lanes)
- * from x into out. Cells one vector wide go through a transpose tree, a vector of cells at a
- * time: lane k of the tree's result is cell k's total, for a few operations per cell.
+ * Sums (or maxima) of `cells` consecutive cells of `width` floats each from x into out, for a
+ * width that is a multiple of the lanes or a power of two below them. A transpose tree totals a
+ * vector of cells at a time (lane k of its result is cell k's total) for a few operations per
+ * cell: cells a vector or more wide are first folded into one vector each; narrower cells share
+ * vectors, and the tree's first levels fold them. Remaining cells are reduced one by one.
  */
 HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float* out) {
+    int v = 0;
+#if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<float> d;
     const int L = static_cast<int>(hn::Lanes(d));
     using V = decltype(hn::Zero(d));
     auto op = [max](V a, V b) { return max ? hn::Max(a, b) : hn::Add(a, b); };
-    int v = 0;
-#if HWY_TARGET != HWY_SCALAR
-    if (width == L && L > 1) {
+    if (L > 1 && (width % L == 0 || L % width == 0)) {
         V part[HWY_MAX_BYTES / sizeof(float)];
+        const int inputs = width % L == 0 ? L : width; // vectors into the tree
         for (; v + L <= cells; v += L) {
-            for (int k = 0; k < L; ++k)
-                part[k] = hn::LoadU(d, x + static_cast<std::size_t>(v + k) * L);
-            for (int count = L; count > 1; count /= 2)
+            const float* c = x + static_cast<std::size_t>(v) * width;
+            if (width % L == 0) {
+                for (int k = 0; k < L; ++k) {
+                    const float* cell = c + static_cast<std::size_t>(k) * width;
+                    part[k] = hn::LoadU(d, cell);
+                    for (int j = L; j < width; j += L)
+                        part[k] = op(part[k], hn::LoadU(d, cell + j));
+                }
+            } else {
+                for (int k = 0; k < inputs; ++k)
+                    part[k] = hn::LoadU(d, c + static_cast<std::size_t>(k) * L);
+            }
+            for (int count = inputs; count > 1; count /= 2)
                 for (int k = 0; k < count / 2; ++k)
                     part[k] = op(hn::ConcatEven(d, part[2 * k + 1], part[2 * k]),
                                  hn::ConcatOdd(d, part[2 * k + 1], part[2 * k]));
@@ -233,13 +248,8 @@ HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float
         }
     }
 #endif
-    for (; v < cells; ++v) {
-        const float* c = x + static_cast<std::size_t>(v) * width;
-        V acc = hn::LoadU(d, c);
-        for (int j = L; j < width; j += L)
-            acc = op(acc, hn::LoadU(d, c + j));
-        out[v] = hn::GetLane(max ? hn::MaxOfLanes(d, acc) : hn::SumOfLanes(d, acc));
-    }
+    for (; v < cells; ++v)
+        out[v] = Reduce(x + static_cast<std::size_t>(v) * width, width, max);
 }
 
 /**
@@ -381,14 +391,16 @@ void AttendTilesImpl(const TileAttention& t) {
     if (shawWidth > 0)
         std::fill(t.shawSums, t.shawSums + static_cast<std::size_t>(rows) * shawWidth, 0.0f);
 
-    // Cells of one width, a multiple of the lanes, starting on a vector boundary of the tile:
-    // those wholly inside a tile's visible keys are totalled with CellTotals.
+    // Cells of one width, a multiple of the lanes or a power of two below them: those wholly
+    // inside a tile's visible keys are totalled with CellTotals.
     int uniformWidth = 0;
-    if (pooling && (t.c1 - t.c0) % t.cells == 0 && t.c0 % L == 0 &&
-        ((t.c1 - t.c0) / t.cells) % L == 0)
-        uniformWidth = (t.c1 - t.c0) / t.cells;
-    float* lsum = Scratch::fit(sc.lsum, static_cast<std::size_t>(tc) / L + 1);
-    float* psum = Scratch::fit(sc.psum, static_cast<std::size_t>(tc) / L + 1);
+    if (pooling && (t.c1 - t.c0) % t.cells == 0) {
+        const int w = (t.c1 - t.c0) / t.cells;
+        if (w % L == 0 || L % w == 0)
+            uniformWidth = w;
+    }
+    float* lsum = Scratch::fit(sc.lsum, static_cast<std::size_t>(tc) + L);
+    float* psum = Scratch::fit(sc.psum, static_cast<std::size_t>(tc) + L);
 
     int maxLimit = 0;
     for (int r = 0; r < rows; ++r)
