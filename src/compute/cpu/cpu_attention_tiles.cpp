@@ -253,6 +253,51 @@ HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float
 }
 
 /**
+ * Sums (or maxima) of `cells` consecutive cells of any widths: cell k covers x[bounds[k] +
+ * offset, bounds[k + 1] + offset). Each cell is folded into one vector (its last one masked),
+ * and the transpose tree totals a vector of cells at a time. x needs a vector of slack after
+ * the last cell.
+ */
+HWY_INLINE void CellTotalsVar(const float* x, const int* bounds, int offset, int cells, bool max,
+                              float* out) {
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    using V = decltype(hn::Zero(d));
+    auto op = [max](V a, V b) { return max ? hn::Max(a, b) : hn::Add(a, b); };
+    const V identity = hn::Set(d, max ? kNegInf : 0.0f);
+    V part[HWY_MAX_BYTES / sizeof(float)];
+    float totals[HWY_MAX_BYTES / sizeof(float)];
+    for (int v = 0; v < cells; v += L) {
+        const int m = std::min(L, cells - v);
+        for (int k = 0; k < L; ++k) {
+            V acc = identity;
+            if (k < m) {
+                const float* c = x + bounds[v + k] + offset;
+                const int len = bounds[v + k + 1] - bounds[v + k];
+                int j = 0;
+                for (; j + L <= len; j += L)
+                    acc = op(acc, hn::LoadU(d, c + j));
+                if (j < len)
+                    acc = op(acc, hn::IfThenElse(hn::FirstN(d, static_cast<std::size_t>(len - j)),
+                                                 hn::LoadU(d, c + j), identity));
+            }
+            part[k] = acc;
+        }
+        for (int count = L; count > 1; count /= 2)
+            for (int k = 0; k < count / 2; ++k)
+                part[k] = op(hn::ConcatEven(d, part[2 * k + 1], part[2 * k]),
+                             hn::ConcatOdd(d, part[2 * k + 1], part[2 * k]));
+        hn::StoreU(part[0], d, totals);
+        std::copy(totals, totals + m, out + v);
+    }
+#else
+    for (int v = 0; v < cells; ++v)
+        out[v] = Reduce(x + bounds[v] + offset, bounds[v + 1] - bounds[v], max);
+#endif
+}
+
+/**
  * The tile row's unnormalised weights into p[0, vis): softmax exp(l − m), L2 the same (the sum
  * of squares returned), exp exp(l), relu² (NORM −1) max(l, 0)²·inv; times post where given.
  * Returns the sum the online normalisers need (softmax: Σ, L2: Σ of squares; others 0).
@@ -595,22 +640,27 @@ void AttendTilesImpl(const TileAttention& t) {
                         }
                         ref[v] = mNew;
                     };
-                    // Cells wholly inside the tile's visible keys: [vA, vB).
-                    int vA = vLast + 1, vB = vLast + 1;
-                    if (uniformWidth > 0) {
-                        vA = std::max(vFirst, (j0 - t.c0 + uniformWidth - 1) / uniformWidth);
-                        vB = std::min(vLast + 1, (std::min(je, t.c1) - t.c0) / uniformWidth);
-                        if (vB <= vA)
-                            vA = vB = vLast + 1;
-                    }
+                    // Cells wholly inside the tile's visible keys: [vA, vB), totalled together.
+                    const int* cs = t.colStart;
+                    const int vA = t.c0 + cs[vFirst] >= j0 ? vFirst : vFirst + 1;
+                    int vB = static_cast<int>(
+                        std::upper_bound(cs + 1, cs + t.cells + 1, std::min(je, t.c1) - t.c0) -
+                        (cs + 1));
+                    vB = std::max(vA, std::min(vB, vLast + 1));
                     for (int v = vFirst; v < vA; ++v)
                         oneCell(v);
                     if (vA < vB) {
                         const int count = vB - vA;
-                        const std::size_t at =
-                            static_cast<std::size_t>(t.c0 + vA * uniformWidth - j0);
-                        CellTotals(s + at, count, uniformWidth, maxMode, lsum);
-                        CellTotals(prow + at, count, uniformWidth, maxMode, psum);
+                        const int offset =
+                            t.c0 - j0; // cell v: s[cs[v] + offset, cs[v + 1] + offset)
+                        if (uniformWidth > 0) {
+                            const std::size_t at = static_cast<std::size_t>(cs[vA] + offset);
+                            CellTotals(s + at, count, uniformWidth, maxMode, lsum);
+                            CellTotals(prow + at, count, uniformWidth, maxMode, psum);
+                        } else {
+                            CellTotalsVar(s, cs + vA, offset, count, maxMode, lsum);
+                            CellTotalsVar(prow, cs + vA, offset, count, maxMode, psum);
+                        }
                         for (int k = 0; k < count; ++k) {
                             const int v = vA + k;
                             lc[v] = maxMode ? std::fmax(lc[v], lsum[k]) : lc[v] + lsum[k];
@@ -618,10 +668,10 @@ void AttendTilesImpl(const TileAttention& t) {
                             ref[v] = mNew;
                         }
                         if (!maxMode)
-                            for (int k = 0; k < count; ++k)
-                                cnt[vA + k] += uniformWidth;
+                            for (int v = vA; v < vB; ++v)
+                                cnt[v] += cs[v + 1] - cs[v];
                     }
-                    for (int v = std::max(vB, vA); v <= vLast; ++v)
+                    for (int v = vB; v <= vLast; ++v)
                         oneCell(v);
                 }
             }
