@@ -41,6 +41,7 @@ Params paramsUnder(const Params& a, Scheme s) {
 ComparisonView::ComparisonView(QWidget* parent)
     : QWidget(parent)
     , m_controller(new ComputeController(BackendKind::CpuFast, this)) {
+    m_controller->setMemoryBudget(MemoryBudget::process(), "the Compare tab's trace");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QHBoxLayout;

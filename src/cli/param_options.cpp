@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <thread>
 
 #include "backend.h"
+#include "memory_budget.h"
 #include "npy.h"
 #include "preset_option.h"
 #include "safetensors.h"
@@ -63,19 +63,6 @@ std::string shapeString(const std::vector<std::int64_t>& s) {
     for (std::size_t i = 0; i < s.size(); ++i)
         out += (i ? ", " : "") + (s[i] < 0 ? std::string("P_max") : std::to_string(s[i]));
     return out + "]";
-}
-
-std::optional<std::uint64_t> memAvailableBytes() {
-    std::ifstream in("/proc/meminfo");
-    std::string key;
-    std::uint64_t value = 0;
-    std::string unit;
-    while (in >> key >> value) {
-        std::getline(in, unit);
-        if (key == "MemAvailable:")
-            return value * 1024;
-    }
-    return std::nullopt;
 }
 
 std::string humanBytes(std::uint64_t b) {

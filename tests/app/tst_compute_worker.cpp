@@ -3,6 +3,8 @@
 #include <QTest>
 
 #include "compute_worker.h"
+#include "insights_worker.h"
+#include "memory_budget.h"
 
 using namespace pe;
 
@@ -23,6 +25,7 @@ private Q_SLOTS:
     void overBudgetButPoolableIsPooled();
     void float64PooledCountsTheFullTrace();
     void learnedTableCountsInTheBudget();
+    void workersShareOneBudget();
     void embeddingsFollowSeedAndWidth();
     void identityProjectionsGiveQkvEqualX_data();
     void identityProjectionsGiveQkvEqualX();
@@ -136,7 +139,7 @@ void TestComputeWorker::overBudgetIsRefusedWithAMessage() {
     p.n = 1024;
     c.submit(p, InputChoice{});
     QVERIFY(failed.wait(5000));
-    QVERIFY2(failed.at(0).at(0).toString().contains(QLatin1String("GB")),
+    QVERIFY2(failed.at(0).at(0).toString().contains(QLatin1String("more than the 1 MB allowed")),
              qPrintable(failed.at(0).at(0).toString()));
     // Within budget the same controller computes.
     QSignalSpy ok(&c, &ComputeController::resultReady);
@@ -327,6 +330,55 @@ void TestComputeWorker::learnedTableCountsInTheBudget() {
     p.learnedRows = 1024; // GPT-2's n_ctx: 128 KiB
     const ComputeResult r = runOne(c, p);
     QVERIFY2(r.trace, qPrintable(r.error));
+}
+
+// Two workers' requests that each fit alone but not together: the second is refused with a
+// message naming what holds the memory, before it allocates, and succeeds once the first's
+// result is let go (the views' trace keeps its reservation as long as it lives).
+void TestComputeWorker::workersShareOneBudget() {
+    Params p = small(Scheme::T5);
+    p.n = 256;
+    Params q = small(Scheme::Sinusoidal);
+    q.n = 384;
+    const std::uint64_t viewBytes = estimateTraceBytes(p) + estimateWeightBytes(p);
+    const std::uint64_t pageBytes = estimateTraceBytes(q);
+    auto budget = std::make_shared<MemoryBudget>(std::max(viewBytes, pageBytes) +
+                                                 std::min(viewBytes, pageBytes) / 2);
+    ComputeController views(BackendKind::CpuFast);
+    views.setMemoryBudget(budget, ComputeWorker::kDefaultMemoryHolder);
+    InsightsController insights;
+    insights.setMemoryBudget(budget);
+    const auto nextPage = [&insights] {
+        QSignalSpy spy(&insights, &InsightsController::resultReady);
+        return spy.wait(30000) ? qvariant_cast<InsightResult>(spy.at(0).at(0)) : InsightResult{};
+    };
+
+    // The page alone fits, and gives its bytes back when done.
+    insights.submit(InsightPage::Distance, q, {}, InsightSettings{});
+    InsightResult page = nextPage();
+    QVERIFY2(page.ok() && page.distance, qPrintable(page.error));
+    QCOMPARE(budget->reserved(), std::uint64_t{0});
+
+    ComputeResult shown = runOne(views, p);
+    QVERIFY2(shown.trace, qPrintable(shown.error));
+    QVERIFY(!shown.pool.pooled);
+    QCOMPARE(budget->reserved(), viewBytes);
+
+    insights.submit(InsightPage::Distance, q, {}, InsightSettings{});
+    page = nextPage();
+    QVERIFY(!page.ok());
+    QVERIFY(!page.distance);
+    QVERIFY2(page.error.contains(QStringLiteral("(the main views' trace holds ")),
+             qPrintable(page.error));
+    QVERIFY2(page.error.contains(QStringLiteral("lower n or the number of heads")),
+             qPrintable(page.error));
+    QCOMPARE(budget->reserved(), viewBytes); // the refusal took nothing
+
+    shown = {}; // the views let go of the trace
+    QCOMPARE(budget->reserved(), std::uint64_t{0});
+    insights.submit(InsightPage::Distance, q, {}, InsightSettings{});
+    page = nextPage();
+    QVERIFY2(page.ok() && page.distance, qPrintable(page.error));
 }
 
 // The worker keeps the last request's embeddings: a change of seed or width must still give

@@ -5,6 +5,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -18,6 +19,7 @@
 #include "lab_panel.h"
 #include "line_plot_view.h"
 #include "main_window.h"
+#include "memory_budget.h"
 #include "params_panel.h"
 #include "qcp.h"
 #include "stepper_panel.h"
@@ -48,6 +50,7 @@ private Q_SLOTS:
     void glUnavailableIsSaidOnce();
     void glContextLostIsSaidOnce();
     void overBudgetKeepsThePreviousView();
+    void memoryHeldElsewhereKeepsThePreviousView();
     void closingDuringALongComputationIsPrompt();
     void identityWeightsShowThePurePositionEffect_data();
     void identityWeightsShowThePurePositionEffect();
@@ -444,6 +447,44 @@ void TestMainWindow::overBudgetKeepsThePreviousView() {
     m_w->controller()->setMemoryBudget(std::uint64_t{1} << 30);
     m_w->panel()->lengthBox()->setValue(100);
     QVERIFY(waitForShown([](const Params& p) { return p.n == 100; }));
+}
+
+void TestMainWindow::memoryHeldElsewhereKeepsThePreviousView() {
+    // The window's workers share the process's budget. With the Insights tab's computation
+    // holding all but a kilobyte of it (a reservation in its name, made here), a request that
+    // fits the budget alone is refused: the status bar names the holder and the views keep what
+    // they showed. Once the Insights tab lets go, the next request computes, in full.
+    const std::shared_ptr<MemoryBudget> budget = MemoryBudget::process();
+    const std::string views = ComputeWorker::kDefaultMemoryHolder;
+    const auto restore =
+        qScopeGuard([budget, total = budget->total()] { budget->setTotal(total); });
+    const std::uint64_t others = budget->total() - budget->availableTo(views); // the Compare tab
+    Params next = *m_w->shownParams();
+    next.n = 200;
+    const std::uint64_t need = estimateTraceBytes(next) + estimateWeightBytes(next);
+    auto insights = budget->reserve(kInsightsMemoryHolder, need + need / 4 - 1024);
+    QVERIFY2(insights, insights ? "" : insights.error().message.c_str());
+    budget->setTotal(others + need + need / 4); // 1 KiB left to the views
+    QCOMPARE(budget->availableTo(views), std::uint64_t{1024});
+
+    const Grid before = m_w->views()->currentHeatmap()->data();
+    m_w->panel()->lengthBox()->setValue(200);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        m_w->statusBar()->currentMessage().contains(
+            QLatin1String("the Insights tab's computation holds")),
+        qPrintable(m_w->statusBar()->currentMessage() + u'|' + m_w->statusText()), 8000);
+    QVERIFY2(m_w->statusBar()->currentMessage().contains(QLatin1String("lower n")),
+             qPrintable(m_w->statusBar()->currentMessage()));
+    QTest::qWait(200);
+    QCOMPARE(m_w->shownParams()->n, 64);
+    const Grid after = m_w->views()->currentHeatmap()->data();
+    QCOMPARE(after.rows, before.rows);
+    QVERIFY(after.values == before.values);
+
+    insights->release();
+    m_w->panel()->lengthBox()->setValue(199); // (200 is still the current request: not posted)
+    QVERIFY(waitForShown([](const Params& p) { return p.n == 199; }));
+    QVERIFY2(!m_w->statusText().contains(QLatin1String("pooled")), qPrintable(m_w->statusText()));
 }
 
 void TestMainWindow::closingDuringALongComputationIsPrompt() {

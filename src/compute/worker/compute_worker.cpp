@@ -9,8 +9,6 @@
 #include <QSurfaceFormat>
 #include <QTimer>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <optional>
 #include <thread>
@@ -31,6 +29,8 @@ namespace pe {
 ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
     : QObject(parent)
     , m_requested(static_cast<int>(kind))
+    , m_budget(MemoryBudget::process())
+    , m_holder(kDefaultMemoryHolder)
     , m_recycler(TraceRecycler::create())
     , m_weights(std::make_unique<WeightCache>()) {
     qRegisterMetaType<pe::ComputeRequest>();
@@ -48,12 +48,15 @@ int ComputeWorker::hardwareThreads() {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-std::uint64_t ComputeWorker::defaultMemoryBudget() {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long size = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || size <= 0)
-        return std::uint64_t{4} << 30;
-    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) / 3;
+void ComputeWorker::setMemoryBudget(std::shared_ptr<MemoryBudget> budget, std::string holder) {
+    const std::lock_guard lock(m_mailbox);
+    m_budget = std::move(budget);
+    m_holder = std::move(holder);
+}
+
+void ComputeWorker::setMemoryBudget(std::uint64_t bytes) {
+    const std::lock_guard lock(m_mailbox);
+    m_budget = std::make_shared<MemoryBudget>(bytes);
 }
 
 QString PoolInfo::describe() const {
@@ -158,22 +161,33 @@ void ComputeWorker::process(const ComputeRequest& request) {
     pool.mode = static_cast<PoolMode>(m_poolMode.load());
     pool.hasTile = request.tile;
     pool.tile = request.region;
+    // Reserved before anything is allocated, in the budget the other workers share; the
+    // reservation lives as long as the result's trace.
+    std::shared_ptr<MemoryBudget> budget;
+    std::string holder;
+    {
+        const std::lock_guard lock(m_mailbox);
+        budget = m_budget;
+        holder = m_holder;
+    }
     // The weights count too: the learned table is drawn at its full P_max rows whatever n is.
     const std::uint64_t weightBytes = estimateWeightBytes(p);
     const std::uint64_t fullBytes = estimateTraceBytes(p) + weightBytes;
-    const bool pooled =
-        request.tile || p.seqLen() > m_poolThreshold.load() || fullBytes > m_budget.load();
-    if (const std::uint64_t need =
-            pooled ? estimatePooledBytes(p, pool.resolution, hardwareThreads()) + weightBytes
-                   : fullBytes;
-        need > m_budget.load()) {
-        result.error = QStringLiteral("n = %1 with %2 heads needs about %3 GB for the trace and "
-                                      "its weights, more than the %4 GB allowed: lower n or the "
-                                      "number of heads (or d, or the learned table's rows)")
+    const std::uint64_t pooledBytes =
+        estimatePooledBytes(p, pool.resolution, hardwareThreads()) + weightBytes;
+    // A full trace that does not fit is pooled where that needs less (not for short n).
+    const bool pooled = request.tile || p.seqLen() > m_poolThreshold.load() ||
+                        (fullBytes > budget->availableTo(holder) && pooledBytes < fullBytes);
+    const std::uint64_t need = pooled ? pooledBytes : fullBytes;
+    Expected<MemoryBudget::Reservation> reserved = budget->reserve(holder, need);
+    if (!reserved) {
+        result.error = QStringLiteral("n = %1 with %2 heads needs about %3 for the trace and its "
+                                      "weights, %4: lower n or the number of heads (or d, or the "
+                                      "learned table's rows)")
                            .arg(p.seqLen())
                            .arg(p.heads)
-                           .arg(static_cast<double>(need) / 1e9, 0, 'f', 1)
-                           .arg(static_cast<double>(m_budget.load()) / 1e9, 0, 'f', 1);
+                           .arg(QString::fromStdString(formatGigabytes(need)))
+                           .arg(QString::fromStdString(reserved.error().message));
         deliver(std::move(result));
         return;
     }
@@ -260,7 +274,15 @@ void ComputeWorker::process(const ComputeRequest& request) {
     } else {
         Trace trace = std::move(t).value();
         trace.tokens = sequenceLabels(p, tokens);
-        result.trace = m_recycler->share(std::move(trace));
+        // The trace owns the reservation: the bytes return to the budget when the views let
+        // go of it.
+        struct Held {
+            MemoryBudget::Reservation reservation;
+            std::shared_ptr<const Trace> trace;
+        };
+        auto held = std::make_shared<Held>(
+            Held{std::move(reserved).value(), m_recycler->share(std::move(trace))});
+        result.trace = std::shared_ptr<const Trace>(held, held->trace.get());
         if (!request.tile) // what the Encoding tab shows in place of P (small: O(n + tables))
             result.positions = std::make_shared<const PositionView>(positionView(p, w));
     }

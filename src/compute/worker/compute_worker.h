@@ -17,8 +17,11 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
 
 #include "backend.h"
+#include "memory_budget.h"
 #include "params.h"
 #include "position_view.h"
 #include "sample_input.h"
@@ -90,12 +93,20 @@ public:
     void setGlSurface(QSurface* surface) { m_glSurface.store(surface); }
     /** Thread-safe: CPU threads of the next computations (Backend::setThreads; 0 = all). */
     void setThreads(int threads) { m_threads.store(threads); }
-    /** Requests whose trace would exceed this many bytes are refused with a message. */
-    void setMemoryBudget(std::uint64_t bytes) { m_budget.store(bytes); }
-    /** A third of physical memory: room for the trace, the views and a comparison trace. */
-    static std::uint64_t defaultMemoryBudget();
     /**
-     * Pooled mode: sequences longer than `positions` (or whose full trace exceeds the budget)
+     * Thread-safe: from the next request on, each computation reserves its estimated bytes in
+     * `budget` under the name `holder` before it allocates, and its result's trace keeps the
+     * reservation until its last owner lets go. A request that does not fit is refused with a
+     * message naming what holds the memory. By default the process's MemoryBudget, as
+     * kDefaultMemoryHolder.
+     */
+    void setMemoryBudget(std::shared_ptr<MemoryBudget> budget, std::string holder);
+    /** Thread-safe: a budget of `bytes` of this worker's own, shared with no other (tests). */
+    void setMemoryBudget(std::uint64_t bytes);
+    static constexpr const char* kDefaultMemoryHolder = "the main views' trace";
+    /**
+     * Pooled mode: sequences longer than `positions` (or whose full trace exceeds what the
+     * budget has left)
      * get their logits and weights pooled to `resolution` cells per side, streamed, so no n×n
      * matrix is held. Thread-safe; tests lower the threshold.
      */
@@ -147,7 +158,8 @@ private:
     QString m_note;
     std::atomic<quint64> m_latest{0};
     std::atomic<bool> m_cancel{false};
-    std::atomic<std::uint64_t> m_budget{defaultMemoryBudget()};
+    std::shared_ptr<MemoryBudget> m_budget; ///< guarded by m_mailbox
+    std::string m_holder;                   ///< guarded by m_mailbox
     std::atomic<int> m_poolThreshold{kDefaultPoolThreshold};
     std::atomic<int> m_poolResolution{kDefaultPoolResolution};
     std::atomic<int> m_poolMode{static_cast<int>(PoolMode::Mean)};
@@ -186,6 +198,10 @@ public:
     /** See ComputeWorker::setPooling. */
     void setPooling(int positions, int resolution, PoolMode mode) {
         m_worker->setPooling(positions, resolution, mode);
+    }
+    /** See ComputeWorker::setMemoryBudget. */
+    void setMemoryBudget(std::shared_ptr<MemoryBudget> budget, std::string holder) {
+        m_worker->setMemoryBudget(std::move(budget), std::move(holder));
     }
     void setMemoryBudget(std::uint64_t bytes) { m_worker->setMemoryBudget(bytes); }
     /**

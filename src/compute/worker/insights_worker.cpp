@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "backend.h"
-#include "compute_worker.h"
 #include "trace.h"
 
 namespace pe {
@@ -42,7 +41,7 @@ QString fromStd(const std::string& s) {
 
 InsightResult computeInsight(const InsightRequest& request, const Weights& given, Backend* engine,
                              const InsightProgress& progress, const std::atomic<bool>* cancel,
-                             std::uint64_t memoryBudget) {
+                             MemoryBudget* budget, const std::string& holder) {
     QElapsedTimer timer;
     timer.start();
     InsightResult r;
@@ -61,16 +60,22 @@ InsightResult computeInsight(const InsightRequest& request, const Weights& given
     }
     const bool fullTraces =
         request.page == InsightPage::Distance || request.page == InsightPage::Depth;
-    if (const std::uint64_t need = estimateTraceBytes(p); fullTraces && need > memoryBudget) {
-        r.error = QStringLiteral("the %1 page holds every head's n\u00d7n weights: n = %2 with %3 "
-                                 "heads needs about %4 GB, more than the %5 GB allowed; lower n "
-                                 "or the number of heads")
-                      .arg(fromStd(std::string(toString(request.page))))
-                      .arg(p.seqLen())
-                      .arg(p.heads)
-                      .arg(static_cast<double>(need) / 1e9, 0, 'f', 1)
-                      .arg(static_cast<double>(memoryBudget) / 1e9, 0, 'f', 1);
-        return r;
+    // Held while the page computes: its results are profiles and statistics, O(n).
+    MemoryBudget::Reservation reservation;
+    if (const std::uint64_t need = estimateTraceBytes(p); fullTraces && budget) {
+        Expected<MemoryBudget::Reservation> reserved = budget->reserve(holder, need);
+        if (!reserved) {
+            r.error = QStringLiteral("the %1 page holds every head's n\u00d7n weights: n = %2 with "
+                                     "%3 heads needs about %4, %5; lower n or the number of "
+                                     "heads")
+                          .arg(fromStd(std::string(toString(request.page))))
+                          .arg(p.seqLen())
+                          .arg(p.heads)
+                          .arg(fromStd(formatGigabytes(need)))
+                          .arg(fromStd(reserved.error().message));
+            return r;
+        }
+        reservation = std::move(reserved).value();
     }
     Weights w = given;
     switch (request.page) {
@@ -153,8 +158,17 @@ InsightResult computeInsight(const InsightRequest& request, const Weights& given
 }
 
 InsightsWorker::InsightsWorker()
-    : m_budget(ComputeWorker::defaultMemoryBudget()) {
+    : m_budget(MemoryBudget::process()) {
     qRegisterMetaType<pe::InsightResult>();
+}
+
+void InsightsWorker::setMemoryBudget(std::shared_ptr<MemoryBudget> budget) {
+    const std::lock_guard lock(m_mailbox);
+    m_budget = std::move(budget);
+}
+
+void InsightsWorker::setMemoryBudget(std::uint64_t bytes) {
+    setMemoryBudget(std::make_shared<MemoryBudget>(bytes));
 }
 
 InsightsWorker::~InsightsWorker() {
@@ -213,8 +227,13 @@ void InsightsWorker::process(const InsightRequest& request) {
         m_progressDone.store(done);
         Q_EMIT progressed();
     };
+    std::shared_ptr<MemoryBudget> budget;
+    {
+        const std::lock_guard lock(m_mailbox);
+        budget = m_budget;
+    }
     InsightResult r = computeInsight(request, insightWeights(request.params, request.input),
-                                     m_engine.get(), progress, &m_cancel, m_budget.load());
+                                     m_engine.get(), progress, &m_cancel, budget.get());
     {
         const std::lock_guard lock(m_mailbox);
         m_done.push_back(std::move(r));

@@ -18,9 +18,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "insights.h"
 #include "insights_engine.h"
+#include "memory_budget.h"
 #include "params.h"
 #include "sample_input.h"
 
@@ -77,6 +80,9 @@ struct InsightResult {
 /** Input tokens of the distance page's every-scheme overlay, at most (a full trace each). */
 inline constexpr int kEverySchemePositions = 256;
 
+/** The name the Insights tab's computations hold their memory under (MemoryBudget). */
+inline constexpr const char* kInsightsMemoryHolder = "the Insights tab's computation";
+
 /** Weights [E from the input's tokens, W as InputChoice says] before completeWeights. */
 Weights insightWeights(const Params& p, const InputChoice& in);
 
@@ -84,12 +90,15 @@ Weights insightWeights(const Params& p, const InputChoice& in);
  * Computes one page synchronously (the worker's thread, or pe-explorer-cli render). `w` holds
  * the given tensors (missing ones come from p.seed); `engine` runs the layers of distance and
  * depth (null: the core's reference computeTrace). Pages that hold full [heads, N, N] traces
- * (distance, depth) are refused with a message when estimateTraceBytes exceeds `memoryBudget`.
+ * (distance, depth) first reserve estimateTraceBytes in `budget` as `holder`, for as long as
+ * the page computes, and are refused with a message naming what holds the memory when that
+ * does not fit (null: no budget).
  */
 InsightResult computeInsight(const InsightRequest& request, const Weights& w, Backend* engine,
                              const InsightProgress& progress = {},
                              const std::atomic<bool>* cancel = nullptr,
-                             std::uint64_t memoryBudget = UINT64_MAX);
+                             MemoryBudget* budget = nullptr,
+                             const std::string& holder = kInsightsMemoryHolder);
 
 class InsightsWorker : public QObject {
     Q_OBJECT
@@ -105,7 +114,10 @@ public:
     std::vector<InsightResult> takeResults();
     /** Thread-safe: the running request's progress (generation, steps done, steps in all). */
     void progress(quint64* generation, int* done, int* total) const;
-    void setMemoryBudget(std::uint64_t bytes) { m_budget.store(bytes); }
+    /** Thread-safe: the budget the pages reserve in (by default the process's MemoryBudget). */
+    void setMemoryBudget(std::shared_ptr<MemoryBudget> budget);
+    /** Thread-safe: a budget of `bytes` of this worker's own, shared with no other (tests). */
+    void setMemoryBudget(std::uint64_t bytes);
 
 Q_SIGNALS:
     void resultsReady();
@@ -123,8 +135,8 @@ private:
     std::atomic<quint64> m_progressGeneration{0};
     std::atomic<int> m_progressDone{0};
     std::atomic<int> m_progressTotal{0};
-    std::atomic<std::uint64_t> m_budget;
-    std::unique_ptr<Backend> m_engine; ///< the fast CPU engine, made in the worker's thread
+    std::shared_ptr<MemoryBudget> m_budget; ///< guarded by m_mailbox
+    std::unique_ptr<Backend> m_engine;      ///< the fast CPU engine, made in the worker's thread
 };
 
 /**
@@ -143,6 +155,9 @@ public:
     void cancel();
     bool busy() const { return m_busy; }
     quint64 generation() const { return m_generation; }
+    void setMemoryBudget(std::shared_ptr<MemoryBudget> budget) {
+        m_worker->setMemoryBudget(std::move(budget));
+    }
     void setMemoryBudget(std::uint64_t bytes) { m_worker->setMemoryBudget(bytes); }
 
 Q_SIGNALS:
