@@ -22,6 +22,7 @@
 #include "safetensors.h"
 #include "staged_output.h"
 #include "trace.h"
+#include "trace_output_files.h"
 #include "weights.h"
 
 namespace pe {
@@ -159,9 +160,27 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     if (wanted.empty())
         throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
 
-    completeParameterWeights(o.weights, p, w, pooled ? &poolRequest : nullptr);
+    // The output files are made (and prefaulted on a helper thread) while the weights are
+    // generated; the engine computes into them. Pooled runs write small files the usual way.
+    StagedOutput& out = **staged;
+    TraceOutputFiles files;
+    completeParameterWeights(o.weights, p, w, pooled ? &poolRequest : nullptr, [&] {
+        if (Status st = out.begin(); !st)
+            throw Failure{st.error().message}; // an --out that cannot be created: a usage error
+        if (pooled)
+            return;
+        if (Status st = files.create(out, p, wanted); !st)
+            throw Failure{st.error().message, kExitFailure};
+    });
 
-    BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads);
+    static const bool kTiming = std::getenv("PE_CPU_TIMING") != nullptr;
+    const auto tWait = Clock::now();
+    files.waitForPrefault();
+    if (kTiming)
+        std::fprintf(stderr, "  %-12s %8.2f ms (output pages ready %.1f ms after start)\n",
+                     "prefault wait", msSince(tWait), msSince(t0));
+    BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads,
+                                      files.storage());
     if (!ran.trace)
         throw Failure{ran.trace.error().message};
     const auto& trace = ran.trace;
@@ -169,9 +188,6 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     const QString &ranOn = ran.ranOn, &device = ran.device, &fallback = ran.fallback;
 
     const auto tWrite = Clock::now();
-    StagedOutput& out = **staged;
-    if (Status st = out.begin(); !st)
-        throw Failure{st.error().message}; // an --out that cannot be created: a usage error
     const DType floatType = p.precision == Precision::Float64 ? DType::F64 : DType::F32;
     Json tensorList = Json::array();
     for (const auto& [name, t] : trace->tensors) {
@@ -181,10 +197,11 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
         const bool convert = t.dtype() != DType::I32 && t.dtype() != floatType;
         const Tensor converted = convert ? t.converted(floatType) : Tensor();
         const Tensor& written = convert ? converted : t;
-        if (Status st = writeNpy(out.filePath(file), written); !st)
+        if (Status st = files.write(name, written, out.filePath(file)); !st)
             throw Failure{st.error().message, kExitFailure};
         tensorList.push_back(manifestTensorEntry(name, file, written));
     }
+    files.close();
     const double writeMs = msSince(tWrite);
 
     std::string dumpTemp;
