@@ -10,12 +10,12 @@
 // and memory bandwidth (memcpy; streaming stores of cached rows into a fresh-sized buffer).
 // Then per configuration: engine, gemm, scheme, n, d, heads, threads, repeat, ms_median, ms_min,
 // ms_first (this process's first run of the configuration: fresh anonymous buffers, their page
-// faults counted in first_minflt), gflops (8·n·d² + 4·n²·d over the median), the phases of the
-// median run, the engine's GEMM rate and its share of the peak, and the n² pass's write rate and
-// its share of the streaming bandwidth. With --cold, a line "engine":"cold" per configuration:
-// fresh `pe-explorer-cli trace` processes alternated with warm runs in this process, the cold
-// compute as a ratio to the warm median, and the same with the trace's mapped output turned off
-// (PE_TRACE_NO_MAP=1). See bench/README.md.
+// faults counted in first_minflt and the kernel's time in first_sys_ms), gflops (8·n·d² + 4·n²·d
+// over the median), the phases of the median run, the engine's GEMM rate and its share of the peak,
+// and the n² pass's write rate and its share of the streaming bandwidth. With --cold, a line
+// "engine":"cold" per configuration: fresh `pe-explorer-cli trace` processes alternated with warm
+// runs in this process, the cold compute as a ratio to the warm median, and the same with the
+// trace's mapped output turned off (PE_TRACE_NO_MAP=1). See bench/README.md.
 
 #include "backend.h"
 #include "cpu_fast_backend.h"
@@ -231,11 +231,17 @@ private:
     std::vector<std::vector<float>> m_cached;
 };
 
-/** Minor page faults of this process so far. */
+/** Minor page faults of this process so far, and its CPU time in the kernel (ms). */
 long minorFaults() {
     rusage u{};
     ::getrusage(RUSAGE_SELF, &u);
     return u.ru_minflt;
+}
+double kernelMs() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_stime.tv_sec) * 1e3 +
+           static_cast<double>(u.ru_stime.tv_usec) * 1e-3;
 }
 
 double loadAverage() {
@@ -422,16 +428,20 @@ int main(int argc, char** argv) {
                 std::vector<Run> runs;
                 double first = 0.0;
                 long firstFaults = 0;
+                double firstSysMs = 0.0;
                 for (int r = 0; r < repeat + 1; ++r) {
                     const double peakNow = r > 0 ? probe.peakGflops() : 0.0;
                     const double streamNow = r > 0 ? probe.streamGBs() : 0.0;
                     (void)cpu::takeGemmCounters();
                     const long faults0 = minorFaults();
+                    const double sys0 = kernelMs();
                     const double t0 = nowMs();
                     Expected<Trace> t = fast.compute(p, w);
                     const double ms = nowMs() - t0;
-                    if (r == 0)
+                    if (r == 0) {
                         firstFaults = minorFaults() - faults0;
+                        firstSysMs = kernelMs() - sys0;
+                    }
                     if (!t.ok()) {
                         std::fprintf(stderr, "pe-bench-cpu: %s\n", t.error().message.c_str());
                         return 1;
@@ -474,17 +484,18 @@ int main(int argc, char** argv) {
                 std::printf(
                     "{\"engine\":\"fast\",\"gemm\":\"%s\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,"
                     "\"heads\":%d,\"threads\":%d,\"repeat\":%d,\"ms_median\":%.3f,"
-                    "\"ms_min\":%.3f,\"ms_first\":%.3f,\"first_minflt\":%ld,\"gflops\":%.2f,"
+                    "\"ms_min\":%.3f,\"ms_first\":%.3f,\"first_minflt\":%ld,\"first_sys_ms\":%.1f,"
+                    "\"gflops\":%.2f,"
                     "\"phase_ms\":{\"inputs\":%.2f,\"projections\":%.2f,\"tables\":%.2f,"
                     "\"attention\":%.2f,\"output\":%.2f},"
                     "\"gemm_gflops\":%.1f,\"sgemm_peak_adjacent_gflops\":%.1f,"
                     "\"gemm_pct_peak\":%.1f,\"npass_gb\":%.3f,\"npass_gbps\":%.1f,"
                     "\"stream_adjacent_gbps\":%.1f,\"npass_pct_stream_bw\":%.1f}\n",
                     cpu::gemmTarget(), sName.c_str(), p.n, d, heads, threads, repeat, med,
-                    runs.front().ms, first, firstFaults, flops / (med * 1e6), pr.inputsMs,
-                    pr.projectionsMs, pr.tablesMs, pr.attentionMs, pr.outputMs, gemmRate(mid),
-                    median(peaks), median(gemmPct), pr.npassBytes / 1e9, npassRate(mid),
-                    median(streams), median(npassPct));
+                    runs.front().ms, first, firstFaults, firstSysMs, flops / (med * 1e6),
+                    pr.inputsMs, pr.projectionsMs, pr.tablesMs, pr.attentionMs, pr.outputMs,
+                    gemmRate(mid), median(peaks), median(gemmPct), pr.npassBytes / 1e9,
+                    npassRate(mid), median(streams), median(npassPct));
                 std::fflush(stdout);
             }
             if (cold) {

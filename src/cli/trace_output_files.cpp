@@ -27,15 +27,23 @@ Status TraceOutputFiles::create(const StagedOutput& out, const Params& p,
     }
     if (m_files.empty())
         return Status::success();
-    // In the order the engine writes them (the contract's order): the first ones are ready first.
-    m_prefault = std::thread([this] {
-        for (const File& f : m_files) {
-            if (m_stop.load(std::memory_order_relaxed))
-                return;
-            f.npy.prefault();
-        }
-    });
+    // In the order the engine writes them (the contract's order), 32 MB at a time.
+    constexpr std::size_t kChunk = std::size_t{32} << 20;
+    for (std::size_t i = 0; i < m_files.size(); ++i)
+        for (std::size_t from = 0; from < m_files[i].npy.fileBytes(); from += kChunk)
+            m_chunks.push_back({i, from, kChunk});
+    m_prefault = std::thread([this] { prefaultChunks(); });
     return Status::success();
+}
+
+void TraceOutputFiles::prefaultChunks() {
+    while (!m_stop.load(std::memory_order_relaxed)) {
+        const std::size_t k = m_nextChunk.fetch_add(1);
+        if (k >= m_chunks.size())
+            return;
+        const Chunk& c = m_chunks[k];
+        m_files[c.file].npy.prefault(c.from, c.bytes);
+    }
 }
 
 std::vector<std::pair<std::string, Tensor>> TraceOutputFiles::storage() const {
@@ -63,8 +71,10 @@ Status TraceOutputFiles::write(const std::string& name, const Tensor& t, const s
 }
 
 void TraceOutputFiles::waitForPrefault() {
-    if (m_prefault.joinable())
-        m_prefault.join();
+    if (!m_prefault.joinable())
+        return;
+    prefaultChunks();
+    m_prefault.join();
 }
 
 void TraceOutputFiles::stopPrefaulting() {

@@ -5,8 +5,9 @@
  * The .npy files of `trace`, created in the staged output folder before the computation and
  * mapped (MappedNpy), so that the engine computes straight into them: no copy at write time,
  * and one set of fresh pages (the page cache's) instead of two (the tensors', then the page
- * cache's). A helper thread prefaults the mappings while the weights are generated, so the
- * engine's first touch of its outputs costs no page faults.
+ * cache's). A helper thread prefaults the mappings while the weights are generated, and the
+ * main thread joins in once they are done, so the engine's first touch of its outputs costs no
+ * page faults.
  *
  * A file that cannot be mapped (no room reserved on this file system, a float64 run the engine
  * hands to the reference, another backend) is written the ordinary way at write(): the bytes
@@ -42,8 +43,8 @@ public:
      */
     Status create(const StagedOutput& out, const Params& p, const std::vector<std::string>& wanted);
     /**
-     * Waits until the helper thread has prefaulted every file, so that the engine, which runs
-     * on every core, neither competes with it nor faults the pages itself.
+     * Prefaults what the helper thread has not reached yet, beside it, and waits for it: the
+     * engine, which runs on every core, then neither competes with it nor faults the pages.
      */
     void waitForPrefault();
     /** Views of the mapped files, for Backend::provideOutputStorage. */
@@ -60,12 +61,22 @@ public:
 
 private:
     void stopPrefaulting();
+    /** Prefaults chunks from the shared queue until it is empty or stopped. */
+    void prefaultChunks();
+
+    /** A piece of one file to prefault: a few per large file, so two threads share them. */
+    struct Chunk {
+        std::size_t file;
+        std::size_t from, bytes;
+    };
 
     struct File {
         std::string name;
         MappedNpy npy;
     };
     std::vector<File> m_files;
+    std::vector<Chunk> m_chunks;
+    std::atomic<std::size_t> m_nextChunk{0};
     std::thread m_prefault;
     std::atomic<bool> m_stop{false};
     int m_inPlace = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mapped_npy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -116,10 +117,20 @@ bool MappedNpy::copyFrom(const Tensor& t) const {
     return true;
 }
 
-void MappedNpy::prefault() const {
+std::size_t MappedNpy::fileBytes() const {
+    return m_mapping ? m_mapping->bytes : 0;
+}
+
+void MappedNpy::prefault(std::size_t from, std::size_t bytes) const {
 #ifdef __linux__
-    if (m_mapping)
-        ::madvise(m_mapping->base, m_mapping->bytes, MADV_POPULATE_WRITE);
+    if (!m_mapping || from >= m_mapping->bytes)
+        return;
+    from = from / 4096 * 4096; // madvise wants a page-aligned start
+    bytes = std::min(bytes, m_mapping->bytes - from);
+    ::madvise(m_mapping->base + from, bytes, MADV_POPULATE_WRITE);
+#else
+    (void)from;
+    (void)bytes;
 #endif
 }
 

@@ -46,7 +46,11 @@ public:
     /** Copies `t` into the file: same dtype and shape required (false otherwise). */
     bool copyFrom(const Tensor& t) const;
     /** Populates the pages for writing; best effort (a no-op on kernels before 5.14). */
-    void prefault() const;
+    void prefault() const { prefault(0, fileBytes()); }
+    /** The same for bytes [from, from + bytes) of the file (clipped to it). */
+    void prefault(std::size_t from, std::size_t bytes) const;
+    /** The file's size: header and data; 0 when not mapped. */
+    std::size_t fileBytes() const;
     /** Unmaps (the file keeps its contents); tensors from tensor() must be gone by then. */
     void release() { m_mapping.reset(); }
 
