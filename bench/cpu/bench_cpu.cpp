@@ -253,29 +253,34 @@ double loadAverage() {
 struct ColdRun {
     bool ok = false;
     double computeMs = 0.0, totalMs = 0.0, wallMs = 0.0;
+    double prefaultWaitMs = 0.0; ///< the engine's wait for its output pages (mapped runs)
 };
 
 ColdRun runTraceProcess(const QString& cli, const QStringList& args, const QString& outDir,
                         bool mapped) {
     QProcess proc;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("PE_CPU_TIMING"));
+    env.insert(QStringLiteral("PE_CPU_TIMING"), QStringLiteral("1")); // for the prefault wait
     if (mapped)
         env.remove(QStringLiteral("PE_TRACE_NO_MAP"));
     else
         env.insert(QStringLiteral("PE_TRACE_NO_MAP"), QStringLiteral("1"));
     proc.setProcessEnvironment(env);
-    proc.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     QElapsedTimer timer;
     timer.start();
     proc.start(cli, args + QStringList{QStringLiteral("--out"), outDir});
     const bool finished = proc.waitForFinished(600000);
     ColdRun r;
     r.wallMs = static_cast<double>(timer.nsecsElapsed()) * 1e-6;
+    const QString err = QString::fromLocal8Bit(proc.readAllStandardError());
     if (!finished || proc.exitStatus() != QProcess::NormalExit || proc.exitCode() != 0) {
-        std::fprintf(stderr, "pe-bench-cpu: %s failed\n", qPrintable(cli));
+        std::fprintf(stderr, "pe-bench-cpu: %s failed: %s\n", qPrintable(cli), qPrintable(err));
         return r;
     }
+    for (const QString& line : err.split(QLatin1Char('\n'))) // "  prefault wait   12.34 ms (…)"
+        if (line.trimmed().startsWith(QLatin1String("prefault wait")))
+            r.prefaultWaitMs =
+                line.trimmed().mid(13).trimmed().section(QLatin1Char(' '), 0, 0).toDouble();
     QFile manifest(outDir + QStringLiteral("/manifest.json"));
     if (manifest.open(QIODevice::ReadOnly)) {
         const QJsonObject t = QJsonDocument::fromJson(manifest.readAll())
@@ -520,8 +525,8 @@ int main(int argc, char** argv) {
                 QTemporaryDir scratch;
                 const QString outDir = scratch.filePath(QStringLiteral("trace"));
                 const QString cliPath = QString::fromStdString(cli);
-                std::vector<double> warm, mapped, mappedWall, mappedTotal, plain, plainWall,
-                    plainTotal, peaks, loads;
+                std::vector<double> warm, mapped, mappedWall, mappedTotal, mappedWait, plain,
+                    plainWall, plainTotal, peaks, loads;
                 for (int r = 0; r < repeat; ++r) {
                     peaks.push_back(probe.peakGflops());
                     loads.push_back(loadAverage());
@@ -532,6 +537,7 @@ int main(int argc, char** argv) {
                     mapped.push_back(m.computeMs);
                     mappedWall.push_back(m.wallMs);
                     mappedTotal.push_back(m.totalMs);
+                    mappedWait.push_back(m.prefaultWaitMs);
                     plain.push_back(u.computeMs);
                     plainWall.push_back(u.wallMs);
                     plainTotal.push_back(u.totalMs);
@@ -547,14 +553,15 @@ int main(int argc, char** argv) {
                     "{\"engine\":\"cold\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,"
                     "\"threads\":%d,\"repeat\":%d,\"warm_ms_median\":%.2f,"
                     "\"cold_ms_median\":%.2f,\"cold_ratio\":%.3f,\"cold_total_ms_median\":%.1f,"
-                    "\"cold_wall_ms_median\":%.1f,\"unmapped_cold_ms_median\":%.2f,"
+                    "\"cold_wall_ms_median\":%.1f,\"cold_prefault_wait_ms_median\":%.1f,"
+                    "\"unmapped_cold_ms_median\":%.2f,"
                     "\"unmapped_cold_ratio\":%.3f,\"unmapped_total_ms_median\":%.1f,"
                     "\"unmapped_wall_ms_median\":%.1f,\"sgemm_peak_adjacent_gflops\":%.1f,"
                     "\"load1\":%.2f}\n",
                     sName.c_str(), p.n, d, heads, threads, repeat, warmMed, median(mapped),
                     median(mapped) / warmMed, median(mappedTotal), median(mappedWall),
-                    median(plain), median(plain) / warmMed, median(plainTotal), median(plainWall),
-                    median(peaks), median(loads));
+                    median(mappedWait), median(plain), median(plain) / warmMed, median(plainTotal),
+                    median(plainWall), median(peaks), median(loads));
                 std::fflush(stdout);
             }
             if (withReference) {

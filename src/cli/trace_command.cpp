@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -37,6 +38,13 @@ double msSince(Clock::time_point t0) {
 }
 
 using Failure = CommandFailure;
+
+/** Minor page faults of this process so far (PE_CPU_TIMING's report). */
+long minorFaults() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
 
 std::string join(const std::vector<std::string>& v) {
     std::string s;
@@ -179,8 +187,12 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     if (kTiming)
         std::fprintf(stderr, "  %-12s %8.2f ms (output pages ready %.1f ms after start)\n",
                      "prefault wait", msSince(tWait), msSince(t0));
+    const long faultsBefore = kTiming ? minorFaults() : 0;
     BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads,
                                       files.storage());
+    if (kTiming)
+        std::fprintf(stderr, "  %-12s %8ld (page faults while computing)\n", "compute",
+                     minorFaults() - faultsBefore);
     if (!ran.trace)
         throw Failure{ran.trace.error().message};
     const auto& trace = ran.trace;
