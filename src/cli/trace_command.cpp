@@ -39,11 +39,12 @@ double msSince(Clock::time_point t0) {
 
 using Failure = CommandFailure;
 
-/** Minor page faults of this process so far (PE_CPU_TIMING's report). */
-long minorFaults() {
+/** Minor page faults of this process so far and its CPU ms in the kernel (PE_CPU_TIMING). */
+std::pair<long, double> faultsAndKernelMs() {
     rusage u{};
     ::getrusage(RUSAGE_SELF, &u);
-    return u.ru_minflt;
+    return {u.ru_minflt, static_cast<double>(u.ru_stime.tv_sec) * 1e3 +
+                             static_cast<double>(u.ru_stime.tv_usec) * 1e-3};
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -187,12 +188,14 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     if (kTiming)
         std::fprintf(stderr, "  %-12s %8.2f ms (output pages ready %.1f ms after start)\n",
                      "prefault wait", msSince(tWait), msSince(t0));
-    const long faultsBefore = kTiming ? minorFaults() : 0;
+    const auto [faults0, kernel0] = kTiming ? faultsAndKernelMs() : std::pair<long, double>{};
     BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads,
                                       files.storage());
-    if (kTiming)
-        std::fprintf(stderr, "  %-12s %8ld (page faults while computing)\n", "compute",
-                     minorFaults() - faultsBefore);
+    if (kTiming) {
+        const auto [faults1, kernel1] = faultsAndKernelMs();
+        std::fprintf(stderr, "  %-12s %8ld page faults, %.1f CPU ms in the kernel\n", "compute",
+                     faults1 - faults0, kernel1 - kernel0);
+    }
     if (!ran.trace)
         throw Failure{ran.trace.error().message};
     const auto& trace = ran.trace;

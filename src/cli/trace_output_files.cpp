@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "trace_output_files.h"
 
+#include <algorithm>
 #include <cstdlib>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "npy.h"
 #include "staged_output.h"
@@ -17,6 +22,17 @@ Status TraceOutputFiles::create(const StagedOutput& out, const Params& p,
                                 const std::vector<std::string>& wanted) {
     if (const char* off = std::getenv("PE_TRACE_NO_MAP"); off && *off && *off != '0')
         return Status::success();
+#ifdef __GLIBC__
+    // One arena for every thread (the engine's workers allocate their scratch too), freed memory
+    // kept, and blocks up to 64 MB from the arena rather than fresh mappings: the heap touched
+    // below then serves the engine. A short-lived process gives it all back at exit anyway.
+    ::mallopt(M_ARENA_MAX, 1);
+    ::mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    ::mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    const std::size_t N = static_cast<std::size_t>(p.seqLen()), d = static_cast<std::size_t>(p.d);
+    m_heapBytes = std::min<std::size_t>(8 * N * d + 16 * d * d + (std::size_t{16} << 20),
+                                        std::size_t{48} << 20);
+#endif
     for (const std::string& name : wanted) {
         const TensorSpec spec = traceTensorSpec(p, name);
         auto npy = MappedNpy::create(out.filePath(name + ".npy"), spec.dtype, spec.shape);
@@ -32,8 +48,22 @@ Status TraceOutputFiles::create(const StagedOutput& out, const Params& p,
     for (std::size_t i = 0; i < m_files.size(); ++i)
         for (std::size_t from = 0; from < m_files[i].npy.fileBytes(); from += kChunk)
             m_chunks.push_back({i, from, kChunk});
-    m_prefault = std::thread([this] { prefaultChunks(); });
+    m_prefault = std::thread([this] {
+        touchHeap();
+        prefaultChunks();
+    });
     return Status::success();
+}
+
+void TraceOutputFiles::touchHeap() const {
+    if (m_heapBytes == 0)
+        return;
+    auto* p = static_cast<volatile char*>(std::malloc(m_heapBytes));
+    if (!p)
+        return;
+    for (std::size_t at = 0; at < m_heapBytes; at += 4096)
+        p[at] = 0;
+    std::free(const_cast<char*>(p));
 }
 
 void TraceOutputFiles::prefaultChunks() {
