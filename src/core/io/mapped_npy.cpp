@@ -54,13 +54,16 @@ Expected<MappedNpy> MappedNpy::create(const std::string& path, DType dtype,
         ::unlink(path.c_str());
         return Error{path + ": " + what + " (" + std::strerror(err) + ")"};
     };
+    // A file system that cannot reserve room or map files: the caller writes it the usual way.
+    auto unmapped = [&]() -> Expected<MappedNpy> {
+        ::close(fd);
+        ::unlink(path.c_str());
+        return m;
+    };
     if (::fallocate(fd, 0, 0, static_cast<off_t>(bytes)) != 0) {
         const int err = errno;
-        if (err == EOPNOTSUPP || err == ENOSYS) { // the caller writes it the ordinary way
-            ::close(fd);
-            ::unlink(path.c_str());
-            return m;
-        }
+        if (err == EOPNOTSUPP || err == ENOSYS)
+            return unmapped();
         return fail("write failed", err);
     }
     // The file's first byte at a 2 MB boundary, so that the kernel may map large page cache
@@ -68,15 +71,14 @@ Expected<MappedNpy> MappedNpy::create(const std::string& path, DType dtype,
     void* reserved = ::mmap(nullptr, bytes + kHugePage, PROT_NONE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (reserved == MAP_FAILED)
-        return fail("cannot map", errno);
+        return unmapped();
     const auto start = reinterpret_cast<std::uintptr_t>(reserved);
     const std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
     void* base = ::mmap(reinterpret_cast<void*>(aligned), bytes, PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_FIXED, fd, 0);
     if (base == MAP_FAILED) {
-        const int err = errno;
         ::munmap(reserved, bytes + kHugePage);
-        return fail("cannot map", err);
+        return unmapped();
     }
     if (aligned > start)
         ::munmap(reserved, aligned - start);
