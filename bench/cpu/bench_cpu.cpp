@@ -243,6 +243,15 @@ double kernelMs() {
     return static_cast<double>(u.ru_stime.tv_sec) * 1e3 +
            static_cast<double>(u.ru_stime.tv_usec) * 1e-3;
 }
+/** CPU time of this process so far (user + kernel, all threads), ms. */
+double cpuMs() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto ms = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) * 1e-3;
+    };
+    return ms(u.ru_utime) + ms(u.ru_stime);
+}
 
 double loadAverage() {
     double l[1] = {0.0};
@@ -254,6 +263,8 @@ struct ColdRun {
     bool ok = false;
     double computeMs = 0.0, totalMs = 0.0, wallMs = 0.0;
     double prefaultWaitMs = 0.0; ///< the engine's wait for its output pages (mapped runs)
+    double cpuMs = 0.0;          ///< CPU time of the compute, all threads
+    double faults = 0.0;         ///< page faults while computing
 };
 
 ColdRun runTraceProcess(const QString& cli, const QStringList& args, const QString& outDir,
@@ -281,6 +292,14 @@ ColdRun runTraceProcess(const QString& cli, const QStringList& args, const QStri
         if (line.trimmed().startsWith(QLatin1String("prefault wait")))
             r.prefaultWaitMs =
                 line.trimmed().mid(13).trimmed().section(QLatin1Char(' '), 0, 0).toDouble();
+        else if (line.contains(
+                     QLatin1String("page faults,"))) { // "compute  45 page faults, 91.0 CPU ms (…)"
+            const QStringList w = line.simplified().split(QLatin1Char(' '));
+            if (w.size() > 5) {
+                r.faults = w[1].toDouble();
+                r.cpuMs = w[4].toDouble();
+            }
+        }
     QFile manifest(outDir + QStringLiteral("/manifest.json"));
     if (manifest.open(QIODevice::ReadOnly)) {
         const QJsonObject t = QJsonDocument::fromJson(manifest.readAll())
@@ -528,7 +547,8 @@ int main(int argc, char** argv) {
                 const QString outDir = scratch.filePath(QStringLiteral("trace"));
                 const QString cliPath = QString::fromStdString(cli);
                 std::vector<double> warm, mapped, mappedWall, mappedTotal, mappedWait, plain,
-                    plainWall, plainTotal, peaks, loads;
+                    plainWall, plainTotal, peaks, loads, warmCpu, mappedCpu, plainCpu, mappedFaults,
+                    plainFaults;
                 for (int r = 0; r < repeat; ++r) {
                     peaks.push_back(probe.peakGflops());
                     loads.push_back(loadAverage());
@@ -540,12 +560,18 @@ int main(int argc, char** argv) {
                     mappedWall.push_back(m.wallMs);
                     mappedTotal.push_back(m.totalMs);
                     mappedWait.push_back(m.prefaultWaitMs);
+                    mappedCpu.push_back(m.cpuMs);
+                    mappedFaults.push_back(m.faults);
+                    plainCpu.push_back(u.cpuMs);
+                    plainFaults.push_back(u.faults);
                     plain.push_back(u.computeMs);
                     plainWall.push_back(u.wallMs);
                     plainTotal.push_back(u.totalMs);
+                    const double cpu0 = cpuMs();
                     const double t0 = nowMs();
                     Expected<Trace> t = fast.compute(p, w);
                     warm.push_back(nowMs() - t0);
+                    warmCpu.push_back(cpuMs() - cpu0);
                     if (!t.ok())
                         return 1;
                     fast.recycle(std::move(*t));
@@ -559,12 +585,18 @@ int main(int argc, char** argv) {
                             "\"unmapped_cold_ms_median\":%.2f,"
                             "\"unmapped_cold_ratio\":%.3f,\"unmapped_total_ms_median\":%.1f,"
                             "\"unmapped_wall_ms_median\":%.1f,\"sgemm_peak_adjacent_gflops\":%.1f,"
-                            "\"load1\":%.2f}\n",
+                            "\"warm_cpu_ms_median\":%.1f,\"cold_cpu_ms_median\":%.1f,"
+                            "\"cold_cpu_ratio\":%.3f,\"unmapped_cpu_ms_median\":%.1f,"
+                            "\"unmapped_cpu_ratio\":%.3f,\"cold_faults_median\":%.0f,"
+                            "\"unmapped_faults_median\":%.0f,\"load1\":%.2f}\n",
                             sName.c_str(), p.n, d, heads, threads, repeat, warmMed, median(mapped),
                             median(mapped) / warmMed, median(mapped) / warmLine,
                             median(mappedTotal), median(mappedWall), median(mappedWait),
                             median(plain), median(plain) / warmMed, median(plainTotal),
-                            median(plainWall), median(peaks), median(loads));
+                            median(plainWall), median(peaks), median(warmCpu), median(mappedCpu),
+                            median(mappedCpu) / median(warmCpu), median(plainCpu),
+                            median(plainCpu) / median(warmCpu), median(mappedFaults),
+                            median(plainFaults), median(loads));
                 std::fflush(stdout);
             }
             if (withReference) {

@@ -39,12 +39,18 @@ double msSince(Clock::time_point t0) {
 
 using Failure = CommandFailure;
 
-/** Minor page faults of this process so far and its CPU ms in the kernel (PE_CPU_TIMING). */
-std::pair<long, double> faultsAndKernelMs() {
+/** This process's minor page faults, CPU ms and CPU ms in the kernel so far (PE_CPU_TIMING). */
+struct Usage {
+    long faults = 0;
+    double cpuMs = 0.0, kernelMs = 0.0;
+};
+Usage usage() {
     rusage u{};
     ::getrusage(RUSAGE_SELF, &u);
-    return {u.ru_minflt, static_cast<double>(u.ru_stime.tv_sec) * 1e3 +
-                             static_cast<double>(u.ru_stime.tv_usec) * 1e-3};
+    auto ms = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) * 1e-3;
+    };
+    return {u.ru_minflt, ms(u.ru_utime) + ms(u.ru_stime), ms(u.ru_stime)};
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -188,13 +194,14 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     if (kTiming)
         std::fprintf(stderr, "  %-12s %8.2f ms (output pages ready %.1f ms after start)\n",
                      "prefault wait", msSince(tWait), msSince(t0));
-    const auto [faults0, kernel0] = kTiming ? faultsAndKernelMs() : std::pair<long, double>{};
+    const Usage before = kTiming ? usage() : Usage{};
     BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads,
                                       files.storage());
     if (kTiming) {
-        const auto [faults1, kernel1] = faultsAndKernelMs();
-        std::fprintf(stderr, "  %-12s %8ld page faults, %.1f CPU ms in the kernel\n", "compute",
-                     faults1 - faults0, kernel1 - kernel0);
+        const Usage after = usage();
+        std::fprintf(stderr, "  %-12s %8ld page faults, %.1f CPU ms (%.1f in the kernel)\n",
+                     "compute", after.faults - before.faults, after.cpuMs - before.cpuMs,
+                     after.kernelMs - before.kernelMs);
     }
     if (!ran.trace)
         throw Failure{ran.trace.error().message};
