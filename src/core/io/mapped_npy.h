@@ -9,8 +9,8 @@
  * The file's blocks are reserved up front (fallocate), so a full disk or a file size limit
  * is an Error at create(), never a SIGBUS while computing. Where the file system cannot
  * reserve blocks or map the file, create() returns an unmapped MappedNpy (mapped() false) and
- * removes the file: the caller writes the tensor with writeNpy instead. Linux only; elsewhere create()
- * always returns an unmapped one.
+ * removes the file: the caller writes the tensor with writeNpy instead. Linux only; elsewhere
+ * create() always returns an unmapped one.
  *
  * prefault() populates the mapping's page tables for writing (MADV_POPULATE_WRITE): the page
  * cache pages are allocated and zeroed there, on the calling thread, instead of on first touch
