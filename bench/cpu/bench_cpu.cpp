@@ -4,14 +4,18 @@
 //
 //   pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]
 //                [--schemes none,t5,shaw,...] [--gemm auto|openblas|eigen|both] [--reference]
-//                [--no-machine] [--row-block R]
+//                [--no-machine] [--row-block R] [--cold [--cli PATH]]
 //
 // First line (unless --no-machine): the machine's sgemm peak (OpenBLAS, 2048³, its own threads)
 // and memory bandwidth (memcpy; streaming stores of cached rows into a fresh-sized buffer).
 // Then per configuration: engine, gemm, scheme, n, d, heads, threads, repeat, ms_median, ms_min,
-// ms_first (the first, cold run: fresh buffers), gflops (8·n·d² + 4·n²·d over the median), the
-// phases of the median run, the engine's GEMM rate and its share of the peak, and the n² pass's
-// write rate and its share of the streaming bandwidth. See bench/README.md.
+// ms_first (this process's first run of the configuration: fresh anonymous buffers, their page
+// faults counted in first_minflt and the kernel's time in first_sys_ms), gflops (8·n·d² + 4·n²·d
+// over the median), the phases of the median run, the engine's GEMM rate and its share of the peak,
+// and the n² pass's write rate and its share of the streaming bandwidth. With --cold, a line
+// "engine":"cold" per configuration: fresh `pe-explorer-cli trace` processes alternated with warm
+// runs in this process, the cold compute as a ratio to the warm median, and the same with the
+// trace's mapped output turned off (PE_TRACE_NO_MAP=1). See bench/README.md.
 
 #include "backend.h"
 #include "cpu_fast_backend.h"
@@ -22,6 +26,19 @@
 #ifdef PE_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
+
+#include <QByteArray>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStringList>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -214,6 +231,89 @@ private:
     std::vector<std::vector<float>> m_cached;
 };
 
+/** Minor page faults of this process so far, and its CPU time in the kernel (ms). */
+long minorFaults() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+double kernelMs() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_stime.tv_sec) * 1e3 +
+           static_cast<double>(u.ru_stime.tv_usec) * 1e-3;
+}
+/** CPU time of this process so far (user + kernel, all threads), ms. */
+double cpuMs() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto ms = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) * 1e-3;
+    };
+    return ms(u.ru_utime) + ms(u.ru_stime);
+}
+
+double loadAverage() {
+    double l[1] = {0.0};
+    return ::getloadavg(l, 1) == 1 ? l[0] : -1.0;
+}
+
+/** One fresh `trace` process: its manifest's compute and total, and the process's wall time. */
+struct ColdRun {
+    bool ok = false;
+    double computeMs = 0.0, totalMs = 0.0, wallMs = 0.0;
+    double prefaultWaitMs = 0.0; ///< the engine's wait for its output pages (mapped runs)
+    double cpuMs = 0.0;          ///< CPU time of the compute, all threads
+    double faults = 0.0;         ///< page faults while computing
+};
+
+ColdRun runTraceProcess(const QString& cli, const QStringList& args, const QString& outDir,
+                        bool mapped) {
+    QProcess proc;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PE_CPU_TIMING"), QStringLiteral("1")); // for the prefault wait
+    if (mapped)
+        env.remove(QStringLiteral("PE_TRACE_NO_MAP"));
+    else
+        env.insert(QStringLiteral("PE_TRACE_NO_MAP"), QStringLiteral("1"));
+    proc.setProcessEnvironment(env);
+    QElapsedTimer timer;
+    timer.start();
+    proc.start(cli, args + QStringList{QStringLiteral("--out"), outDir});
+    const bool finished = proc.waitForFinished(600000);
+    ColdRun r;
+    r.wallMs = static_cast<double>(timer.nsecsElapsed()) * 1e-6;
+    const QString err = QString::fromLocal8Bit(proc.readAllStandardError());
+    if (!finished || proc.exitStatus() != QProcess::NormalExit || proc.exitCode() != 0) {
+        std::fprintf(stderr, "pe-bench-cpu: %s failed: %s\n", qPrintable(cli), qPrintable(err));
+        return r;
+    }
+    for (const QString& line : err.split(QLatin1Char('\n'))) // "  prefault wait   12.34 ms (…)"
+        if (line.trimmed().startsWith(QLatin1String("prefault wait")))
+            r.prefaultWaitMs =
+                line.trimmed().mid(13).trimmed().section(QLatin1Char(' '), 0, 0).toDouble();
+        else if (line.contains(
+                     QLatin1String("page faults,"))) { // "compute  45 page faults, 91.0 CPU ms (…)"
+            const QStringList w = line.simplified().split(QLatin1Char(' '));
+            if (w.size() > 5) {
+                r.faults = w[1].toDouble();
+                r.cpuMs = w[4].toDouble();
+            }
+        }
+    QFile manifest(outDir + QStringLiteral("/manifest.json"));
+    if (manifest.open(QIODevice::ReadOnly)) {
+        const QJsonObject t = QJsonDocument::fromJson(manifest.readAll())
+                                  .object()
+                                  .value(QLatin1String("timings_ms"))
+                                  .toObject();
+        r.computeMs = t.value(QLatin1String("compute")).toDouble();
+        r.totalMs = t.value(QLatin1String("total")).toDouble();
+        r.ok = r.computeMs > 0.0;
+    }
+    QDir(outDir).removeRecursively();
+    return r;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -224,6 +324,12 @@ int main(int argc, char** argv) {
     bool withReference = false;
     bool machine = true;
     int rowBlock = 0;
+    bool cold = false;
+#ifdef PE_CLI_PATH
+    std::string cli = PE_CLI_PATH;
+#else
+    std::string cli;
+#endif
     std::string gemm = "auto"; // the engine's own choice (cpu_gemm.h)
     std::vector<std::string> ns{"2048", "4096"};
     std::vector<std::string> schemes{"none", "t5",  "shaw",    "alibi",
@@ -257,6 +363,10 @@ int main(int argc, char** argv) {
             withReference = true;
         else if (a == "--no-machine")
             machine = false;
+        else if (a == "--cold")
+            cold = true;
+        else if (a == "--cli")
+            cli = next();
 
         else if (a == "--gemm-peak")
             machine = true; // the default; kept for old command lines
@@ -264,12 +374,17 @@ int main(int argc, char** argv) {
             std::printf(
                 "pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]\n"
                 "             [--schemes none,t5,shaw,...] [--gemm auto|openblas|eigen|both]\n"
-                "             [--reference] [--no-machine] [--row-block R]\n");
+                "             [--reference] [--no-machine] [--row-block R]\n"
+                "             [--cold [--cli PATH]]  # fresh trace processes against warm runs\n");
             return 0;
         } else {
             std::fprintf(stderr, "pe-bench-cpu: unknown option %s\n", a.c_str());
             return 2;
         }
+    }
+    if (cold && cli.empty()) {
+        std::fprintf(stderr, "pe-bench-cpu: --cold needs --cli PATH (pe-explorer-cli)\n");
+        return 2;
     }
     std::vector<cpu::GemmLibrary> libraries;
     if (gemm == "auto")
@@ -325,6 +440,7 @@ int main(int argc, char** argv) {
             completeWeights(p, w);
             const double flops = 8.0 * p.n * double(d) * d + 4.0 * double(p.n) * p.n * d;
 
+            double warmLine = 0.0; // ms_median of the last "fast" line, for --cold
             for (const cpu::GemmLibrary lib : libraries) {
                 cpu::setGemmLibrary(lib);
                 struct Run {
@@ -336,13 +452,21 @@ int main(int argc, char** argv) {
                 };
                 std::vector<Run> runs;
                 double first = 0.0;
+                long firstFaults = 0;
+                double firstSysMs = 0.0;
                 for (int r = 0; r < repeat + 1; ++r) {
                     const double peakNow = r > 0 ? probe.peakGflops() : 0.0;
                     const double streamNow = r > 0 ? probe.streamGBs() : 0.0;
                     (void)cpu::takeGemmCounters();
+                    const long faults0 = minorFaults();
+                    const double sys0 = kernelMs();
                     const double t0 = nowMs();
                     Expected<Trace> t = fast.compute(p, w);
                     const double ms = nowMs() - t0;
+                    if (r == 0) {
+                        firstFaults = minorFaults() - faults0;
+                        firstSysMs = kernelMs() - sys0;
+                    }
                     if (!t.ok()) {
                         std::fprintf(stderr, "pe-bench-cpu: %s\n", t.error().message.c_str());
                         return 1;
@@ -360,6 +484,7 @@ int main(int argc, char** argv) {
                 for (const Run& r : runs)
                     times.push_back(r.ms);
                 const double med = median(times);
+                warmLine = med;
                 const Run& mid = runs[runs.size() / 2];
                 const CpuFastBackend::Profile& pr = mid.profile;
                 // Rates over the time the threads spent in them, scaled to all threads; shares
@@ -385,17 +510,93 @@ int main(int argc, char** argv) {
                 std::printf(
                     "{\"engine\":\"fast\",\"gemm\":\"%s\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,"
                     "\"heads\":%d,\"threads\":%d,\"repeat\":%d,\"ms_median\":%.3f,"
-                    "\"ms_min\":%.3f,\"ms_first\":%.3f,\"gflops\":%.2f,"
+                    "\"ms_min\":%.3f,\"ms_first\":%.3f,\"first_minflt\":%ld,\"first_sys_ms\":%.1f,"
+                    "\"gflops\":%.2f,"
                     "\"phase_ms\":{\"inputs\":%.2f,\"projections\":%.2f,\"tables\":%.2f,"
                     "\"attention\":%.2f,\"output\":%.2f},"
                     "\"gemm_gflops\":%.1f,\"sgemm_peak_adjacent_gflops\":%.1f,"
                     "\"gemm_pct_peak\":%.1f,\"npass_gb\":%.3f,\"npass_gbps\":%.1f,"
                     "\"stream_adjacent_gbps\":%.1f,\"npass_pct_stream_bw\":%.1f}\n",
                     cpu::gemmTarget(), sName.c_str(), p.n, d, heads, threads, repeat, med,
-                    runs.front().ms, first, flops / (med * 1e6), pr.inputsMs, pr.projectionsMs,
-                    pr.tablesMs, pr.attentionMs, pr.outputMs, gemmRate(mid), median(peaks),
-                    median(gemmPct), pr.npassBytes / 1e9, npassRate(mid), median(streams),
-                    median(npassPct));
+                    runs.front().ms, first, firstFaults, firstSysMs, flops / (med * 1e6),
+                    pr.inputsMs, pr.projectionsMs, pr.tablesMs, pr.attentionMs, pr.outputMs,
+                    gemmRate(mid), median(peaks), median(gemmPct), pr.npassBytes / 1e9,
+                    npassRate(mid), median(streams), median(npassPct));
+                std::fflush(stdout);
+            }
+            if (cold) {
+                // Fresh processes (the trace's mapped output, then PE_TRACE_NO_MAP=1) alternated
+                // with warm runs here, so that all three see the same load; ratios of medians.
+                QStringList args{QStringLiteral("trace"),
+                                 QStringLiteral("--scheme"),
+                                 QString::fromStdString(sName),
+                                 QStringLiteral("--n"),
+                                 QString::number(p.n),
+                                 QStringLiteral("--d"),
+                                 QString::number(d),
+                                 QStringLiteral("--heads"),
+                                 QString::number(heads),
+                                 QStringLiteral("--clip"),
+                                 QString::number(p.clip)};
+                if (p.scheme == Scheme::URPE)
+                    args << QStringLiteral("--urpe-bias") << QStringLiteral("t5");
+                if (p.scheme == Scheme::Learned)
+                    args << QStringLiteral("--max-positions") << QString::number(p.learnedRows);
+                args << QStringLiteral("--threads") << QString::number(threads);
+                QTemporaryDir scratch;
+                const QString outDir = scratch.filePath(QStringLiteral("trace"));
+                const QString cliPath = QString::fromStdString(cli);
+                std::vector<double> warm, mapped, mappedWall, mappedTotal, mappedWait, plain,
+                    plainWall, plainTotal, peaks, loads, warmCpu, mappedCpu, plainCpu, mappedFaults,
+                    plainFaults;
+                for (int r = 0; r < repeat; ++r) {
+                    peaks.push_back(probe.peakGflops());
+                    loads.push_back(loadAverage());
+                    const ColdRun m = runTraceProcess(cliPath, args, outDir, true);
+                    const ColdRun u = runTraceProcess(cliPath, args, outDir, false);
+                    if (!m.ok || !u.ok)
+                        return 1;
+                    mapped.push_back(m.computeMs);
+                    mappedWall.push_back(m.wallMs);
+                    mappedTotal.push_back(m.totalMs);
+                    mappedWait.push_back(m.prefaultWaitMs);
+                    mappedCpu.push_back(m.cpuMs);
+                    mappedFaults.push_back(m.faults);
+                    plainCpu.push_back(u.cpuMs);
+                    plainFaults.push_back(u.faults);
+                    plain.push_back(u.computeMs);
+                    plainWall.push_back(u.wallMs);
+                    plainTotal.push_back(u.totalMs);
+                    const double cpu0 = cpuMs();
+                    const double t0 = nowMs();
+                    Expected<Trace> t = fast.compute(p, w);
+                    warm.push_back(nowMs() - t0);
+                    warmCpu.push_back(cpuMs() - cpu0);
+                    if (!t.ok())
+                        return 1;
+                    fast.recycle(std::move(*t));
+                }
+                const double warmMed = median(warm);
+                std::printf("{\"engine\":\"cold\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,"
+                            "\"threads\":%d,\"repeat\":%d,\"warm_ms_median\":%.2f,"
+                            "\"cold_ms_median\":%.2f,\"cold_ratio\":%.3f,\"cold_ratio_to_fast_"
+                            "line\":%.3f,\"cold_total_ms_median\":%.1f,"
+                            "\"cold_wall_ms_median\":%.1f,\"cold_prefault_wait_ms_median\":%.1f,"
+                            "\"unmapped_cold_ms_median\":%.2f,"
+                            "\"unmapped_cold_ratio\":%.3f,\"unmapped_total_ms_median\":%.1f,"
+                            "\"unmapped_wall_ms_median\":%.1f,\"sgemm_peak_adjacent_gflops\":%.1f,"
+                            "\"warm_cpu_ms_median\":%.1f,\"cold_cpu_ms_median\":%.1f,"
+                            "\"cold_cpu_ratio\":%.3f,\"unmapped_cpu_ms_median\":%.1f,"
+                            "\"unmapped_cpu_ratio\":%.3f,\"cold_faults_median\":%.0f,"
+                            "\"unmapped_faults_median\":%.0f,\"load1\":%.2f}\n",
+                            sName.c_str(), p.n, d, heads, threads, repeat, warmMed, median(mapped),
+                            median(mapped) / warmMed, median(mapped) / warmLine,
+                            median(mappedTotal), median(mappedWall), median(mappedWait),
+                            median(plain), median(plain) / warmMed, median(plainTotal),
+                            median(plainWall), median(peaks), median(warmCpu), median(mappedCpu),
+                            median(mappedCpu) / median(warmCpu), median(plainCpu),
+                            median(plainCpu) / median(warmCpu), median(mappedFaults),
+                            median(plainFaults), median(loads));
                 std::fflush(stdout);
             }
             if (withReference) {

@@ -232,7 +232,8 @@ void loadInputs(const TraceOptions& o, Params& p, Weights& w, std::vector<std::s
 
 /** Checks the memory the trace needs, generates every weight not given and checks them all. */
 void completeInputs(const std::string& weightsFile, const Params& p, Weights& w,
-                    const PoolRequest* pool = nullptr) {
+                    const PoolRequest* pool = nullptr,
+                    const std::function<void()>& afterMemoryCheck = {}) {
     // The trace itself (pooled: no n×n) plus the weights completeWeights is about to generate.
     std::uint64_t need =
         pool ? estimatePooledBytes(p, pool->resolution,
@@ -251,6 +252,8 @@ void completeInputs(const std::string& weightsFile, const Params& p, Weights& w,
                       humanBytes(*avail) + " is available; lower --n, --heads or --max-positions" +
                       (p.precision == Precision::Float64 ? ", or use --dtype float32" : "")};
 
+    if (afterMemoryCheck)
+        afterMemoryCheck();
     completeWeights(p, w);
     if (Status st = checkWeights(p, w); !st)
         throw Failure{(weightsFile.empty() ? "" : "--weights " + weightsFile + ": ") +
@@ -281,8 +284,9 @@ void loadParameterInputs(const TraceOptions& o, Params& p, Weights& w,
 }
 
 void completeParameterWeights(const std::string& weightsFile, const Params& p, Weights& w,
-                              const PoolRequest* pool) {
-    completeInputs(weightsFile, p, w, pool);
+                              const PoolRequest* pool,
+                              const std::function<void()>& afterMemoryCheck) {
+    completeInputs(weightsFile, p, w, pool, afterMemoryCheck);
 }
 
 std::vector<CLI::Option*> addParameterOptions(CLI::App* t, TraceOptions& o) {
@@ -426,9 +430,12 @@ std::unique_ptr<Backend> createOptionBackend(const std::string& backendName, int
 }
 
 BackendRun computeOnBackend(const std::string& backendName, const Params& p, const Weights& w,
-                            const PoolRequest* pool, int threads) {
+                            const PoolRequest* pool, int threads,
+                            std::vector<std::pair<std::string, Tensor>> outputStorage) {
     QString fallback;
     auto backend = createOptionBackend(backendName, threads, &fallback);
+    if (!outputStorage.empty())
+        backend->provideOutputStorage(std::move(outputStorage));
 
     const auto tCompute = Clock::now();
     BackendRun ran{Error{"not computed"}, 0, {}, {}, {}};

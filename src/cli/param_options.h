@@ -13,6 +13,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -126,20 +127,23 @@ std::unique_ptr<Backend> createOptionBackend(const std::string& backend, int thr
  * `threads` > 0 sets the engine's thread count (Backend::setThreads).
  */
 BackendRun computeOnBackend(const std::string& backend, const Params& p, const Weights& w,
-                            const PoolRequest* pool = nullptr, int threads = 0);
+                            const PoolRequest* pool = nullptr, int threads = 0,
+                            std::vector<std::pair<std::string, Tensor>> outputStorage = {});
 
 /**
  * The steps of traceInputFromOptions for a command that orders its own checks; each throws
  * CommandFailure (one line naming the option) instead of returning an Error.
  * paramsFromOptions: the enums parsed, --backend/--threads checked (no file read yet).
  * loadParameterInputs: --weights, --input / --text read into w and tokens (sets p.n), p validated.
- * completeParameterWeights: the memory check (pooled when `pool` is given), missing weights
- * generated from p.seed, every shape checked.
+ * completeParameterWeights: the memory check (pooled when `pool` is given), then
+ * `afterMemoryCheck` if given (trace creates its output files there, so their page faults
+ * overlap the weights' generation), missing weights generated from p.seed, every shape checked.
  */
 Params paramsFromOptions(const TraceOptions& o);
 void loadParameterInputs(const TraceOptions& o, Params& p, Weights& w,
                          std::vector<std::string>& tokens);
 void completeParameterWeights(const std::string& weightsFile, const Params& p, Weights& w,
-                              const PoolRequest* pool = nullptr);
+                              const PoolRequest* pool = nullptr,
+                              const std::function<void()>& afterMemoryCheck = {});
 
 } // namespace pe

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -22,6 +23,7 @@
 #include "safetensors.h"
 #include "staged_output.h"
 #include "trace.h"
+#include "trace_output_files.h"
 #include "weights.h"
 
 namespace pe {
@@ -36,6 +38,20 @@ double msSince(Clock::time_point t0) {
 }
 
 using Failure = CommandFailure;
+
+/** This process's minor page faults, CPU ms and CPU ms in the kernel so far (PE_CPU_TIMING). */
+struct Usage {
+    long faults = 0;
+    double cpuMs = 0.0, kernelMs = 0.0;
+};
+Usage usage() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    auto ms = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) * 1e-3;
+    };
+    return {u.ru_minflt, ms(u.ru_utime) + ms(u.ru_stime), ms(u.ru_stime)};
+}
 
 std::string join(const std::vector<std::string>& v) {
     std::string s;
@@ -159,9 +175,34 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     if (wanted.empty())
         throw Failure{"--tensors: no tensor named (valid: " + join(all) + ")"};
 
-    completeParameterWeights(o.weights, p, w, pooled ? &poolRequest : nullptr);
+    // The output files are made (and prefaulted on a helper thread) while the weights are
+    // generated; the engine computes into them. Pooled runs write small files the usual way.
+    StagedOutput& out = **staged;
+    TraceOutputFiles files;
+    completeParameterWeights(o.weights, p, w, pooled ? &poolRequest : nullptr, [&] {
+        if (Status st = out.begin(); !st)
+            throw Failure{st.error().message}; // an --out that cannot be created: a usage error
+        if (pooled)
+            return;
+        if (Status st = files.create(out, p, wanted); !st)
+            throw Failure{st.error().message, kExitFailure};
+    });
 
-    BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads);
+    static const bool kTiming = std::getenv("PE_CPU_TIMING") != nullptr;
+    const auto tWait = Clock::now();
+    files.waitForPrefault();
+    if (kTiming)
+        std::fprintf(stderr, "  %-12s %8.2f ms (output pages ready %.1f ms after start)\n",
+                     "prefault wait", msSince(tWait), msSince(t0));
+    const Usage before = kTiming ? usage() : Usage{};
+    BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads,
+                                      files.storage());
+    if (kTiming) {
+        const Usage after = usage();
+        std::fprintf(stderr, "  %-12s %8ld page faults, %.1f CPU ms (%.1f in the kernel)\n",
+                     "compute", after.faults - before.faults, after.cpuMs - before.cpuMs,
+                     after.kernelMs - before.kernelMs);
+    }
     if (!ran.trace)
         throw Failure{ran.trace.error().message};
     const auto& trace = ran.trace;
@@ -169,9 +210,6 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     const QString &ranOn = ran.ranOn, &device = ran.device, &fallback = ran.fallback;
 
     const auto tWrite = Clock::now();
-    StagedOutput& out = **staged;
-    if (Status st = out.begin(); !st)
-        throw Failure{st.error().message}; // an --out that cannot be created: a usage error
     const DType floatType = p.precision == Precision::Float64 ? DType::F64 : DType::F32;
     Json tensorList = Json::array();
     for (const auto& [name, t] : trace->tensors) {
@@ -181,10 +219,11 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
         const bool convert = t.dtype() != DType::I32 && t.dtype() != floatType;
         const Tensor converted = convert ? t.converted(floatType) : Tensor();
         const Tensor& written = convert ? converted : t;
-        if (Status st = writeNpy(out.filePath(file), written); !st)
+        if (Status st = files.write(name, written, out.filePath(file)); !st)
             throw Failure{st.error().message, kExitFailure};
         tensorList.push_back(manifestTensorEntry(name, file, written));
     }
+    files.close();
     const double writeMs = msSince(tWrite);
 
     std::string dumpTemp;

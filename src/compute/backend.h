@@ -102,6 +102,15 @@ public:
     virtual void setThreads(int threads) { (void)threads; }
     /** Why the last compute() ran on the CPU instead (float64, shader error, …); empty if not. */
     virtual QString lastFallbackReason() const { return {}; }
+    /**
+     * Storage for the next compute()'s output tensors, by name (the CLI's mapped .npy files,
+     * mapped_npy.h). An engine that can compute into them does, and its trace holds these very
+     * tensors; the others ignore them (the default) and the caller copies. Entries whose dtype
+     * or shape do not match what the engine makes are not used; none outlive that compute().
+     */
+    virtual void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) {
+        (void)storage;
+    }
 };
 
 /** The core's reference forward pass (exact; single-threaded). */

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -117,57 +119,127 @@ Tensor::Tensor(DType dtype, std::vector<std::int64_t> shape)
     }
 }
 
+Tensor::Tensor(const Tensor& other)
+    : m_shape(other.m_shape)
+    , m_data(other.ownedStorage()) {}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+    if (this != &other) {
+        m_shape = other.m_shape;
+        m_data = other.ownedStorage();
+    }
+    return *this;
+}
+
+Tensor Tensor::onExternal(std::vector<std::int64_t> shape, ExternalStorage storage) {
+    if (static_cast<std::int64_t>(storage.count) != shapeElements(shape))
+        throw std::invalid_argument("Tensor::onExternal: storage size does not match the shape");
+    Tensor t;
+    t.m_shape = std::move(shape);
+    t.m_data = std::move(storage);
+    return t;
+}
+
+Tensor::Storage Tensor::ownedStorage() const {
+    const auto* e = std::get_if<ExternalStorage>(&m_data);
+    if (!e)
+        return m_data;
+    auto copy = [e](auto tag) -> Storage {
+        using T = decltype(tag);
+        const T* p = static_cast<const T*>(e->data);
+        return TensorBuffer<T>(p, p + e->count);
+    };
+    switch (e->dtype) {
+    case DType::F64:
+        return copy(double{});
+    case DType::I32:
+        return copy(std::int32_t{});
+    case DType::F32:
+        break;
+    }
+    return copy(float{});
+}
+
+namespace {
+/** Calls fn(const T* data, std::size_t count) with the elements as their own type. */
+template <typename F> decltype(auto) visitElements(const Tensor::Storage& s, F&& fn) {
+    if (const auto* e = std::get_if<ExternalStorage>(&s)) {
+        switch (e->dtype) {
+        case DType::F64:
+            return fn(static_cast<const double*>(e->data), e->count);
+        case DType::I32:
+            return fn(static_cast<const std::int32_t*>(e->data), e->count);
+        case DType::F32:
+            break;
+        }
+        return fn(static_cast<const float*>(e->data), e->count);
+    }
+    return std::visit(
+        [&fn](const auto& v) -> decltype(auto) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, ExternalStorage>)
+                return fn(static_cast<const float*>(nullptr), std::size_t{0}); // not reached
+            else
+                return fn(v.data(), v.size());
+        },
+        s);
+}
+} // namespace
+
 DType Tensor::dtype() const {
     switch (m_data.index()) {
     case 0:
         return DType::F32;
     case 1:
         return DType::F64;
-    default:
+    case 2:
         return DType::I32;
+    default:
+        return std::get<ExternalStorage>(m_data).dtype;
     }
 }
 
 std::int64_t Tensor::size() const {
-    return std::visit([](const auto& v) { return static_cast<std::int64_t>(v.size()); }, m_data);
+    return visitElements(m_data,
+                         [](const auto*, std::size_t n) { return static_cast<std::int64_t>(n); });
 }
 
 const void* Tensor::raw() const {
-    return std::visit([](const auto& v) { return static_cast<const void*>(v.data()); }, m_data);
+    return visitElements(m_data,
+                         [](const auto* p, std::size_t) { return static_cast<const void*>(p); });
 }
 
 void* Tensor::raw() {
-    return std::visit([](auto& v) { return static_cast<void*>(v.data()); }, m_data);
+    return const_cast<void*>(std::as_const(*this).raw());
 }
 
 double Tensor::at(std::int64_t flat) const {
-    return std::visit(
-        [flat](const auto& v) { return static_cast<double>(v.at(static_cast<std::size_t>(flat))); },
-        m_data);
+    return visitElements(m_data, [flat](const auto* p, std::size_t n) {
+        if (flat < 0 || static_cast<std::size_t>(flat) >= n)
+            throw std::out_of_range("Tensor::at: index out of range");
+        return static_cast<double>(p[flat]);
+    });
 }
 
 Tensor Tensor::converted(DType to) const {
     Tensor out(to, m_shape);
-    std::visit(
-        [&out, to](const auto& src) {
-            auto copy = [&src](auto* dst) {
-                using D = std::remove_pointer_t<decltype(dst)>;
-                for (std::size_t i = 0; i < src.size(); ++i)
-                    dst[i] = static_cast<D>(src[i]);
-            };
-            switch (to) {
-            case DType::F32:
-                copy(out.data<float>());
-                break;
-            case DType::F64:
-                copy(out.data<double>());
-                break;
-            case DType::I32:
-                copy(out.data<std::int32_t>());
-                break;
-            }
-        },
-        m_data);
+    visitElements(m_data, [&out, to](const auto* src, std::size_t count) {
+        auto copy = [src, count](auto* dst) {
+            using D = std::remove_pointer_t<decltype(dst)>;
+            for (std::size_t i = 0; i < count; ++i)
+                dst[i] = static_cast<D>(src[i]);
+        };
+        switch (to) {
+        case DType::F32:
+            copy(out.data<float>());
+            break;
+        case DType::F64:
+            copy(out.data<double>());
+            break;
+        case DType::I32:
+            copy(out.data<std::int32_t>());
+            break;
+        }
+    });
     return out;
 }
 

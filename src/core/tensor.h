@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <new>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -59,18 +61,45 @@ const char* safetensorsName(DType t);
 std::size_t dtypeSize(DType t);
 
 /**
+ * Elements that live in memory the tensor does not allocate (a mapped output file, see
+ * mapped_npy.h): `owner` keeps that memory valid while any tensor refers to it.
+ */
+struct ExternalStorage {
+    DType dtype = DType::F32;
+    void* data = nullptr;
+    std::size_t count = 0; ///< elements
+    std::shared_ptr<void> owner;
+};
+
+/**
  * A dense, row-major (C order) tensor of float, double or int32 with a shape.
  * This is the unit of exchange between the engines, the CLI's .npy/.safetensors files and
  * the views. Element [i0, i1, …] lies at the usual C-order offset.
+ *
+ * Storage is the tensor's own buffer, or external memory (onExternal). Moving keeps either;
+ * copying always gives an owned buffer, so a copy never writes into someone else's file.
  */
 class Tensor {
 public:
-    using Storage =
-        std::variant<TensorBuffer<float>, TensorBuffer<double>, TensorBuffer<std::int32_t>>;
+    using Storage = std::variant<TensorBuffer<float>, TensorBuffer<double>,
+                                 TensorBuffer<std::int32_t>, ExternalStorage>;
 
     Tensor() = default;
     /** A zeroed tensor. */
     Tensor(DType dtype, std::vector<std::int64_t> shape);
+    Tensor(const Tensor& other);
+    Tensor& operator=(const Tensor& other);
+    Tensor(Tensor&&) noexcept = default;
+    Tensor& operator=(Tensor&&) noexcept = default;
+    ~Tensor() = default;
+
+    /**
+     * A tensor whose elements are `storage` (its dtype; count must equal the shape's elements).
+     * Its contents are whatever the memory holds.
+     */
+    static Tensor onExternal(std::vector<std::int64_t> shape, ExternalStorage storage);
+    /** Whether the elements live in external memory (onExternal). */
+    bool isExternal() const { return std::holds_alternative<ExternalStorage>(m_data); }
 
     /** Takes over a buffer (no copy). */
     template <typename T>
@@ -98,9 +127,19 @@ public:
     std::size_t byteSize() const { return static_cast<std::size_t>(size()) * dtypeSize(dtype()); }
     bool empty() const { return size() == 0; }
 
-    template <typename T> T* data() { return std::get<TensorBuffer<T>>(m_data).data(); }
-    template <typename T> const T* data() const { return std::get<TensorBuffer<T>>(m_data).data(); }
+    /** The elements as T; throws std::bad_variant_access when the dtype is not T's. */
+    template <typename T> T* data() { return const_cast<T*>(std::as_const(*this).data<T>()); }
+    template <typename T> const T* data() const {
+        if (const auto* e = std::get_if<ExternalStorage>(&m_data)) {
+            if (!holds<T>())
+                throw std::bad_variant_access();
+            return static_cast<const T*>(e->data);
+        }
+        return std::get<TensorBuffer<T>>(m_data).data();
+    }
     template <typename T> bool holds() const {
+        if (const auto* e = std::get_if<ExternalStorage>(&m_data))
+            return e->dtype == dtypeOf<T>();
         return std::holds_alternative<TensorBuffer<T>>(m_data);
     }
 
@@ -116,6 +155,17 @@ public:
     std::string shapeString() const;
 
 private:
+    template <typename T> static constexpr DType dtypeOf() {
+        if constexpr (std::is_same_v<T, double>)
+            return DType::F64;
+        else if constexpr (std::is_same_v<T, std::int32_t>)
+            return DType::I32;
+        else
+            return DType::F32;
+    }
+    /** An owned copy of the storage (external memory copied into a buffer). */
+    Storage ownedStorage() const;
+
     std::vector<std::int64_t> m_shape;
     Storage m_data;
 };

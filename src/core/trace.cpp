@@ -59,6 +59,18 @@ std::vector<std::string> traceTensorNames(const Params& p) {
     return names;
 }
 
+TensorSpec traceTensorSpec(const Params& p, std::string_view name) {
+    const std::int64_t N = p.seqLen(), d = p.d, H = p.heads, dh = p.headDim();
+    const DType f = p.precision == Precision::Float64 ? DType::F64 : DType::F32;
+    if (name == "E" || name == "P" || name == "X" || name == "out")
+        return {f, {N, d}};
+    if (name == "Q" || name == "K" || name == "V" || name == "head_out" || name == "shaw_v_term")
+        return {f, {H, N, dh}};
+    if (name == "rel_index")
+        return {DType::I32, {N, N}};
+    return {f, {H, N, N}};
+}
+
 std::uint64_t estimateTraceBytes(const Params& p) {
     const std::uint64_t N = static_cast<std::uint64_t>(std::max(p.seqLen(), 0));
     const std::uint64_t H = static_cast<std::uint64_t>(std::max(p.heads, 1));

@@ -37,6 +37,19 @@ struct Trace {
 /** Names of the tensors a trace of these parameters produces, in order. */
 std::vector<std::string> traceTensorNames(const Params& p);
 
+/** The dtype and shape of one tensor of a trace. */
+struct TensorSpec {
+    DType dtype = DType::F32;
+    std::vector<std::int64_t> shape;
+};
+
+/**
+ * The dtype and shape of a named tensor of a (whole, not pooled) trace of these parameters:
+ * [n, d] for E, P, X, out; [heads, n, d_h] for Q, K, V, head_out, shaw_v_term; int32 [n, n] for
+ * rel_index; [heads, n, n] for the others. Floats are float64 under Precision::Float64.
+ */
+TensorSpec traceTensorSpec(const Params& p, std::string_view name);
+
 /** Bytes a trace of these parameters holds at its peak (outputs plus working buffers). */
 std::uint64_t estimateTraceBytes(const Params& p);
 

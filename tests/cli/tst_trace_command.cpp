@@ -335,6 +335,50 @@ private Q_SLOTS:
         }
     }
 
+    // The engine computes into the mapped .npy files (or, for float64, another backend or a
+    // pooled run, they are copied or written): the bytes are those of the ordinary writer.
+    void mappedOutputMatchesPlainWriter_data() {
+        QTest::addColumn<QString>("args");
+        QTest::newRow("none") << QStringLiteral("--scheme none --n 70 --d 32 --heads 4");
+        QTest::newRow("t5 cls sep") << QStringLiteral("--scheme t5 --n 45 --d 16 --heads 2 --cls "
+                                                      "--sep");
+        QTest::newRow("deberta") << QStringLiteral("--scheme deberta --n 33 --d 16 --heads 2");
+        QTest::newRow("shaw subset") << QStringLiteral("--scheme shaw --n 40 --d 16 --heads 2 "
+                                                       "--tensors weights,shaw_v_term,E");
+        QTest::newRow("sinusoidal float64")
+            << QStringLiteral("--scheme sinusoidal --n 30 --d 16 --heads 2 --dtype float64");
+        QTest::newRow("txl pooled") << QStringLiteral("--scheme txl --n 50 --d 16 --heads 2 "
+                                                      "--pool 7");
+    }
+    void mappedOutputMatchesPlainWriter() {
+        QFETCH(QString, args);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString mapped = tmp.filePath(QStringLiteral("mapped"));
+        const QString plain = tmp.filePath(QStringLiteral("plain"));
+        const QStringList common =
+            QStringList{QStringLiteral("trace")} + args.split(QLatin1Char(' '));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("PE_TRACE_NO_MAP"));
+        Run r = runCli(common + QStringList{QStringLiteral("--out"), mapped}, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        env.insert(QStringLiteral("PE_TRACE_NO_MAP"), QStringLiteral("1"));
+        r = runCli(common + QStringList{QStringLiteral("--out"), plain}, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList files = filesIn(plain);
+        QCOMPARE(filesIn(mapped), files);
+        QVERIFY(files.size() > 2);
+        for (const QString& f : files) {
+            if (f == QLatin1String("manifest.json"))
+                continue; // its timings differ
+            QFile a(mapped + QLatin1Char('/') + f), b(plain + QLatin1Char('/') + f);
+            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+            QVERIFY2(a.readAll() == b.readAll(), qPrintable(f));
+        }
+        QCOMPARE(filesIn(tmp.path()),
+                 (QStringList{QStringLiteral("mapped"), QStringLiteral("plain")}));
+    }
+
     void tensorsSubsetAndExistingFolder() {
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
@@ -475,15 +519,28 @@ private Q_SLOTS:
     // The disk fills up (a file size limit on the child: writes fail with EFBIG as with ENOSPC)
     // or the folder is read-only: an error exit with one line saying why, nothing left in --out's
     // folder.
+    // The files are mapped and their room reserved before the computation ("full disk": the
+    // first file fails; "disk full midway": E, P and X fit, logits does not); PE_TRACE_NO_MAP=1
+    // writes them after it, the ordinary way. Either way the same one-line error.
     void writeFailureLeavesNothing_data() {
         QTest::addColumn<bool>("fullDisk");
         QTest::addColumn<int>("exitCode");
-        QTest::newRow("full disk") << true << 1;         // the run failed while writing
-        QTest::newRow("read-only folder") << false << 2; // --out is unusable: refused up front
+        QTest::addColumn<int>("sizeLimit");
+        QTest::addColumn<bool>("mapped");
+        QTest::newRow("full disk") << true << 1 << 4096 << true; // the run failed while writing
+        QTest::newRow("disk full midway") << true << 1 << 40000 << true;
+        QTest::newRow("full disk, not mapped") << true << 1 << 4096 << false;
+        QTest::newRow("disk full midway, not mapped") << true << 1 << 40000 << false;
+        QTest::newRow("read-only folder") << false << 2 << 0 << true; // refused up front
     }
     void writeFailureLeavesNothing() {
         QFETCH(bool, fullDisk);
         QFETCH(int, exitCode);
+        QFETCH(int, sizeLimit);
+        QFETCH(bool, mapped);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        if (!mapped)
+            env.insert(QStringLiteral("PE_TRACE_NO_MAP"), QStringLiteral("1"));
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const QString folder = fullDisk ? tmp.path() : readOnlyFolder(tmp.path());
@@ -493,8 +550,9 @@ private Q_SLOTS:
             QStringLiteral("trace --scheme sinusoidal --n 64 --d 64 --heads 4 --out")
                 .split(QLatin1Char(' '))
             << out;
-        const Run r =
-            fullDisk ? runCli(args, {}, [] { limitFileSizeInChild(4096); }) : runCli(args);
+        const auto limit = static_cast<rlim_t>(sizeLimit);
+        const Run r = fullDisk ? runCli(args, env, [limit] { limitFileSizeInChild(limit); })
+                               : runCli(args, env);
         QCOMPARE(r.exitCode, exitCode);
         const QString err = r.err.trimmed();
         QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(r.err));

@@ -6,6 +6,8 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
+#include <memory>
 
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
@@ -110,6 +112,7 @@ private Q_SLOTS:
     void matchesReference_data();
     void matchesReference();
     void recycledBuffersGiveTheSameTrace();
+    void providedStorageIsComputedInto();
     void keptTablesFollowTheParameters();
     void float64DelegatesToReference();
     void invalidParamsAreAnError();
@@ -273,6 +276,52 @@ void TestCpuEngine::recycledBuffersGiveTheSameTrace() {
     const Expected<Trace> ref = computeTrace(p, w);
     QVERIFY(ref.ok());
     const QString diff = compareTraces(*ref, *second);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// Storage handed to the engine by name (the CLI's mapped output files) is what the trace's
+// tensors are, every element written (it starts as NaN here); storage of another shape or
+// dtype is left alone, and none is kept for the next computation.
+void TestCpuEngine::providedStorageIsComputedInto() {
+    Params p = base(Scheme::T5, Normaliser::Softmax, 1, true, false);
+    p.precision = Precision::Float32;
+    Weights w;
+    completeWeights(p, w);
+    const std::int64_t N = p.seqLen(), H = p.heads;
+    auto external = [](std::vector<std::int64_t> shape, DType type,
+                       std::shared_ptr<std::vector<double>> memory) {
+        const auto count = static_cast<std::size_t>(shapeElements(shape));
+        memory->assign(count, std::numeric_limits<double>::quiet_NaN()); // 8 bytes an element
+        return Tensor::onExternal(std::move(shape), {type, memory->data(), count, memory});
+    };
+    auto logitsMemory = std::make_shared<std::vector<double>>();
+    auto eMemory = std::make_shared<std::vector<double>>();
+    auto indexMemory = std::make_shared<std::vector<double>>();
+    auto weightsMemory = std::make_shared<std::vector<double>>();
+    std::vector<std::pair<std::string, Tensor>> storage;
+    storage.emplace_back("logits", external({H, N, N}, DType::F32, logitsMemory));
+    storage.emplace_back("E", external({N, p.d}, DType::F32, eMemory));
+    storage.emplace_back("rel_index", external({N, N}, DType::I32, indexMemory));
+    storage.emplace_back("weights", external({H, N, N + 1}, DType::F32, weightsMemory));
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    fast.provideOutputStorage(std::move(storage));
+    Expected<Trace> got = fast.compute(p, w);
+    QVERIFY(got.ok());
+    QCOMPARE(got->find("logits")->raw(), static_cast<const void*>(logitsMemory->data()));
+    QCOMPARE(got->find("E")->raw(), static_cast<const void*>(eMemory->data()));
+    QCOMPARE(got->find("rel_index")->raw(), static_cast<const void*>(indexMemory->data()));
+    QVERIFY(got->find("weights")->raw() != static_cast<const void*>(weightsMemory->data()));
+    QCOMPARE(got->find("weights")->shape(), (std::vector<std::int64_t>{H, N, N}));
+    const Expected<Trace> ref = computeTrace(p, w);
+    QVERIFY(ref.ok());
+    QString diff = compareTraces(*ref, *got);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+    Expected<Trace> next = fast.compute(p, w);
+    QVERIFY(next.ok());
+    QVERIFY(next->find("logits")->raw() != static_cast<const void*>(logitsMemory->data()));
+    diff = compareTraces(*ref, *next);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 

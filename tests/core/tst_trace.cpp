@@ -104,6 +104,18 @@ void TestTrace::namesAndShapes() {
         QCOMPARE(ri->dtype(), DType::I32);
     QCOMPARE(t.find("weights")->dtype(), DType::F64);
     QCOMPARE(int(t.tokens.size()), int(N));
+    // traceTensorSpec (the CLI sizes its mapped output files by it) agrees with every tensor,
+    // in float64 and float32.
+    for (const Precision precision : {Precision::Float64, Precision::Float32}) {
+        Params q = p;
+        q.precision = precision;
+        const Trace tq = run(q);
+        for (const auto& [name, x] : tq.tensors) {
+            const TensorSpec spec = traceTensorSpec(q, name);
+            QVERIFY2(spec.shape == x.shape(), name.c_str());
+            QVERIFY2(spec.dtype == x.dtype(), name.c_str());
+        }
+    }
 }
 
 void TestTrace::normalisers_data() {

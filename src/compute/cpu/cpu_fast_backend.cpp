@@ -178,7 +178,18 @@ void CpuFastBackend::recycle(Trace&& trace) {
     m_pool.erase(m_pool.begin(), m_pool.end() - static_cast<std::ptrdiff_t>(keep));
 }
 
-Tensor CpuFastBackend::acquire(DType type, Shape shape) {
+void CpuFastBackend::provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) {
+    m_provided = std::move(storage);
+}
+
+Tensor CpuFastBackend::acquire(const std::string& name, DType type, Shape shape) {
+    for (auto it = m_provided.begin(); it != m_provided.end(); ++it) {
+        if (it->first == name && it->second.dtype() == type && it->second.shape() == shape) {
+            Tensor t = std::move(it->second);
+            m_provided.erase(it);
+            return t;
+        }
+    }
     for (auto it = m_pool.begin(); it != m_pool.end(); ++it) {
         if (it->dtype() == type && it->shape() == shape) {
             Tensor t = std::move(*it);
@@ -199,6 +210,10 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // With a sink (pooled mode) no n×n tensor is stored: the n² pass hands each row block's
     // logits and weights to the sink and the trace keeps its O(n·d) tensors.
     const bool streaming = sink != nullptr;
+    struct DropUnused { // provided storage serves this computation only
+        std::vector<std::pair<std::string, Tensor>>& provided;
+        ~DropUnused() { provided.clear(); }
+    } dropUnused{m_provided};
     if (p.precision != Precision::Float32)
         return computeTrace(p, w, cancel);
     if (Status s = validate(p); !s)
@@ -252,7 +267,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     std::map<std::string, Tensor, std::less<>> out;
     auto make = [&](const char* name, Shape shape, DType type = DType::F32) -> Tensor& {
         Tensor& t = out[name];
-        t = acquire(type, std::move(shape));
+        t = acquire(name, type, std::move(shape));
         return t;
     };
 

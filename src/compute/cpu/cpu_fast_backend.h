@@ -73,6 +73,8 @@ public:
      * The worker returns shown traces through TraceRecycler (trace_recycler.h).
      */
     void recycle(Trace&& trace);
+    /** Output tensors named here are computed in place (see Backend); used by one compute(). */
+    void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) override;
 
     /** Rows per block of the n² pass; 0 = chosen from n (tests force small blocks). */
     void setRowBlock(int rows) { m_rowBlock = rows; }
@@ -100,7 +102,8 @@ public:
 private:
     Expected<Trace> run(const Params& p, const Weights& w, const std::atomic<bool>* cancel,
                         const cpu::RowSink* sink);
-    Tensor acquire(DType type, std::vector<std::int64_t> shape);
+    /** The provided storage of that name if it fits, else a pooled tensor, else a fresh one. */
+    Tensor acquire(const std::string& name, DType type, std::vector<std::int64_t> shape);
 
     int m_threads = 0;
     std::unique_ptr<cpu::TaskPool> m_workers;
@@ -108,6 +111,7 @@ private:
     int m_tileCols = 0;
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
+    std::vector<std::pair<std::string, Tensor>> m_provided; ///< for the next compute() only
     /**
      * A table that depends on a few parameters only, kept until they change: the sinusoid
      * [n, d], Transformer-XL's relative sinusoid [2n − 1, d], RoPE's cos then sin [2, n, pairs].

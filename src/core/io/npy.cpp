@@ -131,10 +131,14 @@ Tensor fromFortran(const Tensor& f, const std::vector<std::int64_t>& shape) {
 } // namespace
 
 std::string npyHeader(const Tensor& t) {
-    std::string dict = std::string("{'descr': '") + npyDescr(t.dtype()) +
-                       "', 'fortran_order': False, 'shape': " + pythonShape(t.shape()) + ", }";
-    if (!t.shape().empty()) {
-        const std::size_t firstDigits = std::to_string(t.shape().front()).size();
+    return npyHeader(t.dtype(), t.shape());
+}
+
+std::string npyHeader(DType dtype, const std::vector<std::int64_t>& shape) {
+    std::string dict = std::string("{'descr': '") + npyDescr(dtype) +
+                       "', 'fortran_order': False, 'shape': " + pythonShape(shape) + ", }";
+    if (!shape.empty()) {
+        const std::size_t firstDigits = std::to_string(shape.front()).size();
         if (firstDigits < kGrowthDigits)
             dict.append(kGrowthDigits - firstDigits, ' ');
     }

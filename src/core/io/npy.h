@@ -22,6 +22,7 @@ namespace pe {
 
 /** The header (magic, version, length, dict, padding) numpy writes for this tensor. */
 std::string npyHeader(const Tensor& t);
+std::string npyHeader(DType dtype, const std::vector<std::int64_t>& shape);
 
 /** The complete file contents: header followed by the raw little-endian data. */
 std::string encodeNpy(const Tensor& t);
