@@ -4,12 +4,16 @@
 // handed to QCustomPlot cell by cell, and the frame times of a simulated sequence-length drag.
 //
 // Usage: xvfb-run -a -s '-screen 0 1600x1000x24' bench_interactive --latency
-//            [--n 512,2048] [--d 256] [--heads 8] [--changes 40] [--tabs attention,terms,encoding]
+//            [--n 512,2048] [--d 256] [--heads 8] [--changes 40]
+//            [--tabs encoding,relative,terms,attention]
 // Drives the real window: changes one parameter control at a time (Shaw's clip k, the seed,
 // the scheme between Shaw and T5, T5's max distance), and measures each change from the moment
 // the control's value is set to the end of the last repaint of the heat maps and plots it
-// causes. Prints one JSON line per (n, tab) with the percentiles, and the median compute and
-// render times the status bar reports.
+// causes. Prints one JSON line per (n, tab) with the percentiles; the medians of: the time the
+// result reached the GUI thread, the worker's compute time, the engine's share of it (the rest
+// is the worker's overhead: inputs, weights), the render time the status bar reports; the CPU
+// time per change of the GUI thread and of all other threads (independent of the host's load);
+// and the 1-minute load average when the (n, tab) started.
 #include <QApplication>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -24,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -101,6 +106,12 @@ QWidget* controlLabelled(ParamsPanel* panel, const QString& label) {
     return nullptr;
 }
 
+double loadAverage() {
+    double load = -1.0;
+    std::ifstream("/proc/loadavg") >> load;
+    return load;
+}
+
 double percentile(std::vector<double> v, double q) {
     if (v.empty())
         return 0.0;
@@ -175,6 +186,14 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
         {"t5 max distance 128", [&] { maxDist->setValue(128); }},
         {"scheme shaw", [&] { setScheme(Scheme::Shaw); }},
     };
+    // The newest result that reached the GUI thread: when, and the worker's times.
+    double resultAt = 0, resultCompute = 0, resultEngine = 0;
+    QObject::connect(w.controller(), &ComputeController::resultReady, &w,
+                     [&](const ComputeResult& r) {
+                         resultAt = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                         resultCompute = r.computeMs;
+                         resultEngine = r.engineMs;
+                     });
     auto waitQuiet = [&](double quietMs) {
         // Let queued replots and paints run; return once no plot painted for quietMs.
         (void)runUntil(
@@ -210,7 +229,9 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                     [&] { return w.shownParams() && *w.shownParams() == panel->params(); }, 120000);
                 waitQuiet(60);
             }
-            std::vector<double> lat, computeMs, renderMs, guiCpu, otherCpu;
+            const double load = loadAverage();
+            std::vector<double> lat, computeMs, renderMs, guiCpu, otherCpu, resultMs, engineMs,
+                overheadMs;
             double lastChange = static_cast<double>(clock.nsecsElapsed()) / 1e6;
             const int paintsBefore = watcher.paints;
             for (int k = 0; k < changes; ++k) {
@@ -240,30 +261,40 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                     return 1;
                 }
                 const double shown = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                engineMs.push_back(resultEngine);
+                overheadMs.push_back(resultCompute - resultEngine);
                 waitQuiet(60);
                 lat.push_back(std::max(watcher.lastPaintMs, shown) - t0);
-                if (verbose)
-                    std::fprintf(stderr, "  %-20s %7.1f ms (frame shown after %.1f ms) %s\n", name,
-                                 lat.back(), shown - t0, qPrintable(w.statusText()));
                 const double gui = cpuMs(CLOCK_THREAD_CPUTIME_ID) - gui0;
                 guiCpu.push_back(gui);
                 otherCpu.push_back(cpuMs(CLOCK_PROCESS_CPUTIME_ID) - all0 - gui);
                 double c = 0, r = 0;
                 statusTimes(w.statusText(), &c, &r);
+                // The window draws the result before our handler of resultReady runs.
+                resultMs.push_back(resultAt - r - t0);
+                if (verbose)
+                    std::fprintf(stderr,
+                                 "  %-20s %7.1f ms (result after %.1f, frame shown after %.1f ms; "
+                                 "engine %.1f ms; CPU: GUI thread %.1f, others %.1f ms) %s\n",
+                                 name, lat.back(), resultMs.back(), shown - t0, engineMs.back(),
+                                 guiCpu.back(), otherCpu.back(), qPrintable(w.statusText()));
                 computeMs.push_back(c);
                 renderMs.push_back(r);
             }
             std::printf("{\"bench\":\"interactive\",\"n\":%d,\"d\":%d,\"heads\":%d,"
                         "\"tab\":\"%s\",\"changes\":%d,\"p50_ms\":%.1f,\"p95_ms\":%.1f,"
-                        "\"p99_ms\":%.1f,\"max_ms\":%.1f,\"compute_p50_ms\":%.1f,"
-                        "\"render_p50_ms\":%.1f,\"plot_paints_per_change\":%.1f,"
-                        "\"gui_thread_cpu_p50_ms\":%.1f,\"other_threads_cpu_p50_ms\":%.1f}\n",
+                        "\"p99_ms\":%.1f,\"max_ms\":%.1f,\"result_arrives_p50_ms\":%.1f,"
+                        "\"compute_p50_ms\":%.1f,\"engine_p50_ms\":%.1f,"
+                        "\"worker_overhead_p50_ms\":%.2f,\"render_p50_ms\":%.1f,"
+                        "\"plot_paints_per_change\":%.1f,\"gui_thread_cpu_p50_ms\":%.1f,"
+                        "\"other_threads_cpu_p50_ms\":%.1f,\"load1\":%.2f}\n",
                         n, d, heads, tab.c_str(), changes, percentile(lat, 0.5),
                         percentile(lat, 0.95), percentile(lat, 0.99),
-                        *std::max_element(lat.begin(), lat.end()), percentile(computeMs, 0.5),
-                        percentile(renderMs, 0.5),
+                        *std::max_element(lat.begin(), lat.end()), percentile(resultMs, 0.5),
+                        percentile(computeMs, 0.5), percentile(engineMs, 0.5),
+                        percentile(overheadMs, 0.5), percentile(renderMs, 0.5),
                         static_cast<double>(watcher.paints - paintsBefore) / changes,
-                        percentile(guiCpu, 0.5), percentile(otherCpu, 0.5));
+                        percentile(guiCpu, 0.5), percentile(otherCpu, 0.5), load);
             std::fflush(stdout);
         }
     }
@@ -277,7 +308,8 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "--latency") {
-        std::vector<std::string> ns{"512", "2048"}, tabs{"attention", "terms", "encoding"};
+        std::vector<std::string> ns{"512", "2048"},
+            tabs{"encoding", "relative", "terms", "attention"};
         int d = 256, heads = 8, changes = 40;
         for (std::size_t k = 1; k + 1 < args.size(); k += 2) {
             if (args[k] == "--n")

@@ -217,6 +217,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     }
     m_weights->complete(p, w);
     Expected<Trace> t = Error{"not computed"};
+    const qint64 engineStart = timer.nsecsElapsed();
     if (pooled) {
         // The reference engine would build the full trace first: stream on the fast one.
         Backend* engine = m_backend.get();
@@ -255,6 +256,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         }
     }
     result.computeMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    result.engineMs = static_cast<double>(timer.nsecsElapsed() - engineStart) / 1e6;
     if (!t) {
         result.error = QString::fromStdString(t.error().message);
     } else {
