@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_view.h"
 
+#include <QEvent>
 #include <QLabel>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -208,6 +209,7 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     // (QCustomPlot's default): the plots a change touches are painted in one pass of the window.
     m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
     m_plot->setAntialiasedElements(QCP::aeNone);
+    m_plot->installEventFilter(this);
 
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
@@ -277,6 +279,12 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
 }
 
 HeatmapView::~HeatmapView() = default;
+
+bool HeatmapView::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_plot && e->type() == QEvent::Paint)
+        m_unpainted = false;
+    return QWidget::eventFilter(watched, e);
+}
 
 void HeatmapView::linkTo(HeatmapView* other) {
     auto follow = [](HeatmapView* fromView, QCPAxis* from, HeatmapView* toView, QCPAxis* to) {
@@ -444,6 +452,7 @@ void HeatmapView::showMatrix(const HeatmapInfo& info, bool any) {
     const QSignalBlocker block(m_plot->xAxis);
     m_plot->xAxis->setRange(-0.5, std::max(m_cols, 1) - 0.5);
     m_plot->yAxis->setRange(-0.5, std::max(m_rows, 1) - 0.5);
+    m_unpainted = true;
     rebuild();
 }
 
@@ -507,12 +516,20 @@ void HeatmapView::applyTicks() {
 
 void HeatmapView::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
-    scheduleRebuild();
+    // New data not painted yet (a neighbouring view was shown or hidden by the same change):
+    // pool for the new size now, so the change costs one paint. Otherwise the resize is a step of
+    // a drag: pool once it pauses.
+    if (m_unpainted && isVisible())
+        rebuild();
+    else
+        scheduleRebuild();
 }
 
 void HeatmapView::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
-    if (m_dirty)
+    if (m_dirty && m_unpainted)
+        rebuild(); // data that arrived while hidden, for the paint that showing brings
+    else if (m_dirty)
         scheduleRebuild();
 }
 
