@@ -160,6 +160,23 @@ private:
     double m_step;
 };
 
+/**
+ * QCustomPlot replots at once on every resize (colouring the map's image and drawing every layer)
+ * and the view re-pools and replots again for the new size. This plot queues the replot
+ * instead: a change that resizes the view, or each step of a window drag, replots once.
+ */
+class QueuedResizePlot : public QCustomPlot {
+public:
+    using QCustomPlot::QCustomPlot;
+
+protected:
+    void resizeEvent(QResizeEvent*) override {
+        setViewport(rect());
+        updateLayout(); // the axis rect's new size, which the view pools for
+        replot(rpQueuedReplot);
+    }
+};
+
 bool isDiverging(ColorMapKind k) {
     return k == ColorMapKind::RdBu || k == ColorMapKind::PuOr;
 }
@@ -194,7 +211,7 @@ ColorMapKind colorMapFromString(const QString& s) {
 
 HeatmapView::HeatmapView(QWidget* parent, bool compact)
     : QWidget(parent)
-    , m_plot(new QCustomPlot(this))
+    , m_plot(new QueuedResizePlot(this))
     , m_rebuildTimer(new QTimer(this))
     , m_compact(compact) {
     auto* layout = new QVBoxLayout(this);
