@@ -261,6 +261,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                     return 1;
                 }
                 const double shown = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                const double guiShown = cpuMs(CLOCK_THREAD_CPUTIME_ID) - gui0;
                 engineMs.push_back(resultEngine);
                 overheadMs.push_back(resultCompute - resultEngine);
                 waitQuiet(60);
@@ -275,9 +276,10 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 if (verbose)
                     std::fprintf(stderr,
                                  "  %-20s %7.1f ms (result after %.1f, frame shown after %.1f ms; "
-                                 "engine %.1f ms; CPU: GUI thread %.1f, others %.1f ms) %s\n",
+                                 "engine %.1f ms; CPU: GUI thread %.1f (%.1f until shown), others %.1f ms) %s\n",
                                  name, lat.back(), resultMs.back(), shown - t0, engineMs.back(),
-                                 guiCpu.back(), otherCpu.back(), qPrintable(w.statusText()));
+                                 guiCpu.back(), guiShown, otherCpu.back(),
+                                 qPrintable(w.statusText()));
                 computeMs.push_back(c);
                 renderMs.push_back(r);
             }
