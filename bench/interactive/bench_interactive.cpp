@@ -276,7 +276,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 if (verbose)
                     std::fprintf(stderr,
                                  "  %-20s %7.1f ms (result after %.1f, frame shown after %.1f ms; "
-                                 "engine %.1f ms; CPU: GUI thread %.1f (%.1f until shown), others %.1f ms) %s\n",
+                                 "engine %.1f ms; CPU: GUI thread %.1f (%.1f until shown), others "
+                                 "%.1f ms) %s\n",
                                  name, lat.back(), resultMs.back(), shown - t0, engineMs.back(),
                                  guiCpu.back(), guiShown, otherCpu.back(),
                                  qPrintable(w.statusText()));
@@ -344,6 +345,19 @@ int main(int argc, char** argv) {
     view.plot()->replot();
     std::printf("pooled view      %5d x %5d -> %4d x %4d cells: %8.1f ms (set + replot)\n", n, n,
                 view.displayedCells().width(), view.displayedCells().height(), ms(t));
+    // What the GUI thread pays per map and change once the cells are pooled: a replot (colour
+    // the cells, draw the layers) and a paint (blend the plot's buffers into the window).
+    std::vector<double> paint;
+    for (int k = 0; k < 30; ++k) {
+        t.restart();
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        view.plot()->repaint();
+        paint.push_back(ms(t));
+    }
+    std::printf("replot + paint   %4d x %4d px:                      %8.2f ms (best of 30), "
+                "%.2f ms (median)\n",
+                view.plot()->width(), view.plot()->height(),
+                *std::min_element(paint.begin(), paint.end()), percentile(paint, 0.5));
 
     QCustomPlot raw;
     raw.resize(900, 800);

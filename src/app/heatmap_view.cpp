@@ -226,6 +226,11 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     // (QCustomPlot's default): the plots a change touches are painted in one pass of the window.
     m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
     m_plot->setAntialiasedElements(QCP::aeNone);
+    // One paint buffer, not two: QCustomPlot buffers its "overlay" layer (selection rectangles,
+    // unused here) separately, and clears and blends that second full-size buffer on every
+    // replot and paint.
+    if (QCPLayer* overlay = m_plot->layer(QStringLiteral("overlay")))
+        overlay->setMode(QCPLayer::lmLogical);
     m_plot->installEventFilter(this);
 
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
