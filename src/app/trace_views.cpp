@@ -3,6 +3,7 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <QCoreApplication>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -593,35 +594,42 @@ void TraceViews::refreshEncoding() {
 void TraceViews::refreshRelative() {
     int br = 1, bc = 1;
     const QString scheme = qs(toString(m_trace->params.scheme));
-    // Each widget's visibility changes at most once: showing a view only to hide it again (a
-    // scheme without bias, change after change) re-lays out and repaints the tab each time.
-    // The views to be shown are shown before their data arrives (a hidden view pools later).
+    // A view with nothing to show is hidden (no empty axes); the note says what is missing.
+    // What is shown is settled first and each widget's visibility changes at most once (showing
+    // a view only to hide it again re-laid out and repainted the tab on every change); when it
+    // changes, the tab is laid out before the maps pool their cells, for their final size.
     const auto present = [this](const char* name) {
         const Tensor* t = m_trace->find(name);
         return t && !t->empty();
     };
-    bool showIndex = m_poolInfo.pooled || present("rel_index") || present("urpe_C");
-    bool showBias = m_poolInfo.pooled || present("bias");
-    if (showIndex)
-        m_relIndex->show();
-    if (showBias)
-        m_bias->show();
+    const bool showIndex = m_poolInfo.pooled || present("rel_index") || present("urpe_C");
+    const bool showBias = m_poolInfo.pooled || present("bias");
     QString note;
-    const auto apply = [&] {
-        m_relIndex->setVisible(showIndex);
-        m_bias->setVisible(showBias);
-        if (!note.isEmpty())
-            m_relativeNote->setText(note);
-        m_relativeNote->setVisible(!note.isEmpty());
-    };
+    if (!showIndex || !showBias) {
+        QStringList missing;
+        if (!showIndex)
+            missing << tr("no relative index");
+        if (!showBias)
+            missing << tr("no additive bias");
+        note = tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
+        if (m_positions && !m_positions->where.empty())
+            note += u' ' + qs(m_positions->where);
+    }
+    const bool relayout = m_relIndex->isHidden() == showIndex || m_bias->isHidden() == showBias ||
+                          m_relativeNote->isHidden() == !note.isEmpty() ||
+                          (!note.isEmpty() && m_relativeNote->text() != note);
+    m_relIndex->setVisible(showIndex);
+    m_bias->setVisible(showBias);
+    if (!note.isEmpty())
+        m_relativeNote->setText(note);
+    m_relativeNote->setVisible(!note.isEmpty());
+    if (relayout && isVisible())
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     if (m_poolInfo.pooled) {
         m_relIndex->clear(pooledNote(m_poolInfo));
         m_bias->clear(tr("zoom the attention or logits maps for full-resolution tiles"));
-        apply();
         return;
     }
-    // A view with nothing to show is hidden (no empty axes); the note says what is missing.
-    QStringList missing;
     // Index and bias up to kMaxCells per side are shown in place; larger ones binned.
     const Tensor* idxInPlace = inPlace("rel_index", &br, &bc);
     Grid idx = idxInPlace ? Grid{} : slice("rel_index", 0, &br, &bc);
@@ -636,8 +644,6 @@ void TraceViews::refreshRelative() {
         m_relIndex->setData(std::move(c), info);
     } else if (idx.empty()) {
         m_relIndex->clear(tr("%1 has no relative index").arg(scheme));
-        showIndex = false;
-        missing << tr("no relative index");
     } else {
         m_relIndex->setData(idx, infoFor(tr("relative index / bucket"), tr("index"), br, bc));
     }
@@ -648,15 +654,7 @@ void TraceViews::refreshRelative() {
         m_bias->setData(bias, infoFor(tr("bias, head %1").arg(h), tr("b_ij"), br, bc));
     } else {
         m_bias->clear(tr("%1 has no additive bias").arg(scheme));
-        showBias = false;
-        missing << tr("no additive bias");
     }
-    if (!missing.isEmpty()) {
-        note = tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
-        if (m_positions && !m_positions->where.empty())
-            note += u' ' + qs(m_positions->where);
-    }
-    apply();
 }
 
 void TraceViews::refreshTerms() {

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void tablesComeFromTheEngine();
     void relativeTabHidesWhatIsMissing();
     void viewsKeepTheirLayoutAcrossChanges();
+    void relativeMapsPoolOnceWhenTheLayoutChanges();
 
 private:
     void show(Scheme s);
@@ -204,6 +205,29 @@ void TestEncodingTab::viewsKeepTheirLayoutAcrossChanges() {
     QCOMPARE(attention.layoutRequests, 0);
     QCOMPARE(attention.showHide, 0);
     QVERIFY(v->headMaps().front()->hasData());
+    v->setCurrentIndex(0);
+}
+
+void TestEncodingTab::relativeMapsPoolOnceWhenTheLayoutChanges() {
+    // Shaw → T5 shows the bias map beside the index map and hides the note: the tab is laid out
+    // before the maps pool, so each pools once, for its final size (not for the old size and
+    // again when the layout resizes it).
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(1);
+    show(Scheme::Shaw);
+    QTest::qWait(100);
+    HeatmapView* idx = v->relIndexMap();
+    const int before = idx->redrawCount();
+    const int widthBefore = idx->width();
+    show(Scheme::T5);
+    QTest::qWait(100); // past the resize debounce
+    QVERIFY(v->biasMap()->isVisible());
+    QVERIFY(idx->width() < widthBefore); // it shares the row with the bias map now
+    QCOMPARE(idx->redrawCount(), before + 1);
+    show(Scheme::Shaw);
+    QTest::qWait(100);
+    QVERIFY(!v->biasMap()->isVisible());
+    QCOMPARE(idx->redrawCount(), before + 2);
     v->setCurrentIndex(0);
 }
 
