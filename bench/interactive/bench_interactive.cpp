@@ -22,6 +22,7 @@
 #include <QLabel>
 #include <QSpinBox>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,35 @@ static double ms(const QElapsedTimer& t) {
 }
 
 namespace {
+
+/**
+ * With PE_BENCH_VERBOSE=2: the GUI thread's CPU time per top-level event, by receiver class and
+ * event type (events dispatched from inside another handler count in their outer one).
+ */
+class ProfilingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool profile = false;
+    std::map<std::string, double> cpuByHandler;
+
+    bool notify(QObject* receiver, QEvent* e) override {
+        if (!profile || m_depth > 0 || QThread::currentThread() != thread())
+            return QApplication::notify(receiver, e);
+        char key[160]; // before the event: a handler may delete its receiver
+        std::snprintf(key, sizeof key, "%s, event %d", receiver->metaObject()->className(),
+                      static_cast<int>(e->type()));
+        ++m_depth;
+        const double t0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+        const bool r = QApplication::notify(receiver, e);
+        const double spent = cpuMs(CLOCK_THREAD_CPUTIME_ID) - t0;
+        --m_depth;
+        cpuByHandler[key] += spent;
+        return r;
+    }
+
+private:
+    int m_depth = 0;
+};
 
 /** Time of the last paint event of any plot (QCustomPlot), on a shared clock. */
 class PaintWatcher : public QObject {
@@ -150,6 +181,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     QElapsedTimer clock;
     clock.start();
     const bool verbose = std::getenv("PE_BENCH_VERBOSE") != nullptr; // each change on stderr
+    // 2: also the GUI thread's CPU time per kind of event, per change
+    const int verboseLevel = verbose ? std::max(1, std::atoi(std::getenv("PE_BENCH_VERBOSE"))) : 0;
     PaintWatcher watcher(&clock);
     qApp->installEventFilter(&watcher);
 
@@ -194,12 +227,29 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                          resultCompute = r.computeMs;
                          resultEngine = r.engineMs;
                      });
+    // Replots of the maps and plots (verbose diagnostics): how many, and the last one's time.
+    int replots = 0;
+    double lastReplotMs = 0;
+    std::map<std::string, int> replotted;
+    for (QCustomPlot* plot : w.findChildren<QCustomPlot*>())
+        QObject::connect(plot, &QCustomPlot::afterReplot, &w, [&, plot] {
+            ++replots;
+            lastReplotMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+            auto* hv = qobject_cast<HeatmapView*>(plot->parentWidget());
+            replotted[hv ? hv->titleText().left(30).toStdString()
+                         : std::string(plot->parentWidget()->metaObject()->className())]++;
+        });
     auto waitQuiet = [&](double quietMs) {
-        // Let queued replots and paints run; return once no plot painted for quietMs.
+        // Let queued replots and paints run; return once no plot painted for quietMs since the
+        // later of the last paint and the call. (Counting from the last paint alone, a frame
+        // whose replots were still queued when it was detected ended the wait at once when the
+        // previous change's paint was older than quietMs: its replots and paints, about half of
+        // the changes', were left out of its latency.)
+        const double from = static_cast<double>(clock.nsecsElapsed()) / 1e6;
         (void)runUntil(
             [&] {
                 const double now = static_cast<double>(clock.nsecsElapsed()) / 1e6;
-                return now - std::max(watcher.lastPaintMs, 0.0) > quietMs;
+                return now - std::max(watcher.lastPaintMs, from) > quietMs;
             },
             5000);
     };
@@ -247,6 +297,13 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 const int framesBefore = w.frames();
                 const double t0 = static_cast<double>(clock.nsecsElapsed()) / 1e6;
                 lastChange = t0;
+                auto* profiler = dynamic_cast<ProfilingApplication*>(qApp);
+                if (profiler) {
+                    profiler->cpuByHandler.clear();
+                    profiler->profile = verboseLevel >= 2;
+                }
+                const int replotsBefore = replots;
+                replotted.clear();
                 const double gui0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
                 const double all0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
                 act();
@@ -281,6 +338,23 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                                  name, lat.back(), resultMs.back(), shown - t0, engineMs.back(),
                                  guiCpu.back(), guiShown, otherCpu.back(),
                                  qPrintable(w.statusText()));
+                if (verboseLevel >= 2) {
+                    std::fprintf(stderr, "      %d replots, the last after %.1f ms:",
+                                 replots - replotsBefore, lastReplotMs - t0);
+                    for (const auto& [what, count] : replotted)
+                        std::fprintf(stderr, " [%s] x%d", what.c_str(), count);
+                    std::fprintf(stderr, "\n");
+                }
+                if (profiler && verboseLevel >= 2) {
+                    std::vector<std::pair<double, std::string>> top;
+                    for (const auto& [key, spent] : profiler->cpuByHandler)
+                        top.emplace_back(spent, key);
+                    std::sort(top.rbegin(), top.rend());
+                    for (std::size_t k = 0; k < std::min<std::size_t>(top.size(), 10); ++k)
+                        std::fprintf(stderr, "      %6.2f ms  %s\n", top[k].first,
+                                     top[k].second.c_str());
+                    profiler->profile = false;
+                }
                 computeMs.push_back(c);
                 renderMs.push_back(r);
             }
@@ -308,7 +382,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
 } // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
+    ProfilingApplication app(argc, argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "--latency") {
         std::vector<std::string> ns{"512", "2048"},
