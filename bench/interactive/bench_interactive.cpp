@@ -4,12 +4,16 @@
 // handed to QCustomPlot cell by cell, and the frame times of a simulated sequence-length drag.
 //
 // Usage: xvfb-run -a -s '-screen 0 1600x1000x24' bench_interactive --latency
-//            [--n 512,2048] [--d 256] [--heads 8] [--changes 40] [--tabs attention,terms,encoding]
+//            [--n 512,2048] [--d 256] [--heads 8] [--changes 40]
+//            [--tabs encoding,relative,terms,attention]
 // Drives the real window: changes one parameter control at a time (Shaw's clip k, the seed,
 // the scheme between Shaw and T5, T5's max distance), and measures each change from the moment
 // the control's value is set to the end of the last repaint of the heat maps and plots it
-// causes. Prints one JSON line per (n, tab) with the percentiles, and the median compute and
-// render times the status bar reports.
+// causes. Prints one JSON line per (n, tab) with the percentiles; the medians of: the time the
+// result reached the GUI thread, the worker's compute time, the engine's share of it (the rest
+// is the worker's overhead: inputs, weights), the render time the status bar reports; the CPU
+// time per change of the GUI thread and of all other threads (independent of the host's load);
+// and the 1-minute load average when the (n, tab) started.
 #include <QApplication>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -18,13 +22,16 @@
 #include <QLabel>
 #include <QSpinBox>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +55,35 @@ static double ms(const QElapsedTimer& t) {
 }
 
 namespace {
+
+/**
+ * With PE_BENCH_VERBOSE=2: the GUI thread's CPU time per top-level event, by receiver class and
+ * event type (events dispatched from inside another handler count in their outer one).
+ */
+class ProfilingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool profile = false;
+    std::map<std::string, double> cpuByHandler;
+
+    bool notify(QObject* receiver, QEvent* e) override {
+        if (!profile || m_depth > 0 || QThread::currentThread() != thread())
+            return QApplication::notify(receiver, e);
+        char key[160]; // before the event: a handler may delete its receiver
+        std::snprintf(key, sizeof key, "%s, event %d", receiver->metaObject()->className(),
+                      static_cast<int>(e->type()));
+        ++m_depth;
+        const double t0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+        const bool r = QApplication::notify(receiver, e);
+        const double spent = cpuMs(CLOCK_THREAD_CPUTIME_ID) - t0;
+        --m_depth;
+        cpuByHandler[key] += spent;
+        return r;
+    }
+
+private:
+    int m_depth = 0;
+};
 
 /** Time of the last paint event of any plot (QCustomPlot), on a shared clock. */
 class PaintWatcher : public QObject {
@@ -101,6 +137,12 @@ QWidget* controlLabelled(ParamsPanel* panel, const QString& label) {
     return nullptr;
 }
 
+double loadAverage() {
+    double load = -1.0;
+    std::ifstream("/proc/loadavg") >> load;
+    return load;
+}
+
 double percentile(std::vector<double> v, double q) {
     if (v.empty())
         return 0.0;
@@ -139,6 +181,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     QElapsedTimer clock;
     clock.start();
     const bool verbose = std::getenv("PE_BENCH_VERBOSE") != nullptr; // each change on stderr
+    // 2: also the GUI thread's CPU time per kind of event, per change
+    const int verboseLevel = verbose ? std::max(1, std::atoi(std::getenv("PE_BENCH_VERBOSE"))) : 0;
     PaintWatcher watcher(&clock);
     qApp->installEventFilter(&watcher);
 
@@ -175,12 +219,37 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
         {"t5 max distance 128", [&] { maxDist->setValue(128); }},
         {"scheme shaw", [&] { setScheme(Scheme::Shaw); }},
     };
+    // The newest result that reached the GUI thread: when, and the worker's times.
+    double resultAt = 0, resultCompute = 0, resultEngine = 0;
+    QObject::connect(w.controller(), &ComputeController::resultReady, &w,
+                     [&](const ComputeResult& r) {
+                         resultAt = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                         resultCompute = r.computeMs;
+                         resultEngine = r.engineMs;
+                     });
+    // Replots of the maps and plots (verbose diagnostics): how many, and the last one's time.
+    int replots = 0;
+    double lastReplotMs = 0;
+    std::map<std::string, int> replotted;
+    for (QCustomPlot* plot : w.findChildren<QCustomPlot*>())
+        QObject::connect(plot, &QCustomPlot::afterReplot, &w, [&, plot] {
+            ++replots;
+            lastReplotMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+            auto* hv = qobject_cast<HeatmapView*>(plot->parentWidget());
+            replotted[hv ? hv->titleText().left(30).toStdString()
+                         : std::string(plot->parentWidget()->metaObject()->className())]++;
+        });
     auto waitQuiet = [&](double quietMs) {
-        // Let queued replots and paints run; return once no plot painted for quietMs.
+        // Let queued replots and paints run; return once no plot painted for quietMs since the
+        // later of the last paint and the call. (Counting from the last paint alone, a frame
+        // whose replots were still queued when it was detected ended the wait at once when the
+        // previous change's paint was older than quietMs: its replots and paints, about half of
+        // the changes', were left out of its latency.)
+        const double from = static_cast<double>(clock.nsecsElapsed()) / 1e6;
         (void)runUntil(
             [&] {
                 const double now = static_cast<double>(clock.nsecsElapsed()) / 1e6;
-                return now - std::max(watcher.lastPaintMs, 0.0) > quietMs;
+                return now - std::max(watcher.lastPaintMs, from) > quietMs;
             },
             5000);
     };
@@ -210,7 +279,9 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                     [&] { return w.shownParams() && *w.shownParams() == panel->params(); }, 120000);
                 waitQuiet(60);
             }
-            std::vector<double> lat, computeMs, renderMs, guiCpu, otherCpu;
+            const double load = loadAverage();
+            std::vector<double> lat, computeMs, renderMs, guiCpu, otherCpu, resultMs, engineMs,
+                overheadMs;
             double lastChange = static_cast<double>(clock.nsecsElapsed()) / 1e6;
             const int paintsBefore = watcher.paints;
             for (int k = 0; k < changes; ++k) {
@@ -226,6 +297,13 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 const int framesBefore = w.frames();
                 const double t0 = static_cast<double>(clock.nsecsElapsed()) / 1e6;
                 lastChange = t0;
+                auto* profiler = dynamic_cast<ProfilingApplication*>(qApp);
+                if (profiler) {
+                    profiler->cpuByHandler.clear();
+                    profiler->profile = verboseLevel >= 2;
+                }
+                const int replotsBefore = replots;
+                replotted.clear();
                 const double gui0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
                 const double all0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
                 act();
@@ -240,30 +318,60 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                     return 1;
                 }
                 const double shown = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                const double guiShown = cpuMs(CLOCK_THREAD_CPUTIME_ID) - gui0;
+                engineMs.push_back(resultEngine);
+                overheadMs.push_back(resultCompute - resultEngine);
                 waitQuiet(60);
                 lat.push_back(std::max(watcher.lastPaintMs, shown) - t0);
-                if (verbose)
-                    std::fprintf(stderr, "  %-20s %7.1f ms (frame shown after %.1f ms) %s\n", name,
-                                 lat.back(), shown - t0, qPrintable(w.statusText()));
                 const double gui = cpuMs(CLOCK_THREAD_CPUTIME_ID) - gui0;
                 guiCpu.push_back(gui);
                 otherCpu.push_back(cpuMs(CLOCK_PROCESS_CPUTIME_ID) - all0 - gui);
                 double c = 0, r = 0;
                 statusTimes(w.statusText(), &c, &r);
+                // The window draws the result before our handler of resultReady runs.
+                resultMs.push_back(resultAt - r - t0);
+                if (verbose)
+                    std::fprintf(stderr,
+                                 "  %-20s %7.1f ms (result after %.1f, frame shown after %.1f ms; "
+                                 "engine %.1f ms; CPU: GUI thread %.1f (%.1f until shown), others "
+                                 "%.1f ms) %s\n",
+                                 name, lat.back(), resultMs.back(), shown - t0, engineMs.back(),
+                                 guiCpu.back(), guiShown, otherCpu.back(),
+                                 qPrintable(w.statusText()));
+                if (verboseLevel >= 2) {
+                    std::fprintf(stderr, "      %d replots, the last after %.1f ms:",
+                                 replots - replotsBefore, lastReplotMs - t0);
+                    for (const auto& [what, count] : replotted)
+                        std::fprintf(stderr, " [%s] x%d", what.c_str(), count);
+                    std::fprintf(stderr, "\n");
+                }
+                if (profiler && verboseLevel >= 2) {
+                    std::vector<std::pair<double, std::string>> top;
+                    for (const auto& [key, spent] : profiler->cpuByHandler)
+                        top.emplace_back(spent, key);
+                    std::sort(top.rbegin(), top.rend());
+                    for (std::size_t k = 0; k < std::min<std::size_t>(top.size(), 10); ++k)
+                        std::fprintf(stderr, "      %6.2f ms  %s\n", top[k].first,
+                                     top[k].second.c_str());
+                    profiler->profile = false;
+                }
                 computeMs.push_back(c);
                 renderMs.push_back(r);
             }
             std::printf("{\"bench\":\"interactive\",\"n\":%d,\"d\":%d,\"heads\":%d,"
                         "\"tab\":\"%s\",\"changes\":%d,\"p50_ms\":%.1f,\"p95_ms\":%.1f,"
-                        "\"p99_ms\":%.1f,\"max_ms\":%.1f,\"compute_p50_ms\":%.1f,"
-                        "\"render_p50_ms\":%.1f,\"plot_paints_per_change\":%.1f,"
-                        "\"gui_thread_cpu_p50_ms\":%.1f,\"other_threads_cpu_p50_ms\":%.1f}\n",
+                        "\"p99_ms\":%.1f,\"max_ms\":%.1f,\"result_arrives_p50_ms\":%.1f,"
+                        "\"compute_p50_ms\":%.1f,\"engine_p50_ms\":%.1f,"
+                        "\"worker_overhead_p50_ms\":%.2f,\"render_p50_ms\":%.1f,"
+                        "\"plot_paints_per_change\":%.1f,\"gui_thread_cpu_p50_ms\":%.1f,"
+                        "\"other_threads_cpu_p50_ms\":%.1f,\"load1\":%.2f}\n",
                         n, d, heads, tab.c_str(), changes, percentile(lat, 0.5),
                         percentile(lat, 0.95), percentile(lat, 0.99),
-                        *std::max_element(lat.begin(), lat.end()), percentile(computeMs, 0.5),
-                        percentile(renderMs, 0.5),
+                        *std::max_element(lat.begin(), lat.end()), percentile(resultMs, 0.5),
+                        percentile(computeMs, 0.5), percentile(engineMs, 0.5),
+                        percentile(overheadMs, 0.5), percentile(renderMs, 0.5),
                         static_cast<double>(watcher.paints - paintsBefore) / changes,
-                        percentile(guiCpu, 0.5), percentile(otherCpu, 0.5));
+                        percentile(guiCpu, 0.5), percentile(otherCpu, 0.5), load);
             std::fflush(stdout);
         }
     }
@@ -274,10 +382,11 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
 } // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
+    ProfilingApplication app(argc, argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "--latency") {
-        std::vector<std::string> ns{"512", "2048"}, tabs{"attention", "terms", "encoding"};
+        std::vector<std::string> ns{"512", "2048"},
+            tabs{"encoding", "relative", "terms", "attention"};
         int d = 256, heads = 8, changes = 40;
         for (std::size_t k = 1; k + 1 < args.size(); k += 2) {
             if (args[k] == "--n")
@@ -310,6 +419,19 @@ int main(int argc, char** argv) {
     view.plot()->replot();
     std::printf("pooled view      %5d x %5d -> %4d x %4d cells: %8.1f ms (set + replot)\n", n, n,
                 view.displayedCells().width(), view.displayedCells().height(), ms(t));
+    // What the GUI thread pays per map and change once the cells are pooled: a replot (colour
+    // the cells, draw the layers) and a paint (blend the plot's buffers into the window).
+    std::vector<double> paint;
+    for (int k = 0; k < 30; ++k) {
+        t.restart();
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        view.plot()->repaint();
+        paint.push_back(ms(t));
+    }
+    std::printf("replot + paint   %4d x %4d px:                      %8.2f ms (best of 30), "
+                "%.2f ms (median)\n",
+                view.plot()->width(), view.plot()->height(),
+                *std::min_element(paint.begin(), paint.end()), percentile(paint, 0.5));
 
     QCustomPlot raw;
     raw.resize(900, 800);

@@ -107,6 +107,93 @@ template <typename T> void foldRange(const T* line, std::size_t w, double* lo, d
     }
 }
 
+// The per-row folds of poolBins, the views' hot loop (every element of every map shown). They
+// are compiled for AVX-512 and AVX2 as well as the x86-64 baseline (SSE2: two doubles per
+// instruction), and the loader picks the best one the CPU runs (GCC function multiversioning).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PE_POOL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define PE_POOL_CLONES
+#endif
+
+/** a[c] += line[c], n[c] += 1 where line[c] is finite; with l, u: its range too. */
+template <typename T>
+[[gnu::always_inline]] inline void foldMean(const T* __restrict line, std::size_t w,
+                                            double* __restrict a, double* __restrict n,
+                                            double* __restrict l, double* __restrict u) {
+    if (l)
+        for (std::size_t c = 0; c < w; ++c) {
+            const double v = static_cast<double>(line[c]);
+            const bool finite = v - v == 0.0; // false for ±inf and NaN
+            a[c] += finite ? v : 0.0;
+            n[c] += finite ? 1.0 : 0.0;
+            l[c] = finite && v < l[c] ? v : l[c];
+            u[c] = finite && v > u[c] ? v : u[c];
+        }
+    else
+        for (std::size_t c = 0; c < w; ++c) {
+            const double v = static_cast<double>(line[c]);
+            const bool finite = v - v == 0.0;
+            a[c] += finite ? v : 0.0;
+            n[c] += finite ? 1.0 : 0.0;
+        }
+}
+
+/** a[c] = max(a[c], line[c]) (NaN kept out); with l, u: the finite entries' range too. */
+template <typename T>
+[[gnu::always_inline]] inline void foldMax(const T* __restrict line, std::size_t w,
+                                           double* __restrict a, double* __restrict l,
+                                           double* __restrict u) {
+    for (std::size_t c = 0; c < w; ++c) {
+        const double v = static_cast<double>(line[c]);
+        a[c] = a[c] < v ? v : a[c];
+    }
+    if (l)
+        foldRange(line, w, l, u);
+}
+
+PE_POOL_CLONES void foldMeanF32(const float* line, std::size_t w, double* a, double* n, double* l,
+                                double* u) {
+    foldMean(line, w, a, n, l, u);
+}
+PE_POOL_CLONES void foldMeanF64(const double* line, std::size_t w, double* a, double* n, double* l,
+                                double* u) {
+    foldMean(line, w, a, n, l, u);
+}
+PE_POOL_CLONES void foldMaxF32(const float* line, std::size_t w, double* a, double* l, double* u) {
+    foldMax(line, w, a, l, u);
+}
+PE_POOL_CLONES void foldMaxF64(const double* line, std::size_t w, double* a, double* l, double* u) {
+    foldMax(line, w, a, l, u);
+}
+void foldMeanAny(const float* line, std::size_t w, double* a, double* n, double* l, double* u) {
+    foldMeanF32(line, w, a, n, l, u);
+}
+void foldMeanAny(const double* line, std::size_t w, double* a, double* n, double* l, double* u) {
+    foldMeanF64(line, w, a, n, l, u);
+}
+PE_POOL_CLONES void foldMeanI32(const std::int32_t* line, std::size_t w, double* a, double* n,
+                                double* l, double* u) {
+    foldMean(line, w, a, n, l, u); // relative index maps
+}
+void foldMeanAny(const std::int32_t* line, std::size_t w, double* a, double* n, double* l,
+                 double* u) {
+    foldMeanI32(line, w, a, n, l, u);
+}
+void foldMaxAny(const float* line, std::size_t w, double* a, double* l, double* u) {
+    foldMaxF32(line, w, a, l, u);
+}
+void foldMaxAny(const double* line, std::size_t w, double* a, double* l, double* u) {
+    foldMaxF64(line, w, a, l, u);
+}
+PE_POOL_CLONES void foldMaxI32(const std::int32_t* line, std::size_t w, double* a, double* l,
+                               double* u) {
+    foldMax(line, w, a, l, u);
+}
+void foldMaxAny(const std::int32_t* line, std::size_t w, double* a, double* l, double* u) {
+    foldMaxI32(line, w, a, l, u);
+}
+
 /**
  * Pools src (row-major, `cols` per row) into rowEdge.size() − 1 × colEdge.size() − 1 cells: cell
  * (o, k) covers rows [rowEdge[o], rowEdge[o+1]) and columns [colEdge[k], colEdge[k+1]). The mean
@@ -134,42 +221,19 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
             const int ra = rowEdge[static_cast<std::size_t>(o)];
             const int rb = rowEdge[static_cast<std::size_t>(o) + 1];
             double* a = acc.data();
+            // The colour range in the same pass, when asked for.
+            double* l = rangeLo ? lo.data() : nullptr;
+            double* u = rangeLo ? hi.data() : nullptr;
             if (mode == PoolMode::Max) {
                 std::fill(acc.begin(), acc.end(), -kInf);
-                for (int r = ra; r < rb; ++r) {
-                    const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
-                    for (std::size_t c = 0; c < w; ++c) {
-                        const double v = static_cast<double>(line[c]);
-                        a[c] = a[c] < v ? v : a[c]; // NaN: kept out
-                    }
-                    if (rangeLo)
-                        foldRange(line, w, lo.data(), hi.data());
-                }
+                for (int r = ra; r < rb; ++r)
+                    foldMaxAny(src + static_cast<std::int64_t>(r) * cols + c0, w, a, l, u);
             } else {
                 std::fill(acc.begin(), acc.end(), 0.0);
                 std::fill(cnt.begin(), cnt.end(), 0.0);
-                double* n = cnt.data();
-                double* l = lo.data();
-                double* u = hi.data();
-                for (int r = ra; r < rb; ++r) {
-                    const T* line = src + static_cast<std::int64_t>(r) * cols + c0;
-                    if (rangeLo) // the colour range in the same pass
-                        for (std::size_t c = 0; c < w; ++c) {
-                            const double v = static_cast<double>(line[c]);
-                            const bool finite = v - v == 0.0; // false for ±inf and NaN
-                            a[c] += finite ? v : 0.0;
-                            n[c] += finite ? 1.0 : 0.0;
-                            l[c] = finite && v < l[c] ? v : l[c];
-                            u[c] = finite && v > u[c] ? v : u[c];
-                        }
-                    else
-                        for (std::size_t c = 0; c < w; ++c) {
-                            const double v = static_cast<double>(line[c]);
-                            const bool finite = v - v == 0.0;
-                            a[c] += finite ? v : 0.0;
-                            n[c] += finite ? 1.0 : 0.0;
-                        }
-                }
+                for (int r = ra; r < rb; ++r)
+                    foldMeanAny(src + static_cast<std::int64_t>(r) * cols + c0, w, a, cnt.data(), l,
+                                u);
             }
             double* dst = out.values.data() + static_cast<std::size_t>(o) * out.cols;
             if (unitBins && mode == PoolMode::Mean) { // one column per bin: no reduction

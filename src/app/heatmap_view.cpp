@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_view.h"
 
+#include <QEvent>
 #include <QLabel>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -159,6 +160,23 @@ private:
     double m_step;
 };
 
+/**
+ * QCustomPlot replots at once on every resize (colouring the map's image and drawing every layer)
+ * and the view re-pools and replots again for the new size. This plot queues the replot
+ * instead: a change that resizes the view, or each step of a window drag, replots once.
+ */
+class QueuedResizePlot : public QCustomPlot {
+public:
+    using QCustomPlot::QCustomPlot;
+
+protected:
+    void resizeEvent(QResizeEvent*) override {
+        setViewport(rect());
+        updateLayout(); // the axis rect's new size, which the view pools for
+        replot(rpQueuedReplot);
+    }
+};
+
 bool isDiverging(ColorMapKind k) {
     return k == ColorMapKind::RdBu || k == ColorMapKind::PuOr;
 }
@@ -193,7 +211,7 @@ ColorMapKind colorMapFromString(const QString& s) {
 
 HeatmapView::HeatmapView(QWidget* parent, bool compact)
     : QWidget(parent)
-    , m_plot(new QCustomPlot(this))
+    , m_plot(new QueuedResizePlot(this))
     , m_rebuildTimer(new QTimer(this))
     , m_compact(compact) {
     auto* layout = new QVBoxLayout(this);
@@ -208,6 +226,12 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     // (QCustomPlot's default): the plots a change touches are painted in one pass of the window.
     m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
     m_plot->setAntialiasedElements(QCP::aeNone);
+    // One paint buffer, not two: QCustomPlot buffers its "overlay" layer (selection rectangles,
+    // unused here) separately, and clears and blends that second full-size buffer on every
+    // replot and paint.
+    if (QCPLayer* overlay = m_plot->layer(QStringLiteral("overlay")))
+        overlay->setMode(QCPLayer::lmLogical);
+    m_plot->installEventFilter(this);
 
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
@@ -277,6 +301,12 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
 }
 
 HeatmapView::~HeatmapView() = default;
+
+bool HeatmapView::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_plot && e->type() == QEvent::Paint)
+        m_unpainted = false;
+    return QWidget::eventFilter(watched, e);
+}
 
 void HeatmapView::linkTo(HeatmapView* other) {
     auto follow = [](HeatmapView* fromView, QCPAxis* from, HeatmapView* toView, QCPAxis* to) {
@@ -444,6 +474,7 @@ void HeatmapView::showMatrix(const HeatmapInfo& info, bool any) {
     const QSignalBlocker block(m_plot->xAxis);
     m_plot->xAxis->setRange(-0.5, std::max(m_cols, 1) - 0.5);
     m_plot->yAxis->setRange(-0.5, std::max(m_rows, 1) - 0.5);
+    m_unpainted = true;
     rebuild();
 }
 
@@ -507,12 +538,20 @@ void HeatmapView::applyTicks() {
 
 void HeatmapView::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
-    scheduleRebuild();
+    // New data not painted yet (a neighbouring view was shown or hidden by the same change):
+    // pool for the new size now, so the change costs one paint. Otherwise the resize is a step of
+    // a drag: pool once it pauses.
+    if (m_unpainted && isVisible())
+        rebuild();
+    else
+        scheduleRebuild();
 }
 
 void HeatmapView::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
-    if (m_dirty)
+    if (m_dirty && m_unpainted)
+        rebuild(); // data that arrived while hidden, for the paint that showing brings
+    else if (m_dirty)
         scheduleRebuild();
 }
 

@@ -130,6 +130,7 @@ Q_SIGNALS:
     void rowClicked(int row);
 
 protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
     void showEvent(QShowEvent* e) override;
 
@@ -179,7 +180,8 @@ private:
     bool m_signed = false;
     double m_lo = 0; ///< data range of the whole grid (the colour scale stays put while zooming)
     double m_hi = 1;
-    bool m_dirty = false; ///< data arrived while hidden: rebuild when shown
+    bool m_dirty = false;     ///< data arrived while hidden: rebuild when shown
+    bool m_unpainted = false; ///< data arrived and the plot has not painted since
 };
 
 QString toString(ColorMapKind k);

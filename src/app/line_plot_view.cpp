@@ -19,6 +19,10 @@ LinePlotView::LinePlotView(QWidget* parent)
     // A replot schedules a paint (update) rather than painting and flushing this plot at once
     // (QCustomPlot's default): the plots a change touches are painted in one pass of the window.
     m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
+    // One paint buffer: the "overlay" layer (selection rectangles, unused) is not buffered apart
+    // (HeatmapView does the same).
+    if (QCPLayer* overlay = m_plot->layer(QStringLiteral("overlay")))
+        overlay->setMode(QCPLayer::lmLogical);
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(
         0, 0, new QCPTextElement(m_plot, QString(), QFont(font().family(), 10, QFont::Bold)));

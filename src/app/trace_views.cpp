@@ -3,6 +3,7 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <QCoreApplication>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -68,6 +69,18 @@ template <typename R> std::vector<R> runConcurrently(std::vector<std::function<R
 
 std::vector<Grid> sliceConcurrently(std::vector<std::function<Grid()>> jobs) {
     return runConcurrently(std::move(jobs));
+}
+
+/** Puts `w` at (row, column) of `grid` unless it is there already: adding a widget again takes
+ *  it out and back in, and the whole grid is laid out again (every change, every map). */
+void placeInGrid(QGridLayout* grid, QWidget* w, int row, int column) {
+    if (const int at = grid->indexOf(w); at >= 0) {
+        int r = 0, c = 0, rowSpan = 0, columnSpan = 0;
+        grid->getItemPosition(at, &r, &c, &rowSpan, &columnSpan);
+        if (r == row && c == column)
+            return;
+    }
+    grid->addWidget(w, row, column);
 }
 
 } // namespace
@@ -290,8 +303,14 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
     if (m_trace) {
         const QSignalBlocker b1(m_head);
         const QSignalBlocker b2(m_query);
-        m_head->setRange(0, std::max(0, m_trace->params.heads - 1));
-        m_query->setRange(0, std::max(0, m_trace->params.seqLen() - 1));
+        // Only when they change: setting a spin box's range repaints it, and with it the tab
+        // bar's corner and the tab widget's frame behind it, change after change.
+        const auto setRange = [](QSpinBox* box, int top) {
+            if (box->minimum() != 0 || box->maximum() != top)
+                box->setRange(0, top);
+        };
+        setRange(m_head, std::max(0, m_trace->params.heads - 1));
+        setRange(m_query, std::max(0, m_trace->params.seqLen() - 1));
     }
     refresh();
 }
@@ -575,16 +594,42 @@ void TraceViews::refreshEncoding() {
 void TraceViews::refreshRelative() {
     int br = 1, bc = 1;
     const QString scheme = qs(toString(m_trace->params.scheme));
-    m_relIndex->show();
-    m_bias->show();
-    m_relativeNote->hide();
+    // A view with nothing to show is hidden (no empty axes); the note says what is missing.
+    // What is shown is settled first and each widget's visibility changes at most once (showing
+    // a view only to hide it again re-laid out and repainted the tab on every change); when it
+    // changes, the tab is laid out before the maps pool their cells, for their final size.
+    const auto present = [this](const char* name) {
+        const Tensor* t = m_trace->find(name);
+        return t && !t->empty();
+    };
+    const bool showIndex = m_poolInfo.pooled || present("rel_index") || present("urpe_C");
+    const bool showBias = m_poolInfo.pooled || present("bias");
+    QString note;
+    if (!showIndex || !showBias) {
+        QStringList missing;
+        if (!showIndex)
+            missing << tr("no relative index");
+        if (!showBias)
+            missing << tr("no additive bias");
+        note = tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
+        if (m_positions && !m_positions->where.empty())
+            note += u' ' + qs(m_positions->where);
+    }
+    const bool relayout = m_relIndex->isHidden() == showIndex || m_bias->isHidden() == showBias ||
+                          m_relativeNote->isHidden() == !note.isEmpty() ||
+                          (!note.isEmpty() && m_relativeNote->text() != note);
+    m_relIndex->setVisible(showIndex);
+    m_bias->setVisible(showBias);
+    if (!note.isEmpty())
+        m_relativeNote->setText(note);
+    m_relativeNote->setVisible(!note.isEmpty());
+    if (relayout && isVisible())
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     if (m_poolInfo.pooled) {
         m_relIndex->clear(pooledNote(m_poolInfo));
         m_bias->clear(tr("zoom the attention or logits maps for full-resolution tiles"));
         return;
     }
-    // A view with nothing to show is hidden (no empty axes); the note says what is missing.
-    QStringList missing;
     // Index and bias up to kMaxCells per side are shown in place; larger ones binned.
     const Tensor* idxInPlace = inPlace("rel_index", &br, &bc);
     Grid idx = idxInPlace ? Grid{} : slice("rel_index", 0, &br, &bc);
@@ -599,8 +644,6 @@ void TraceViews::refreshRelative() {
         m_relIndex->setData(std::move(c), info);
     } else if (idx.empty()) {
         m_relIndex->clear(tr("%1 has no relative index").arg(scheme));
-        m_relIndex->hide();
-        missing << tr("no relative index");
     } else {
         m_relIndex->setData(idx, infoFor(tr("relative index / bucket"), tr("index"), br, bc));
     }
@@ -611,15 +654,6 @@ void TraceViews::refreshRelative() {
         m_bias->setData(bias, infoFor(tr("bias, head %1").arg(h), tr("b_ij"), br, bc));
     } else {
         m_bias->clear(tr("%1 has no additive bias").arg(scheme));
-        m_bias->hide();
-        missing << tr("no additive bias");
-    }
-    if (!missing.isEmpty()) {
-        QString text = tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
-        if (m_positions && !m_positions->where.empty())
-            text += u' ' + qs(m_positions->where);
-        m_relativeNote->setText(text);
-        m_relativeNote->show();
     }
 }
 
@@ -660,7 +694,7 @@ void TraceViews::refreshTerms() {
             v->hide();
             continue;
         }
-        m_termsGrid->addWidget(v, static_cast<int>(k) / columns, static_cast<int>(k) % columns);
+        placeInGrid(m_termsGrid, v, static_cast<int>(k) / columns, static_cast<int>(k) % columns);
         v->show();
         const int br = bins[2 * k], bc = bins[2 * k + 1];
         HeatmapInfo info =
@@ -726,7 +760,7 @@ void TraceViews::refreshAttention() {
             v->hide();
             continue;
         }
-        m_headsGrid->addWidget(v, k / columns, k % columns);
+        placeInGrid(m_headsGrid, v, k / columns, k % columns);
         v->show();
         HeatmapInfo info;
         info.title = k == h ? tr("▶ head %1").arg(k) : tr("head %1").arg(k);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Encoding tab says something for every scheme: P (absolute schemes), X = E (none), or the
 // scheme's own position tables from the engine (relative schemes), never empty axes, and one
-// line on where position enters. The Relative tab hides a map the scheme lacks and says so.
+// line on where position enters. The Relative tab hides a map the scheme lacks and says so; a
+// change that keeps what a tab shows leaves its layout alone.
 #include <QComboBox>
 #include <QLabel>
 #include <QTest>
@@ -25,6 +26,8 @@ private Q_SLOTS:
     void everySchemeShowsData();
     void tablesComeFromTheEngine();
     void relativeTabHidesWhatIsMissing();
+    void viewsKeepTheirLayoutAcrossChanges();
+    void relativeMapsPoolOnceWhenTheLayoutChanges();
 
 private:
     void show(Scheme s);
@@ -144,6 +147,87 @@ void TestEncodingTab::relativeTabHidesWhatIsMissing() {
     show(Scheme::Sinusoidal);
     QVERIFY(!idx->isVisible() && !v->biasMap()->isVisible());
     QVERIFY(v->relativeNote().contains(QStringLiteral("X = E + P")));
+    v->setCurrentIndex(0);
+}
+
+namespace {
+/** Show, hide and layout-request events of the widgets it watches. */
+class LayoutEvents : public QObject {
+public:
+    int showHide = 0;
+    int layoutRequests = 0;
+
+protected:
+    bool eventFilter(QObject*, QEvent* e) override {
+        showHide += e->type() == QEvent::Show || e->type() == QEvent::Hide;
+        layoutRequests += e->type() == QEvent::LayoutRequest;
+        return false;
+    }
+};
+} // namespace
+
+void TestEncodingTab::viewsKeepTheirLayoutAcrossChanges() {
+    // A change that keeps what the tab shows (here the seed) neither shows and hides its views
+    // nor lays out its grid of maps again: either repaints the whole tab, change after change.
+    TraceViews* v = m_w->views();
+    const auto nextSeed = [&] {
+        Session s = m_w->session();
+        ++s.params.seed;
+        m_w->applySession(s);
+        QVERIFY(QTest::qWaitFor(
+            [&] { return m_w->shownParams() && m_w->shownParams()->seed == s.params.seed; }, 8000));
+        QTest::qWait(30);
+    };
+    v->setCurrentIndex(1);
+    show(Scheme::Shaw); // an index, no bias: the bias view hidden, the note shown
+    QVERIFY(!v->biasMap()->isVisible());
+    QVERIFY(!v->relativeNote().isEmpty());
+    LayoutEvents relative;
+    auto* note = v->findChild<QLabel*>(QStringLiteral("relativeNote"));
+    QVERIFY(note);
+    for (QObject* o : {static_cast<QObject*>(v->biasMap()), static_cast<QObject*>(note),
+                       static_cast<QObject*>(v->relIndexMap())})
+        o->installEventFilter(&relative);
+    nextSeed();
+    QCOMPARE(relative.showHide, 0);
+    QVERIFY(!v->biasMap()->isVisible());
+    QVERIFY(!v->relativeNote().isEmpty());
+
+    v->setCurrentIndex(3); // attention: the small multiples in their grid
+    nextSeed();
+    QVERIFY(!v->headMaps().empty());
+    QWidget* host = v->headMaps().front()->parentWidget();
+    LayoutEvents attention;
+    host->installEventFilter(&attention);
+    for (HeatmapView* h : v->headMaps())
+        h->installEventFilter(&attention);
+    nextSeed();
+    QCOMPARE(attention.layoutRequests, 0);
+    QCOMPARE(attention.showHide, 0);
+    QVERIFY(v->headMaps().front()->hasData());
+    v->setCurrentIndex(0);
+}
+
+void TestEncodingTab::relativeMapsPoolOnceWhenTheLayoutChanges() {
+    // Shaw → T5 shows the bias map beside the index map and hides the note: the tab is laid out
+    // before the maps pool, so each pools once, for its final size (not for the old size and
+    // again when the layout resizes it).
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(1);
+    show(Scheme::Shaw);
+    QTest::qWait(100);
+    HeatmapView* idx = v->relIndexMap();
+    const int before = idx->redrawCount();
+    const int widthBefore = idx->width();
+    show(Scheme::T5);
+    QTest::qWait(100); // past the resize debounce
+    QVERIFY(v->biasMap()->isVisible());
+    QVERIFY(idx->width() < widthBefore); // it shares the row with the bias map now
+    QCOMPARE(idx->redrawCount(), before + 1);
+    show(Scheme::Shaw);
+    QTest::qWait(100);
+    QVERIFY(!v->biasMap()->isVisible());
+    QCOMPARE(idx->redrawCount(), before + 2);
     v->setCurrentIndex(0);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // HeatmapView: the colour range ignores masked (−inf) cells; a pooled view zoomed past its cells
-// asks once, after the debounce, for the visible source positions, and draws the tile it gets.
+// asks once, after the debounce, for the visible source positions, and draws the tile it gets;
+// new data is painted once, whether the view is resized or shown before it paints.
 
 #include <QSignalSpy>
 #include <QTest>
@@ -21,6 +22,8 @@ private Q_SLOTS:
     void zoomPastPooledCellsAsksForATile();
     void longTitleKeepsTheColourScale();
     void sliceInPlaceMatchesItsGrid();
+    void resizeBeforeTheFirstPaintPoolsAtOnce();
+    void hiddenDataIsPooledWhenShown();
 };
 
 namespace {
@@ -32,6 +35,71 @@ Grid ramp(int n) {
     return g;
 }
 } // namespace
+
+/** Paint events of a widget. */
+class PaintCounter : public QObject {
+public:
+    int paints = 0;
+
+protected:
+    bool eventFilter(QObject*, QEvent* e) override {
+        paints += e->type() == QEvent::Paint;
+        return false;
+    }
+};
+
+void TestHeatmapView::resizeBeforeTheFirstPaintPoolsAtOnce() {
+    // A change that brings new data and resizes the view (a neighbouring view shown or hidden):
+    // the view pools for its new size at once, and the change costs one paint, not a second
+    // one after the resize debounce.
+    QWidget host;
+    host.resize(900, 900);
+    auto* v = new HeatmapView(&host);
+    v->setGeometry(0, 0, 300, 300);
+    host.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&host));
+    v->setData(ramp(1000), HeatmapInfo{}); // more cells than pixels: pooled to the plot's size
+    QTRY_VERIFY(v->redrawCount() > 0);
+    QTest::qWait(100); // painted
+    PaintCounter counter;
+    v->plot()->installEventFilter(&counter);
+    v->setData(ramp(1000), HeatmapInfo{});
+    const QSize before = v->displayedCells();
+    const int redraws = v->redrawCount();
+    v->setGeometry(0, 0, 600, 600); // before the view painted the new data
+    QVERIFY(v->redrawCount() > redraws);
+    QVERIFY(v->displayedCells().width() > before.width() + 200);
+    QTest::qWait(200); // past the debounce
+    QCOMPARE(counter.paints, 1);
+
+    // A resize after the data was painted is a step of a drag: pooled once the drag pauses.
+    const QSize shown = v->displayedCells();
+    const int after = v->redrawCount();
+    v->setGeometry(0, 0, 400, 400);
+    QCOMPARE(v->redrawCount(), after);
+    QCOMPARE(v->displayedCells(), shown);
+    QTRY_VERIFY(v->displayedCells().width() < shown.width() - 100);
+}
+
+void TestHeatmapView::hiddenDataIsPooledWhenShown() {
+    // Data set while hidden is pooled when the view is shown, for the paint that showing
+    // brings (no second paint after the debounce).
+    QWidget host;
+    host.resize(600, 600);
+    auto* v = new HeatmapView(&host);
+    v->setGeometry(0, 0, 400, 400);
+    host.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&host));
+    v->hide();
+    v->setData(ramp(1000), HeatmapInfo{});
+    QVERIFY(v->displayedCells().isEmpty()); // nothing pooled while hidden
+    PaintCounter counter;
+    v->plot()->installEventFilter(&counter);
+    v->show();
+    QVERIFY(!v->displayedCells().isEmpty());
+    QTest::qWait(200);
+    QCOMPARE(counter.paints, 1);
+}
 
 void TestHeatmapView::colourRangeSkipsMaskedCells() {
     HeatmapView v;

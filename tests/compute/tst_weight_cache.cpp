@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The worker's weight cache gives exactly completeWeights' tensors through a sequence of
-// parameter changes (same seed, new seed, new width, other scheme, learned rows), and keeps
-// tensors the caller gave.
+// parameter changes (same seed, new seed, new width, other scheme, learned rows), keeps tensors
+// the caller gave, and lends its tensors rather than copying them.
 
 #include <QTest>
 
@@ -38,6 +38,7 @@ private Q_SLOTS:
     void equalsCompleteWeightsThroughChanges();
     void keepsGivenTensors();
     void neighbourSeedsDrawnAhead();
+    void lendsItsTensorsAndTakesThemBack();
 };
 
 void TestWeightCache::equalsCompleteWeightsThroughChanges() {
@@ -76,6 +77,7 @@ void TestWeightCache::equalsCompleteWeightsThroughChanges() {
         completeWeights(steps[k], fresh);
         QVERIFY2(sameWeights(steps[k], cached, fresh), qPrintable(QString::number(k)));
         QVERIFY(checkWeights(steps[k], cached));
+        cache.giveBack(cached); // as the worker does after the forward pass
     }
 }
 
@@ -93,6 +95,35 @@ void TestWeightCache::keepsGivenTensors() {
     cache.complete(p, given);
     QCOMPARE(given.W_q(0, 0), 0.5);
     QVERIFY(given.W_k == first.W_k);
+}
+
+// The cache lends its tensors to the forward pass instead of copying them: given back, they are
+// gone from the caller's weights and the next request gets them again, unchanged; a request
+// whose tensors were not given back draws them afresh, with the same values.
+void TestWeightCache::lendsItsTensorsAndTakesThemBack() {
+    const Params p = smallShaw();
+    Weights fresh;
+    completeWeights(p, fresh);
+    WeightCache cache;
+    Weights first;
+    cache.complete(p, first);
+    QVERIFY(sameWeights(p, first, fresh));
+    const double* lent = first.W_q.data();
+    cache.giveBack(first);
+    QCOMPARE(first.W_q.size(), Eigen::Index(0));
+    QCOMPARE(first.shawWk.size(), Eigen::Index(0));
+    Weights second;
+    cache.complete(p, second);
+    QCOMPARE(second.W_q.data(), lent); // the same buffer: moved, not copied
+    QVERIFY(sameWeights(p, second, fresh));
+    Weights third; // `second` kept its tensors: drawn again
+    cache.complete(p, third);
+    QVERIFY(sameWeights(p, third, fresh));
+    QVERIFY(second.W_q.data() != third.W_q.data());
+    cache.giveBack(third);
+    Weights fourth;
+    cache.complete(p, fourth);
+    QVERIFY(sameWeights(p, fourth, fresh));
 }
 
 // The worker draws the weights of seed ± 1 while idle: they must be exactly what those seeds

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <QTest>
 
+#include <string>
+#include <vector>
+
 #include "tokenizer.h"
+#include "weights.h"
 
 using namespace pe;
 
@@ -51,6 +55,14 @@ void TestTokenizer::embeddingsArePerToken() {
     QVERIFY((E2.row(0) - E.row(1)).norm() == 0); // independent of the sentence
     const auto E3 = embedTokens({"cat"}, 16, 4);
     QVERIFY((E3.row(0) - E.row(1)).norm() > 0.1); // seeded
+    // Each row is exactly its token's seeded draw, whatever the order of first appearance.
+    const std::vector<std::string> tokens{"a", "b", "a", "c", "b", "a", "d"};
+    const auto E4 = embedTokens(tokens, 24, 7);
+    QCOMPARE(E4.rows(), Eigen::Index(7));
+    QCOMPARE(E4.cols(), Eigen::Index(24));
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        QVERIFY(E4.row(static_cast<Eigen::Index>(i)) ==
+                seededNormal(1, 24, 7, "token:" + tokens[i]).row(0));
     // Malformed UTF-8 does not crash.
     QVERIFY(!tokenize(std::string("\xff\xfe abc \xe4\xb8")).empty());
 }

@@ -213,24 +213,31 @@ void ComputeWorker::process(const ComputeRequest& request) {
     }
     const std::vector<std::string> tokens = inputTokens(request.input, p.n);
     Weights w;
-    if (m_embedded.tokens != tokens || m_embedded.d != p.d || m_embedded.seed != p.seed)
+    if (m_embedded.tokens != tokens || m_embedded.d != p.d || m_embedded.seed != p.seed ||
+        m_embedded.E.size() == 0)
         m_embedded = {tokens, p.d, p.seed, inputEmbeddings(p, tokens)};
-    w.E = m_embedded.E;
+    const bool trained =
+        request.input.weights == WeightsKind::Trained && request.input.trained != nullptr;
+    if (trained) {
+        // A trained layer: its tensors as given (completeWeights keeps them); its E, the layer's
+        // input, only where it has one row per input token.
+        w = *request.input.trained;
+        if (w.E.rows() != m_embedded.E.rows() || w.E.cols() != m_embedded.E.cols())
+            w.E = m_embedded.E;
+    } else {
+        // Lent to this computation, taken back after it (as the cached weights are): an
+        // [n, d] copy per change saved.
+        w.E = std::move(m_embedded.E);
+    }
     if (request.input.weights == WeightsKind::Identity) {
         // Given tensors are kept by completeWeights and never cached: the random ones stay
         // keyed on (name, seed, width) alone.
         for (Eigen::MatrixXd* m : {&w.W_q, &w.W_k, &w.W_v, &w.W_o})
             *m = Eigen::MatrixXd::Identity(p.d, p.d);
-    } else if (request.input.weights == WeightsKind::Trained && request.input.trained) {
-        // A trained layer: its tensors as given (completeWeights keeps them); its E, the layer's
-        // input, only where it has one row per input token.
-        const Eigen::MatrixXd e = std::move(w.E);
-        w = *request.input.trained;
-        if (w.E.rows() != e.rows() || w.E.cols() != e.cols())
-            w.E = e;
     }
     m_weights->complete(p, w);
     Expected<Trace> t = Error{"not computed"};
+    const qint64 engineStart = timer.nsecsElapsed();
     if (pooled) {
         // The reference engine would build the full trace first: stream on the fast one.
         Backend* engine = m_backend.get();
@@ -269,6 +276,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         }
     }
     result.computeMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    result.engineMs = static_cast<double>(timer.nsecsElapsed() - engineStart) / 1e6;
     if (!t) {
         result.error = QString::fromStdString(t.error().message);
     } else {
@@ -286,6 +294,9 @@ void ComputeWorker::process(const ComputeRequest& request) {
         if (!request.tile) // what the Encoding tab shows in place of P (small: O(n + tables))
             result.positions = std::make_shared<const PositionView>(positionView(p, w));
     }
+    m_weights->giveBack(w);
+    if (!trained)
+        m_embedded.E = std::move(w.E);
     const bool ok = result.error.isEmpty();
     deliver(std::move(result));
     if (ok)

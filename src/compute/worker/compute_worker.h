@@ -68,10 +68,11 @@ struct ComputeResult {
     std::shared_ptr<const Trace> trace; ///< null on error
     QString error;                      ///< empty on success
     double computeMs = 0;               ///< weights + embeddings + forward pass
-    QString backend;                    ///< Backend::name()
-    QString device;                     ///< Backend::device(), e.g. the GPU's name
-    QString backendNote;                ///< why the requested backend was not used, if so
-    PoolInfo pool;                      ///< pooled mode or a tile: what logits/weights hold
+    double engineMs = 0; ///< the forward pass alone (Backend::compute / computePooled)
+    QString backend;     ///< Backend::name()
+    QString device;      ///< Backend::device(), e.g. the GPU's name
+    QString backendNote; ///< why the requested backend was not used, if so
+    PoolInfo pool;       ///< pooled mode or a tile: what logits/weights hold
     QString
         weights; ///< which W_q..W_o were used: describeWeights(), e.g. "weights: random, seed 0"
     /** The scheme's position tables from the weights used (positionView); null for tiles. */

@@ -19,7 +19,12 @@ namespace pe {
 
 class WeightCache {
 public:
-    /** completeWeights(p, w), taking the tensors it would draw from the cache when they match. */
+    /**
+     * completeWeights(p, w), taking the tensors it would draw from the cache when they match.
+     * The tensors of this call are lent to `w`, not copied (four d×d matrices and the scheme's
+     * tables on every change): giveBack(w) returns them once the forward pass is done. Without
+     * it the next call draws them again (the same values, more slowly).
+     */
     void complete(const Params& p, Weights& w) {
         const std::vector<WeightSpec> specs = weightSpecs(p);
         std::vector<const WeightSpec*> drawn;
@@ -28,18 +33,28 @@ public:
             if (!spec.used || m.size() > 0)
                 continue; // not needed, or given by the caller
             drawn.push_back(&spec);
-            for (const std::vector<Entry>* from : {&m_entries, &m_ahead})
-                if (const Entry* e = find(*from, spec, p)) {
-                    m = e->matrix;
+            for (std::vector<Entry>* from : {&m_entries, &m_ahead})
+                if (Entry* e = find(*from, spec, p)) {
+                    m = std::move(e->matrix); // the emptied entry matches nothing any more
                     break;
                 }
         }
         drawConcurrently(p, specs, w);
         completeWeights(p, w);
         std::vector<Entry> next;
-        for (const WeightSpec* spec : drawn)
-            next.push_back({spec->name, p.seed, p.d, w.*(spec->member)});
+        m_lent.clear();
+        for (const WeightSpec* spec : drawn) {
+            m_lent.push_back(spec->member);
+            next.push_back({spec->name, p.seed, p.d, Eigen::MatrixXd()});
+        }
         m_entries = std::move(next);
+    }
+
+    /** Takes back the tensors the last complete() lent to `w` (they are empty in `w` after). */
+    void giveBack(Weights& w) {
+        for (std::size_t k = 0; k < m_lent.size() && k < m_entries.size(); ++k)
+            m_entries[k].matrix = std::move(w.*(m_lent[k]));
+        m_lent.clear();
     }
 
     /**
@@ -126,18 +141,20 @@ private:
         Eigen::MatrixXd matrix;
     };
     /** The entry holding tensor `spec` as `p` draws it (name, seed, width, shape), if any. */
-    static const Entry* find(const std::vector<Entry>& in, const WeightSpec& spec,
-                             const Params& p) {
+    template <typename Entries>
+    static auto find(Entries& in, const WeightSpec& spec, const Params& p) -> decltype(&in[0]) {
         const auto [rows, cols] = shapeOf(spec, p);
-        for (const Entry& e : in)
+        for (auto& e : in)
             if (e.name == spec.name && e.seed == p.seed && e.d == p.d && e.matrix.rows() == rows &&
                 e.matrix.cols() == cols)
                 return &e;
         return nullptr;
     }
 
-    std::vector<Entry> m_entries; ///< what the last request drew or took
-    std::vector<Entry> m_ahead;   ///< drawn ahead for the neighbouring seeds
+    std::vector<Entry>
+        m_entries; ///< what the last request drew or took (lent out until given back)
+    std::vector<Eigen::MatrixXd Weights::*> m_lent; ///< where m_entries' tensors are, in order
+    std::vector<Entry> m_ahead;                     ///< drawn ahead for the neighbouring seeds
 };
 
 } // namespace pe
