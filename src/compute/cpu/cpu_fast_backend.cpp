@@ -207,8 +207,8 @@ Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
 
 Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                                     const std::atomic<bool>* cancel, const cpu::RowSink* sink) {
-    // With a sink (pooled mode) no n×n tensor is stored: the n² pass hands each row block's
-    // logits and weights to the sink and the trace keeps its O(n·d) tensors.
+    // With a sink (pooled mode) no n×n tensor is stored: the fused tile pass folds the logits
+    // and weights into the sink's accumulators and the trace keeps its O(n·d) tensors.
     const bool streaming = sink != nullptr;
     struct DropUnused { // provided storage serves this computation only
         std::vector<std::pair<std::string, Tensor>>& provided;
