@@ -620,18 +620,14 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const bool poolMax = logitAcc.mode() == PoolMode::Max;
         const int lanes = cpu::tileLanes();
         const std::int64_t panelSize = cpu::panelFloats(N, dh);
-        // Packed keys, padded values and TXL's packed R: buffers kept between computations
-        // (every element is written before it is read), so repeated pooled frames at one size
-        // take no fresh pages.
-        std::vector<float>& keyPanels = m_tileBuffers[0];
-        keyPanels.resize(static_cast<std::size_t>(H * panelSize));
+        // Packed keys, padded values and TXL's packed R (O(n·d), freed at the end: kept, they
+        // would hold the largest n's share after the window moved to small n).
+        std::vector<float> keyPanels(static_cast<std::size_t>(H * panelSize));
         const int dhPad = (dh + lanes - 1) / lanes * lanes;
         const bool padV = dh % lanes != 0;
-        std::vector<float>& vPadded = m_tileBuffers[1];
-        vPadded.resize(padV ? static_cast<std::size_t>(H) * N * dhPad : 0);
+        std::vector<float> vPadded(padV ? static_cast<std::size_t>(H) * N * dhPad : 0);
         const std::int64_t bandSize = isTxl ? cpu::panelFloats(2 * N - 1, dh) : 0;
-        std::vector<float>& bandPanels = m_tileBuffers[2];
-        bandPanels.resize(static_cast<std::size_t>(H * bandSize));
+        std::vector<float> bandPanels(static_cast<std::size_t>(H * bandSize));
         parallelFor(H, [&](int h) {
             cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
             if (padV)

@@ -136,8 +136,6 @@ private:
         }
     };
     KeptTable m_sinusoid, m_txlSinusoid, m_ropeAngles;
-    /** The fused pooled pass's packed keys, padded values and packed R (cpu_pooled.cpp). */
-    std::vector<float> m_tileBuffers[3];
     bool m_profiling = false;
     Profile m_profile;
 };
