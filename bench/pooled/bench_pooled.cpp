@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Usage: pe-bench-pooled [--n 16384,65536] [--d 512] [--heads 8] [--schemes t5,alibi,...|all]
 //                        [--pool 1024] [--mode mean|max] [--repeat 3] [--threads T]
+//                        [--tile KEYS]   (keys per tile of the fused pass; default the engine's)
 //
 // The pooled path (trace --pool, the window above 2048 positions) against the GEMM limit: the
 // time the n² pass's and the projections' matrix products would take at the machine's sgemm
@@ -105,7 +106,7 @@ std::vector<std::string> split(const std::string& s) {
 
 int main(int argc, char** argv) {
     std::vector<int> ns{16384};
-    int d = 512, heads = 8, pool = 1024, repeat = 3, threads = 0;
+    int d = 512, heads = 8, pool = 1024, repeat = 3, threads = 0, tile = 0;
     PoolMode mode = PoolMode::Mean;
     std::vector<std::string> schemes{"t5"};
     for (int i = 1; i < argc; ++i) {
@@ -129,6 +130,8 @@ int main(int argc, char** argv) {
             repeat = std::max(1, std::atoi(v.c_str()));
         else if (a == "--threads")
             threads = std::atoi(v.c_str());
+        else if (a == "--tile")
+            tile = std::atoi(v.c_str());
         else if (a == "--mode")
             mode = v == "max" ? PoolMode::Max : PoolMode::Mean;
         else if (a == "--schemes")
@@ -152,6 +155,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
 
     CpuFastBackend fast(threads);
+    fast.setTileColumns(tile); // 0: the engine's default
     for (const std::string& name : schemes) {
         const auto scheme = schemeFromString(name);
         if (!scheme) {
@@ -192,15 +196,16 @@ int main(int argc, char** argv) {
             const double median = ms[ms.size() / 2];
             rusage ru{};
             getrusage(RUSAGE_SELF, &ru);
-            std::printf("{\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,\"pool\":%d,\"mode\":"
-                        "\"%s\",\"threads\":%d,\"ms_median\":%.1f,\"ms_min\":%.1f,\"ms_first\":%.1f,"
-                        "\"gemm_gflop\":%.1f,\"limit_ms\":%.1f,\"pct_limit\":%.1f,"
-                        "\"cpu_ms_median\":%.1f,\"cpu_pct_limit\":%.1f,\"peak_rss_mb\":%.0f}\n",
-                        name.c_str(), n, d, heads, pool, mode == PoolMode::Max ? "max" : "mean",
-                        threads, median, ms.front(), first, flop / 1e9, limitMs, 100.0 * limitMs / median,
-                        cpu[cpu.size() / 2],
-                        100.0 * (flop / (1e6 * cpuPeak)) * threads / cpu[cpu.size() / 2],
-                        static_cast<double>(ru.ru_maxrss) / 1024.0);
+            std::printf(
+                "{\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,\"pool\":%d,\"mode\":"
+                "\"%s\",\"threads\":%d,\"ms_median\":%.1f,\"ms_min\":%.1f,\"ms_first\":%.1f,"
+                "\"gemm_gflop\":%.1f,\"limit_ms\":%.1f,\"pct_limit\":%.1f,"
+                "\"cpu_ms_median\":%.1f,\"cpu_pct_limit\":%.1f,\"peak_rss_mb\":%.0f}\n",
+                name.c_str(), n, d, heads, pool, mode == PoolMode::Max ? "max" : "mean", threads,
+                median, ms.front(), first, flop / 1e9, limitMs, 100.0 * limitMs / median,
+                cpu[cpu.size() / 2],
+                100.0 * (flop / (1e6 * cpuPeak)) * threads / cpu[cpu.size() / 2],
+                static_cast<double>(ru.ru_maxrss) / 1024.0);
             std::fflush(stdout);
         }
     }
