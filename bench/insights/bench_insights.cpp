@@ -13,10 +13,7 @@
 
 #include "backend.h"
 #include "insights_engine.h"
-
-#ifdef PE_HAVE_OPENBLAS
-#include <cblas.h>
-#endif
+#include "openblas_peak.h"
 
 #include <Eigen/Core>
 
@@ -38,25 +35,13 @@ double nowMs() {
     return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-/** GFLOP/s of the best of 3 square sgemms of size 2048. */
+/** GFLOP/s of the best of 3 square sgemms of size 2048: OpenBLAS's, else Eigen's. */
 double sgemmPeak(int threads) {
+    if (const double openBlas = bench::openBlasSgemmGflops(threads); openBlas > 0)
+        return openBlas;
     const int n = 2048;
     const double flops = 2.0 * n * double(n) * n;
     double best = 1e300;
-#ifdef PE_HAVE_OPENBLAS
-    std::vector<float> a(std::size_t(n) * n, 0.5f), b(std::size_t(n) * n, 0.25f),
-        c(std::size_t(n) * n);
-    openblas_set_num_threads(threads);
-    for (int rep = 0; rep < 4; ++rep) {
-        const double t0 = nowMs();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                    n, 0.0f, c.data(), n);
-        if (rep > 0)
-            best = std::min(best, nowMs() - t0);
-    }
-    openblas_set_num_threads(1);
-#else
-    (void)threads;
     const Eigen::MatrixXf a = Eigen::MatrixXf::Constant(n, n, 0.5f);
     const Eigen::MatrixXf b = Eigen::MatrixXf::Constant(n, n, 0.25f);
     Eigen::MatrixXf c(n, n);
@@ -66,7 +51,6 @@ double sgemmPeak(int threads) {
         if (rep > 0)
             best = std::min(best, nowMs() - t0);
     }
-#endif
     return flops / (1e6 * best);
 }
 

@@ -514,8 +514,9 @@ void AttendTilesImpl(const TileAttention& t) {
                 else if (t.debertaIndex) {
                     DebertaRow(t, i, j0, j0 + vis, addBuf);
                     add = addBuf;
-                } else if (t.rowAdd) {
-                    t.rowAdd(t.rowAddCtx, i, j0, j0 + vis, addBuf);
+                } else if (t.shawKeyTerms) {
+                    shawKeyRow(t.shawKeyTerms + static_cast<std::size_t>(i) * shawWidth, t.shawK, i,
+                               j0, j0 + vis, addBuf);
                     add = addBuf;
                 }
                 const float addScale = hasBand ? t.bandScale : 1.0f;

@@ -11,6 +11,7 @@
  * are packed once per head into panels of one vector's width, the values are read in place.
  */
 
+#include <algorithm>
 #include <cstdint>
 
 namespace pe::cpu {
@@ -60,8 +61,8 @@ struct TileAttention {
     const float* debertaP2C = nullptr; ///< this head's [n, stride]: key rows
     int debertaStride = 0;
     bool debertaPaper = false;
-    void (*rowAdd)(const void* ctx, int i, int j0, int j1, float* dst) = nullptr;
-    const void* rowAddCtx = nullptr;
+    /** Shaw's key term: this head's [n, 2k + 1] table q_i·w^K_t (scaled), k = shawK. */
+    const float* shawKeyTerms = nullptr;
 
     /**
      * Shaw's value term: when ≥ 0, shawSums[r·(2k+1) + t] receives the weight row r puts on
@@ -88,6 +89,21 @@ struct TileAttention {
     float* out = nullptr; ///< the block's head output, rows of dh floats
     int tileCols = 256;   ///< keys per tile (rounded up to a multiple of tileLanes())
 };
+
+/**
+ * Shaw's key term of query row i for keys [j0, j1) into dst: key j takes
+ * sk[clip(j − i, −k, k) + k] (sk: row i of the q·w^K table), constant runs at both ends.
+ */
+inline void shawKeyRow(const float* sk, int k, int i, int j0, int j1, float* dst) {
+    const int lo = std::clamp(i - k, j0, j1);     // j < lo: index 0
+    const int hi = std::clamp(i + k + 1, j0, j1); // j ≥ hi: index 2k
+    for (int j = j0; j < lo; ++j)
+        dst[j - j0] = sk[0];
+    for (int j = lo; j < hi; ++j)
+        dst[j - j0] = sk[j - i + k];
+    for (int j = hi; j < j1; ++j)
+        dst[j - j0] = sk[2 * k];
+}
 
 /** Runs the fused pass of one head × row block (thread-safe; scratch is per thread). */
 void attendTiles(const TileAttention& t);

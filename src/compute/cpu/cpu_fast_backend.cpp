@@ -641,20 +641,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 cpu::packPanels(txlR.data() + h * dh, 2 * N - 1, D, dh,
                                 bandPanels.data() + h * bandSize);
         });
-        struct ShawContext { // Shaw's k-term of row i: q_i·w_k of clip(j − i, −k, k)
-            int n, h, k;
-            const float* shawSK;
-        };
-        auto shawAdd = [](const void* c, int i, int j0, int j1, float* dst) {
-            const auto& x = *static_cast<const ShawContext*>(c);
-            const float* sk = x.shawSK + (static_cast<std::size_t>(x.h) * x.n + i) * (2 * x.k + 1);
-            const int lo = std::clamp(i - x.k, j0, j1);     // j < lo: index 0
-            const int hi = std::clamp(i + x.k + 1, j0, j1); // j ≥ hi: index 2k
-            std::fill(dst, dst + (lo - j0), sk[0]);
-            for (int j = lo; j < hi; ++j)
-                dst[j - j0] = sk[j - i + x.k];
-            std::fill(dst + (hi - j0), dst + (j1 - j0), sk[2 * x.k]);
-        };
         auto fusedTask = [&](int task, int) {
             if (cancelled.load(std::memory_order_relaxed))
                 return;
@@ -680,7 +666,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             const float partInit = poolMax ? -std::numeric_limits<float>::infinity() : 0.0f;
             std::vector<float> logitPart(partSize, partInit), weightPart(partSize, partInit);
             std::vector<std::int32_t> logitCount(poolMax ? 0 : partSize, 0);
-            const ShawContext ctx{N, h, kShaw, isShaw ? shawSK.data() : nullptr};
             std::vector<float> shawSums(isShaw ? static_cast<std::size_t>(rows) * shawRows : 0);
 
             cpu::TileAttention ta;
@@ -706,7 +691,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 ta.bandScale = scale;
             }
             if (isShaw) {
-                ta.rowAdd = shawAdd;
+                ta.shawKeyTerms = shawSK.data() + static_cast<std::size_t>(h) * N * shawRows;
                 ta.shawK = kShaw;
                 ta.shawSums = shawSums.data();
             } else if (isDeberta && (wantC2P || wantP2C)) {
@@ -718,7 +703,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 if (wantP2C)
                     ta.debertaP2C = debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span;
             }
-            ta.rowAddCtx = &ctx;
             ta.c0 = region.c0;
             ta.c1 = region.c1;
             ta.cells = cells;
@@ -865,15 +849,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 }
                 if (isShaw) {
                     float* dst = rowAdds[wk].data();
-                    const float* sk =
-                        shawSK.data() + (static_cast<std::size_t>(h) * N + i) * shawRows;
-                    // Column j uses sk[clip(j − i, −k, k) + k]: constant runs at both ends.
-                    const int lo = std::clamp(i - kShaw, 0, N);     // j < lo: index 0
-                    const int hi = std::clamp(i + kShaw + 1, 0, N); // j ≥ hi: index 2k
-                    std::fill(dst, dst + lo, sk[0]);
-                    for (int j = lo; j < hi; ++j)
-                        dst[j] = sk[j - i + kShaw];
-                    std::fill(dst + hi, dst + N, sk[2 * kShaw]);
+                    cpu::shawKeyRow(shawSK.data() +
+                                        (static_cast<std::size_t>(h) * N + i) * shawRows,
+                                    kShaw, i, 0, N, dst);
                     if (shawK)
                         cpu::streamCopy(shawK + rowOff, dst, static_cast<std::size_t>(N));
                     rp.add = dst;

@@ -18,7 +18,6 @@
 
 #include "backend.h"
 
-#include <functional>
 #include <memory>
 #include <vector>
 
