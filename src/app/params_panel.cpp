@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "params_panel.h"
+#include "hideable_form.h"
 
 #include "seed_spin_box.h"
 
@@ -148,7 +149,8 @@ void ParamsPanel::build() {
     // Scheme options
     // Scheme options: only the current scheme's rows are shown (updateEnabled).
     auto* opts = new QGroupBox(tr("Scheme options"));
-    auto* f2 = new QFormLayout(opts);
+    // Not a QFormLayout: its rows are hidden and shown (see HideableForm for Qt 6.4's bug).
+    auto* f2 = new HideableForm(opts);
     m_optionsBox = opts;
     m_options = f2;
     m_noOptions = new QLabel(tr("No options: no position information at all."));
@@ -385,7 +387,7 @@ void ParamsPanel::updateEnabled() {
 
     // Only the current scheme's options are shown; the others keep their values, hidden.
     const bool rope = s == Scheme::RoPE;
-    const auto show = [this](QWidget* field, bool visible) {
+    const auto show = [this](QObject* field, bool visible) {
         m_options->setRowVisible(field, visible);
     };
     show(m_noOptions, s == Scheme::None);
@@ -400,7 +402,7 @@ void ParamsPanel::updateEnabled() {
                        static_cast<QWidget*>(m_unidirectional)})
         show(w, s == Scheme::T5 || s == Scheme::URPE); // URPE's only with its T5 bias (greyed)
     show(m_alibiMode, s == Scheme::ALiBi);
-    m_options->setRowVisible(m_debTerms, deb);
+    show(m_debTerms, deb);
     for (QWidget* w : {static_cast<QWidget*>(m_p2cConv), static_cast<QWidget*>(m_logBuckets),
                        static_cast<QWidget*>(m_debBuckets), static_cast<QWidget*>(m_debMaxPos)})
         show(w, deb);
@@ -419,17 +421,9 @@ void ParamsPanel::updateEnabled() {
 
 QList<QWidget*> ParamsPanel::schemeOptionControls() const {
     QList<QWidget*> out;
-    for (int r = 0; r < m_options->rowCount(); ++r) {
-        QLayoutItem* field = m_options->itemAt(r, QFormLayout::FieldRole);
-        if (!field)
-            field = m_options->itemAt(r, QFormLayout::SpanningRole);
-        if (field && field->widget() && field->widget() != m_noOptions)
-            out << field->widget();
-        else if (field && field->layout())
-            for (int k = 0; k < field->layout()->count(); ++k)
-                if (QWidget* w = field->layout()->itemAt(k)->widget())
-                    out << w;
-    }
+    for (QWidget* w : m_options->fieldWidgets())
+        if (w != m_noOptions)
+            out << w;
     return out;
 }
 

@@ -9,7 +9,6 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
-class QFormLayout;
 class QGroupBox;
 class QHBoxLayout;
 class QLabel;
@@ -19,8 +18,9 @@ class QSpinBox;
 class QTimer;
 
 namespace pe {
+class HideableForm;
 class SeedSpinBox;
-}
+} // namespace pe
 
 namespace pe {
 
@@ -89,7 +89,7 @@ private:
 
     QComboBox* m_scheme;
     QGroupBox* m_optionsBox;
-    QFormLayout* m_options;
+    HideableForm* m_options;
     QHBoxLayout* m_debTerms;
     QLabel* m_noOptions;
     QSlider* m_nSlider;
