@@ -2,15 +2,22 @@
 // GL backend against the CPU reference: ms per forward pass, one JSON object per line.
 //
 //   pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] [--pool RES] [--cpu-max N]
-//               [--full-max N] [n ...]        (defaults: t5, 512, 8, 3, 512, 2048, 4096, 1024)
+//               [--full-max N] [--fast-max N] [--threads T] [n ...]
+//               (defaults: t5, 512, 8, 3, 512, 2048, 4096, 16384, all hardware threads, 1024)
 //
 // For each n: "gl_full_ms" (compute(): every tensor read back), "gl_pooled_ms"
 // (computePooled(): logits/weights pooled to RES×RES on the GPU, the large-n path; full
-// read-back is skipped above --full-max, since it holds every n×n tensor in host memory) and
-// "cpu_ms" (pe::computeTrace, skipped above --cpu-max); skipped runs print −1. Each figure is the
-// median of R runs after one warm-up (shader compilation). The first line names the GL renderer.
+// read-back is skipped above --full-max, since it holds every n×n tensor in host memory),
+// "fast_full_ms" and "fast_pooled_ms" (the fast CPU engine on T threads, the same two requests,
+// measured in the same run on the same host: the ratio the README states; full skipped above
+// --full-max, both above --fast-max) and "cpu_ms" (pe::computeTrace, the single-threaded
+// reference, skipped above --cpu-max); skipped runs print −1. "gemm_gflop" counts the products
+// (8·n·d² + 4·n²·d) and "gl_pooled_gflops" is that over gl_pooled_ms. Each figure is the median
+// of R runs after one warm-up (shader compilation, first-touch buffers). The first line names
+// the GL renderer and the CPU engine.
 
 #include "backend.h"
+#include "cpu/cpu_fast_backend.h"
 #include "gl_backend.h"
 #include "trace.h"
 #include "weights.h"
@@ -53,7 +60,8 @@ std::string jsonEscape(const std::string& s) {
 
 int usage() {
     std::fprintf(stderr, "usage: pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] "
-                         "[--pool RES] [--cpu-max N] [--full-max N] [n ...]\n");
+                         "[--pool RES] [--cpu-max N] [--full-max N] [--fast-max N] [--threads T] "
+                         "[n ...]\n");
     return 2;
 }
 
@@ -64,7 +72,7 @@ int main(int argc, char** argv) {
     base.scheme = Scheme::T5;
     base.d = 512;
     base.heads = 8;
-    int reps = 3, pool = 512, cpuMax = 2048, fullMax = 4096;
+    int reps = 3, pool = 512, cpuMax = 2048, fullMax = 4096, fastMax = 16384, threads = 0;
     std::vector<int> sizes;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
@@ -87,6 +95,10 @@ int main(int argc, char** argv) {
             cpuMax = std::atoi(v);
         } else if (arg == "--full-max" && (v = next())) {
             fullMax = std::atoi(v);
+        } else if (arg == "--fast-max" && (v = next())) {
+            fastMax = std::atoi(v);
+        } else if (arg == "--threads" && (v = next())) {
+            threads = std::atoi(v);
         } else if (!arg.empty() && arg[0] != '-') {
             sizes.push_back(std::atoi(arg.c_str()));
         } else {
@@ -102,8 +114,11 @@ int main(int argc, char** argv) {
         std::printf("{\"error\":\"%s\"}\n", jsonEscape(why.toStdString()).c_str());
         return 1;
     }
-    std::printf("{\"renderer\":\"%s\",\"scheme\":\"%s\",\"d\":%d,\"heads\":%d}\n",
+    CpuFastBackend fast(threads);
+    std::printf("{\"renderer\":\"%s\",\"cpu\":\"%s\",\"scheme\":\"%s\",\"d\":%d,"
+                "\"heads\":%d}\n",
                 jsonEscape(gl->device().toStdString()).c_str(),
+                jsonEscape(fast.device().toStdString()).c_str(),
                 std::string(toString(base.scheme)).c_str(), base.d, base.heads);
     std::fflush(stdout);
 
@@ -135,12 +150,35 @@ int main(int argc, char** argv) {
         runPooled(); // warm-up: shader compilation
         const double pooledMs = medianMs(reps, runPooled);
         const double fullMs = err.empty() && n <= fullMax ? medianMs(reps, runFull) : -1;
+        double fastPooledMs = -1, fastFullMs = -1;
+        if (n <= fastMax) {
+            PoolRequest req;
+            req.resolution = pool;
+            auto fastPooled = [&] { return fast.computePooled(p, w, req).ok(); };
+            fastPooled(); // warm-up
+            fastPooledMs = medianMs(reps, fastPooled);
+            if (n <= fullMax) {
+                auto fastFull = [&] {
+                    auto t = fast.compute(p, w);
+                    if (!t.ok())
+                        return false;
+                    fast.recycle(std::move(*t)); // buffers reused, as the window does
+                    return true;
+                };
+                fastFull();
+                fastFullMs = medianMs(reps, fastFull);
+            }
+        }
         double cpuMs = -1;
         if (n <= cpuMax)
             cpuMs = medianMs(1, [&] { return computeTrace(p, w).ok(); });
-        std::printf(
-            "{\"n\":%d,\"gl_pooled_ms\":%.2f,\"gl_full_ms\":%.2f,\"cpu_ms\":%.2f,\"pool\":%d", n,
-            pooledMs, fullMs, cpuMs, pool);
+        const double nn = n, dd = p.d;
+        const double gflop = (8.0 * nn * dd * dd + 4.0 * nn * nn * dd) * 1e-9;
+        std::printf("{\"n\":%d,\"gl_pooled_ms\":%.2f,\"gl_full_ms\":%.2f,\"fast_pooled_ms\":%.2f,"
+                    "\"fast_full_ms\":%.2f,\"cpu_ms\":%.2f,\"pool\":%d,\"gemm_gflop\":%.1f,"
+                    "\"gl_pooled_gflops\":%.0f",
+                    n, pooledMs, fullMs, fastPooledMs, fastFullMs, cpuMs, pool, gflop,
+                    pooledMs > 0 ? gflop / pooledMs * 1e3 : -1.0);
         if (!err.empty())
             std::printf(",\"error\":\"%s\"", jsonEscape(err).c_str());
         std::printf("}\n");

@@ -32,9 +32,15 @@ using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen:
 
 std::vector<float> toFloatRowMajor(const Eigen::Ref<const Eigen::MatrixXd>& m) {
     std::vector<float> out(static_cast<std::size_t>(m.size()));
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
+    // Bands of 32 rows: each column's 32 entries are read in a row (column-major source), and
+    // the band's 32 output rows stay in cache while they fill.
+    constexpr Eigen::Index kBand = 32;
+    for (Eigen::Index r0 = 0; r0 < m.rows(); r0 += kBand) {
+        const Eigen::Index r1 = std::min(m.rows(), r0 + kBand);
         for (Eigen::Index c = 0; c < m.cols(); ++c)
-            out[static_cast<std::size_t>(r * m.cols() + c)] = static_cast<float>(m(r, c));
+            for (Eigen::Index r = r0; r < r1; ++r)
+                out[static_cast<std::size_t>(r * m.cols() + c)] = static_cast<float>(m(r, c));
+    }
     return out;
 }
 
@@ -113,6 +119,19 @@ struct GlBackend::Impl {
     }
     bool ok() const { return error.empty(); }
 
+    /** PE_GL_PROFILE: the wall time since the last phase (GPU work finished) goes to `name`. */
+    void phase(const char* name) {
+        if (!profile)
+            return;
+        f.Finish();
+        const auto now = std::chrono::steady_clock::now();
+        if (name)
+            profileMs[std::string("phase: ") + name] +=
+                std::chrono::duration<double, std::milli>(now - phaseStart).count();
+        phaseStart = now;
+    }
+    std::chrono::steady_clock::time_point phaseStart;
+
     /**
      * A GL error after a call; GL_CONTEXT_LOST (a reset: driver crash, GPU hang, TDR) marks the
      * backend lost for good. PE_GL_LOSE_CONTEXT_AFTER=k (or loseContextAfterForTesting) makes
@@ -146,12 +165,19 @@ struct GlBackend::Impl {
                     "block limit of " + std::to_string(maxSsbo >> 20) + " MiB";
             return 0;
         }
+        const auto t0 = std::chrono::steady_clock::now();
         GLuint id = 0;
         f.GenBuffers(1, &id);
         buffers.push_back(id);
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         f.BufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), data,
                      GL_DYNAMIC_COPY);
+        if (profile) {
+            f.Finish();
+            profileMs[data ? "host: upload" : "host: allocate"] +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+        }
         const GLenum e = check();
         if (e == kGlContextLost)
             return id;
@@ -163,6 +189,18 @@ struct GlBackend::Impl {
             error = "glBufferData failed (GL error " + std::to_string(e) + ")";
         return id;
     }
+    /** A buffer of `floats` zeros, cleared on the GPU (nothing to allocate or send from here). */
+    GLuint zeros(std::size_t floats) {
+        const GLuint id = buffer(floats * sizeof(float));
+        if (!ok())
+            return id;
+        f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+        const float zero = 0.0f;
+        f.ClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32F, GL_RED, GL_FLOAT, &zero);
+        if (const GLenum e = check(); e != GL_NO_ERROR && e != kGlContextLost)
+            error = "glClearBufferData failed (GL error " + std::to_string(e) + ")";
+        return id;
+    }
     GLuint upload(const std::vector<float>& v) {
         return buffer(v.size() * sizeof(float), v.data());
     }
@@ -172,10 +210,17 @@ struct GlBackend::Impl {
     void readInto(GLuint id, std::size_t count, T* dst, std::size_t offset = 0) {
         if (!ok())
             return;
+        if (profile)
+            f.Finish(); // the dispatches before count as theirs
+        const auto t0 = std::chrono::steady_clock::now();
         f.MemoryBarrier(GL_ALL_BARRIER_BITS);
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset * sizeof(T)),
                            static_cast<GLsizeiptr>(count * sizeof(T)), dst);
+        if (profile)
+            profileMs["host: read back"] +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
         const GLenum e = check();
         if (e == kGlContextLost)
             return;
@@ -363,8 +408,10 @@ using ChunkSink = std::function<void(int h0, int count, int i0, int m,
 
 static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const Weights& w,
                                     const std::atomic<bool>* cancel, int maxHeadsPerChunk,
-                                    int maxRowsPerChunk, const ChunkSink& sink) {
+                                    int maxRowsPerChunk, const ChunkSink& sink,
+                                    bool keepCpuTensors) {
     Forward fw;
+    g.phase(nullptr); // PE_GL_PROFILE: wall time per phase of the forward pass
     const int L = p.seqLen(), d = p.d, H = p.heads, dh = p.headDim();
     fw.L = L;
     fw.d = d;
@@ -383,20 +430,27 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         return Error{"n = " + std::to_string(L) + " needs more than 32-bit indexing on the GPU"};
 
     // --- Inputs on the CPU (O(n·d)) ---------------------------------------------------------
-    const RowMatrixXd E = assembleSequence(p, w);
-    RowMatrixXd X = E;
-    fw.cpu["E"] = matrixTensor(E);
+    // Column-major, as the helpers take them (a row-major matrix would be copied to one first).
+    // The pooled path returns no CPU tensors: it skips them and their copies (a Firecracker
+    // VM's page faults made them most of a pooled forward at n = 16384 on an H100).
+    const bool keep = keepCpuTensors;
+    Eigen::MatrixXd X = assembleSequence(p, w); // E, then E + P
+    if (keep)
+        fw.cpu["E"] = matrixTensor(X);
     if (isAbsolute(p.scheme)) {
         if (p.scheme == Scheme::Learned && w.learnedTable.rows() < L)
             return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
                          " rows, fewer than the " + std::to_string(L) + " positions"};
         // Sinusoid, table rows or the mlp encoding: O(n·d) (mlp O(n·H·(2F + d))), on the CPU.
-        const RowMatrixXd P = absoluteEncoding(p, w);
+        const Eigen::MatrixXd P = absoluteEncoding(p, w);
         X += P;
-        fw.cpu["P"] = matrixTensor(P);
+        if (keep)
+            fw.cpu["P"] = matrixTensor(P);
     }
-    fw.cpu["X"] = matrixTensor(X);
+    if (keep)
+        fw.cpu["X"] = matrixTensor(X);
 
+    g.phase("inputs (CPU)");
     // --- Projections on the GPU, straight into [H, L, d_h] ---------------------------------
     const GLuint bufX = g.upload(toFloatRowMajor(X));
     const GLuint bufWq = g.upload(toFloatRowMajor(w.W_q));
@@ -418,9 +472,11 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     g.gemm(bufX, bufWq, bufQ, proj);
     g.gemm(bufX, bufWk, bufK, proj);
     g.gemm(bufX, bufWv, bufV, proj);
-    std::vector<float> q = g.read<float>(bufQ, headElems);
-    std::vector<float> k = g.read<float>(bufK, headElems);
-    std::vector<float> v = g.read<float>(bufV, headElems);
+    // On the CPU: what the trace returns, and q, k for RoPE's rotation (and TXL's q + u, q + v).
+    const bool needQK = keep || p.scheme == Scheme::RoPE || p.scheme == Scheme::TransformerXL;
+    std::vector<float> q = needQK ? g.read<float>(bufQ, headElems) : std::vector<float>{};
+    std::vector<float> k = needQK ? g.read<float>(bufK, headElems) : std::vector<float>{};
+    std::vector<float> v = keep ? g.read<float>(bufV, headElems) : std::vector<float>{};
     if (!g.ok())
         return Error{g.error};
     if (cancelled(cancel))
@@ -444,10 +500,13 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         bufK = g.upload(k);
     }
     const std::vector<std::int64_t> headShape{H, L, dh};
-    fw.cpu["Q"] = Tensor::fromVector<float>(headShape, q);
-    fw.cpu["K"] = Tensor::fromVector<float>(headShape, k);
-    fw.cpu["V"] = Tensor::fromVector<float>(headShape, v);
+    if (keep) {
+        fw.cpu["Q"] = Tensor::fromVector<float>(headShape, q);
+        fw.cpu["K"] = Tensor::fromVector<float>(headShape, k);
+        fw.cpu["V"] = Tensor::fromVector<float>(headShape, std::move(v));
+    }
 
+    g.phase("projections");
     // --- Tables shared by every head chunk ---------------------------------------------------
     double scale = 1.0 / std::sqrt(static_cast<double>(dh));
     if (p.scheme == Scheme::T5)
@@ -470,6 +529,8 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         bufQv = g.upload(qv);
     }
     auto relIndexTensor = [&](const std::vector<int>& idx) {
+        if (!keep)
+            return; // n × n: never built for the pooled path
         std::vector<std::int32_t> ri(static_cast<std::size_t>(L) * L);
         for (int i = 0; i < L; ++i)
             for (int j = 0; j < L; ++j)
@@ -571,6 +632,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     if (cancelled(cancel))
         return Error{"cancelled"};
 
+    g.phase("tables");
     // --- Chunks: each n×n buffer holds `hc` heads × `rc` query rows (1 GiB, 32-bit indexing,
     // the storage-block limit), so large n runs head by head and, beyond that, rows at a time.
     const std::int64_t perHead = std::int64_t{L} * widestCols;
@@ -775,6 +837,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         }
     }
 
+    g.phase("chunks");
     // --- Output projection ------------------------------------------------------------------
     const GLuint bufWo = g.upload(toFloatRowMajor(w.W_o));
     fw.out = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
@@ -788,6 +851,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     g.gemm(fw.concat, bufWo, fw.out, op);
     if (!g.ok())
         return Error{g.error};
+    g.phase("output projection");
     return fw;
 }
 
@@ -894,7 +958,7 @@ Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
             }
         };
         Expected<Forward> fw =
-            runForward(g, p, w, cancel, m_maxHeadsPerChunk, m_maxRowsPerChunk, sink);
+            runForward(g, p, w, cancel, m_maxHeadsPerChunk, m_maxRowsPerChunk, sink, true);
         if (fw) {
             const int dh = fw->dh, d = fw->d;
             std::map<std::string, Tensor> all = std::move(fw->cpu);
@@ -960,11 +1024,10 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
         PooledTrace pt;
         pt.resolution = R;
         pt.region = PoolRegion{0, L, 0, L};
-        const std::size_t perHead = static_cast<std::size_t>(R) * R;
-        const std::vector<float> zeros(perHead * static_cast<std::size_t>(H), 0.0f);
+        const std::size_t cells = static_cast<std::size_t>(R) * R * static_cast<std::size_t>(H);
         const std::map<std::string, std::pair<GLuint, GLuint>> acc{
-            {"logits", {g.upload(zeros), g.upload(zeros)}},
-            {"weights", {g.upload(zeros), g.upload(zeros)}}};
+            {"logits", {g.zeros(cells), g.zeros(cells)}},
+            {"weights", {g.zeros(cells), g.zeros(cells)}}};
         auto sink = [&](int h0, int count, int i0, int m,
                         const std::map<std::string, GLuint>& bufs) {
             for (const auto& [name, sums] : acc) {
@@ -982,19 +1045,28 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
             }
         };
         Expected<Forward> fw =
-            runForward(g, p, w, cancel, m_maxHeadsPerChunk, m_maxRowsPerChunk, sink);
+            runForward(g, p, w, cancel, m_maxHeadsPerChunk, m_maxRowsPerChunk, sink, false);
         if (fw) {
+            g.phase(nullptr);
             for (const auto& [name, sums] : acc) {
-                std::vector<float> mean = g.read<float>(sums.first, zeros.size());
-                const std::vector<float> count = g.read<float>(sums.second, zeros.size());
-                for (std::size_t c = 0; c < mean.size(); ++c)
-                    mean[c] =
-                        count[c] > 0 ? mean[c] / count[c] : -std::numeric_limits<float>::infinity();
+                // The means on the GPU: half the read-back (no counts), no pass here.
+                const GLuint prog = g.program("pool_mean");
+                if (!g.ok())
+                    break;
+                g.f.UseProgram(prog);
+                g.bind({sums.first, sums.second});
+                if (cells > static_cast<std::size_t>(INT_MAX)) {
+                    g.error = "more than 2³¹ pooled cells";
+                    break;
+                }
+                g.seti(prog, "cells", static_cast<int>(cells));
+                g.dispatch(std::min(ceilDiv(static_cast<int>(cells), 256), 65535), 1, 1);
                 (name == "logits" ? pt.logits : pt.weights) =
-                    Tensor::fromVector<float>({H, R, R}, std::move(mean));
+                    Tensor::fromVector<float>({H, R, R}, g.read<float>(sums.first, cells));
             }
             pt.out = Tensor::fromVector<float>(
                 {L, fw->d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * fw->d));
+            g.phase("pooled read-back");
             if (g.ok())
                 result = std::move(pt);
             else

@@ -44,6 +44,7 @@ namespace pe::gl {
     X(PFNGLBUFFERSUBDATAPROC, BufferSubData)                                                       \
     X(PFNGLGETBUFFERSUBDATAPROC, GetBufferSubData)                                                 \
     X(PFNGLCOPYBUFFERSUBDATAPROC, CopyBufferSubData)                                               \
+    X(PFNGLCLEARBUFFERDATAPROC, ClearBufferData)                                                   \
     X(PFNGLDISPATCHCOMPUTEPROC, DispatchCompute)                                                   \
     X(PFNGLMEMORYBARRIERPROC, MemoryBarrier)                                                       \
     X(PFNGLFINISHPROC, Finish)
