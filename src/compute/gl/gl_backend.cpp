@@ -472,33 +472,46 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     g.gemm(bufX, bufWq, bufQ, proj);
     g.gemm(bufX, bufWk, bufK, proj);
     g.gemm(bufX, bufWv, bufV, proj);
-    // On the CPU: what the trace returns, and q, k for RoPE's rotation (and TXL's q + u, q + v).
-    const bool needQK = keep || p.scheme == Scheme::RoPE || p.scheme == Scheme::TransformerXL;
-    std::vector<float> q = needQK ? g.read<float>(bufQ, headElems) : std::vector<float>{};
-    std::vector<float> k = needQK ? g.read<float>(bufK, headElems) : std::vector<float>{};
+    if (p.scheme == Scheme::RoPE) {
+        // Rotated on the GPU, in place; the angles' cos and sin come from here, in float64.
+        const RopeFrequencies freq = ropeFrequencies(p);
+        const int halfRot = static_cast<int>(freq.theta.size());
+        std::vector<float> cs(2 * static_cast<std::size_t>(L) * halfRot);
+        for (int i = 0; i < L; ++i)
+            for (int m = 0; m < halfRot; ++m) {
+                const double ang = freq.angle(i, m);
+                const std::size_t e = 2 * (static_cast<std::size_t>(i) * halfRot + m);
+                cs[e] = static_cast<float>(std::cos(ang));
+                cs[e + 1] = static_cast<float>(std::sin(ang));
+            }
+        const GLuint bufCs = g.upload(cs);
+        const std::int64_t total = std::int64_t{H} * L * halfRot;
+        if (total > INT_MAX)
+            return Error{"RoPE: more than 2³¹ rotated pairs for the GPU"};
+        for (GLuint b : {bufQ, bufK}) {
+            const GLuint prog = g.program("rope");
+            if (!g.ok() || halfRot == 0)
+                break;
+            g.f.UseProgram(prog);
+            g.bind({b, bufCs});
+            g.seti(prog, "L", L);
+            g.seti(prog, "dh", dh);
+            g.seti(prog, "halfRot", halfRot);
+            g.seti(prog, "interleaved", p.ropeConvention == RopeConvention::Interleaved ? 1 : 0);
+            g.seti(prog, "total", static_cast<int>(total));
+            g.dispatch(std::min(ceilDiv(static_cast<int>(total), 64), 65535), 1, 1);
+        }
+    }
+    // On the CPU: what the trace returns, and q for TXL's q + u and q + v.
+    const bool needQ = keep || p.scheme == Scheme::TransformerXL;
+    std::vector<float> q = needQ ? g.read<float>(bufQ, headElems) : std::vector<float>{};
+    std::vector<float> k = keep ? g.read<float>(bufK, headElems) : std::vector<float>{};
     std::vector<float> v = keep ? g.read<float>(bufV, headElems) : std::vector<float>{};
     if (!g.ok())
         return Error{g.error};
     if (cancelled(cancel))
         return Error{"cancelled"};
 
-    if (p.scheme == Scheme::RoPE) {
-        std::vector<double> positions(static_cast<std::size_t>(L));
-        for (int i = 0; i < L; ++i)
-            positions[static_cast<std::size_t>(i)] = i;
-        const RopeFrequencies freq = ropeFrequencies(p);
-        for (std::vector<float>* t : {&q, &k}) {
-            for (int h = 0; h < H; ++h) {
-                Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> m(
-                    t->data() + static_cast<std::size_t>(h) * L * dh, L, dh);
-                Eigen::MatrixXd x = m.cast<double>();
-                applyRope(x, positions, freq, p.ropeConvention);
-                m = x.cast<float>();
-            }
-        }
-        bufQ = g.upload(q);
-        bufK = g.upload(k);
-    }
     const std::vector<std::int64_t> headShape{H, L, dh};
     if (keep) {
         fw.cpu["Q"] = Tensor::fromVector<float>(headShape, q);
