@@ -24,9 +24,45 @@ PoolAccumulator::PoolAccumulator(int heads, PoolRegion region, int resolution, P
         m_colStart[static_cast<std::size_t>(v)] =
             binStart(v, std::max(region.cols(), 0), m_outCols);
     const std::size_t cells = static_cast<std::size_t>(m_heads) * m_outRows * m_outCols;
-    m_sum.assign(cells, mode == PoolMode::Max ? -std::numeric_limits<double>::infinity() : 0.0);
+    // Not initialised (see merge): the pages are first written by the threads that add cells.
+    m_sum.reset(new double[cells]);
     if (mode == PoolMode::Mean)
-        m_count.assign(cells, 0);
+        m_count.reset(new std::int32_t[cells]);
+    m_touched.assign(static_cast<std::size_t>(m_heads) * m_outRows, 0);
+}
+
+template <typename Sum>
+void PoolAccumulator::merge(int h, int u0, int u1, const Sum* sums, const std::int32_t* counts) {
+    const bool mean = m_mode == PoolMode::Mean;
+    const std::size_t cols = static_cast<std::size_t>(m_outCols);
+    const std::lock_guard lock(m_locks[static_cast<std::size_t>(h)]);
+    for (int u = u0; u < u1; ++u) {
+        const std::size_t row = static_cast<std::size_t>(h) * m_outRows + u;
+        const std::size_t at = row * cols, from = static_cast<std::size_t>(u - u0) * cols;
+        double* sum = m_sum.get() + at;
+        const Sum* add = sums + from;
+        if (!m_touched[row]) { // the first contribution: stored
+            m_touched[row] = 1;
+            if (mean) {
+                for (std::size_t k = 0; k < cols; ++k)
+                    sum[k] = static_cast<double>(add[k]);
+                std::copy(counts + from, counts + from + cols, m_count.get() + at);
+            } else { // as max(−inf, x): a NaN stays out, as in every later merge
+                constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+                for (std::size_t k = 0; k < cols; ++k)
+                    sum[k] = std::max(kNegInf, static_cast<double>(add[k]));
+            }
+        } else if (mean) {
+            std::int32_t* count = m_count.get() + at;
+            for (std::size_t k = 0; k < cols; ++k) {
+                sum[k] += static_cast<double>(add[k]);
+                count[k] += counts[from + k];
+            }
+        } else {
+            for (std::size_t k = 0; k < cols; ++k)
+                sum[k] = std::max(sum[k], static_cast<double>(add[k]));
+        }
+    }
 }
 
 void PoolAccumulator::addRows(int h, int i0, int rows, const float* data, std::int64_t stride) {
@@ -67,44 +103,37 @@ void PoolAccumulator::addRows(int h, int i0, int rows, const float* data, std::i
             }
         }
     }
-    const std::size_t at = (static_cast<std::size_t>(h) * m_outRows + u0) * m_outCols;
-    const std::lock_guard lock(m_locks[static_cast<std::size_t>(h)]);
-    for (std::size_t k = 0; k < span; ++k) {
-        if (mean) {
-            m_sum[at + k] += part[k];
-            m_count[at + k] += count[k];
-        } else {
-            m_sum[at + k] = std::max(m_sum[at + k], part[k]);
-        }
-    }
+    merge(h, u0, u1, part.data(), mean ? count.data() : nullptr);
 }
 
 void PoolAccumulator::addCells(int h, int u0, int u1, const float* cells,
                                const std::int32_t* counts) {
     if (h < 0 || h >= m_heads || u0 >= u1)
         return;
-    const std::size_t at = (static_cast<std::size_t>(h) * m_outRows + u0) * m_outCols;
-    const std::size_t span = static_cast<std::size_t>(u1 - u0) * m_outCols;
-    const std::lock_guard lock(m_locks[static_cast<std::size_t>(h)]);
-    for (std::size_t k = 0; k < span; ++k) {
-        if (m_mode == PoolMode::Mean) {
-            m_sum[at + k] += cells[k];
-            m_count[at + k] += counts[k];
-        } else {
-            m_sum[at + k] = std::max(m_sum[at + k], static_cast<double>(cells[k]));
-        }
-    }
+    merge(h, u0, u1, cells, counts);
 }
 
 Tensor PoolAccumulator::result() const {
     Tensor t(DType::F32, {m_heads, m_outRows, m_outCols});
     float* out = t.data<float>();
-    for (std::size_t k = 0; k < m_sum.size(); ++k) {
-        if (m_mode == PoolMode::Max)
-            out[k] = static_cast<float>(m_sum[k]);
-        else
-            out[k] = m_count[k] > 0 ? static_cast<float>(m_sum[k] / static_cast<double>(m_count[k]))
-                                    : -std::numeric_limits<float>::infinity();
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    const std::size_t cols = static_cast<std::size_t>(m_outCols);
+    for (std::size_t row = 0; row < m_touched.size(); ++row) {
+        float* o = out + row * cols;
+        if (!m_touched[row]) { // no entry of this cell row was added: as all masked
+            std::fill(o, o + cols, kNegInf);
+            continue;
+        }
+        const double* sum = m_sum.get() + row * cols;
+        if (m_mode == PoolMode::Max) {
+            for (std::size_t k = 0; k < cols; ++k)
+                o[k] = static_cast<float>(sum[k]);
+        } else {
+            const std::int32_t* count = m_count.get() + row * cols;
+            for (std::size_t k = 0; k < cols; ++k)
+                o[k] = count[k] > 0 ? static_cast<float>(sum[k] / static_cast<double>(count[k]))
+                                    : kNegInf;
+        }
     }
     return t;
 }

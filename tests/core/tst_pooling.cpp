@@ -18,6 +18,8 @@ private Q_SLOTS:
     void meanAndMaxKnownAnswers();
     void unevenBinsAndTiles();
     void blocksInAnyOrderGiveTheSameCells();
+    void rowsNeverAddedAreMaskedCells();
+    void addCellsMergesItsFirstAndLaterContributions();
 };
 
 namespace {
@@ -84,6 +86,46 @@ void TestPooling::blocksInAnyOrderGiveTheSameCells() {
         for (std::int64_t k = 0; k < whole.size(); ++k)
             QVERIFY(std::abs(blocks.at(k) - whole.at(k)) < 1e-6);
     }
+}
+
+void TestPooling::rowsNeverAddedAreMaskedCells() {
+    // The storage is not zero-filled: a cell row no block reached must still read as −inf
+    // (all masked), in both modes, and the rows that were added keep their values.
+    for (PoolMode mode : {PoolMode::Mean, PoolMode::Max}) {
+        PoolAccumulator acc(2, PoolRegion{0, 8, 0, 8}, 4, mode);
+        std::vector<float> rows(2 * 8, 3.0f); // rows 2 and 3: cell row 1 of head 1
+        acc.addRows(1, 2, 2, rows.data(), 8);
+        const Tensor r = acc.result();
+        for (std::int64_t k = 0; k < r.size(); ++k) {
+            const bool added = k / 16 == 1 && (k % 16) / 4 == 1;
+            QCOMPARE(r.at(k), added ? 3.0 : -std::numeric_limits<double>::infinity());
+        }
+    }
+}
+
+void TestPooling::addCellsMergesItsFirstAndLaterContributions() {
+    // An engine's own cells: sums with counts (mean) or maxima (max), the first contribution
+    // stored and later ones merged; a NaN maximum stays out, first or not.
+    PoolAccumulator mean(1, PoolRegion{0, 4, 0, 4}, 2, PoolMode::Mean);
+    const float s1[] = {2, 4, 6, 8}, s2[] = {1, 1, 1, 1};
+    const std::int32_t c1[] = {2, 2, 2, 0}, c2[] = {1, 2, 1, 0};
+    mean.addCells(0, 0, 2, s1, c1);
+    mean.addCells(0, 0, 1, s2, c2); // cell row 0 again
+    const Tensor m = mean.result();
+    QCOMPARE(m.at(0), 3.0 / 3.0);
+    QCOMPARE(m.at(1), 5.0 / 4.0);
+    QCOMPARE(m.at(2), 3.0);
+    QCOMPARE(m.at(3), -std::numeric_limits<double>::infinity()); // no finite entry
+    PoolAccumulator max(1, PoolRegion{0, 4, 0, 4}, 2, PoolMode::Max);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float a[] = {nan, 1, 5, -kInf}, b[] = {2, nan, 4, -1};
+    max.addCells(0, 0, 2, a, nullptr);
+    max.addCells(0, 0, 2, b, nullptr);
+    const Tensor x = max.result();
+    QCOMPARE(x.at(0), 2.0);
+    QCOMPARE(x.at(1), 1.0);
+    QCOMPARE(x.at(2), 5.0);
+    QCOMPARE(x.at(3), -1.0);
 }
 
 QTEST_GUILESS_MAIN(TestPooling)
