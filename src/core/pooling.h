@@ -72,8 +72,8 @@ private:
     int m_outRows;
     int m_outCols;
     PoolMode m_mode;
-    std::vector<int> m_rowCell;            ///< cell of each region row
-    std::vector<int> m_colStart;           ///< R_c + 1 column bin starts, relative to c0
+    std::vector<int> m_rowCell;  ///< cell of each region row
+    std::vector<int> m_colStart; ///< R_c + 1 column bin starts, relative to c0
     /**
      * Folds cell rows [u0, u1) of head h in (sums and counts, or maxima), under the head's lock.
      * A cell row's first contribution is stored, later ones added: the storage is never
@@ -81,13 +81,13 @@ private:
      * before any work, most of a pooled forward at n = 2048), and rows nobody added are
      * filled in by result().
      */
-    template <typename Sum> void merge(int h, int u0, int u1, const Sum* sums,
-                                       const std::int32_t* counts);
+    template <typename Sum>
+    void merge(int h, int u0, int u1, const Sum* sums, const std::int32_t* counts);
 
     std::unique_ptr<double[]> m_sum;         ///< mean: sums; max: maxima (rows: see m_touched)
     std::unique_ptr<std::int32_t[]> m_count; ///< mean: finite entries per cell
     std::vector<std::uint8_t> m_touched;     ///< per head × cell row: holds a contribution
-    std::unique_ptr<std::mutex[]> m_locks; ///< one per head
+    std::unique_ptr<std::mutex[]> m_locks;   ///< one per head
 };
 
 /**

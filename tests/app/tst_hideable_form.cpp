@@ -62,7 +62,8 @@ void TestHideableForm::hiddenRowsTakeNoSpace() {
     // One visible row of a form of thirteen: as tall as a form of that row alone.
     QWidget big, alone;
     auto* form = new HideableForm(&big);
-    auto* note = new QLabel(QStringLiteral("No options: a long note that wraps at a narrow width."));
+    auto* note =
+        new QLabel(QStringLiteral("No options: a long note that wraps at a narrow width."));
     note->setWordWrap(true);
     form->addRow(note);
     std::vector<QSpinBox*> spins;
@@ -87,7 +88,8 @@ void TestHideableForm::hiddenRowsTakeNoSpace() {
     // Every row back: taller by twelve rows.
     for (QSpinBox* s : spins)
         form->setRowVisible(s, true);
-    QVERIFY(form->sizeHint().height() >= single->sizeHint().height() + 12 * spins[0]->sizeHint().height());
+    QVERIFY(form->sizeHint().height() >=
+            single->sizeHint().height() + 12 * spins[0]->sizeHint().height());
 }
 
 void TestHideableForm::manyToOneRowAndBackAtChangingWidths() {
@@ -118,7 +120,8 @@ void TestHideableForm::manyToOneRowAndBackAtChangingWidths() {
         for (QWidget* w : form->fieldWidgets()) {
             if (!w->isVisible())
                 continue;
-            QVERIFY2(w->geometry().top() > lastBottom, qPrintable(QStringLiteral("round %1").arg(round)));
+            QVERIFY2(w->geometry().top() > lastBottom,
+                     qPrintable(QStringLiteral("round %1").arg(round)));
             QVERIFY(host.rect().contains(w->geometry()));
             lastBottom = w->geometry().bottom();
         }
