@@ -20,31 +20,30 @@ QLabel* HideableForm::makeLabel(const QString& text) {
 }
 
 QLabel* HideableForm::addRow(const QString& label, QWidget* field) {
-    const int r = static_cast<int>(m_rows.size());
     Row row;
-    row.label = makeLabel(label);
     row.field = field;
-    if (row.label) {
-        row.label->setBuddy(field);
-        addWidget(row.label, r, 0);
-    }
-    addWidget(field, r, 1);
-    m_rows.push_back(row);
-    return row.label;
+    return addLabelledRow(label, row);
 }
 
 QLabel* HideableForm::addRow(const QString& label, QLayout* field) {
-    const int r = static_cast<int>(m_rows.size());
     Row row;
-    row.label = makeLabel(label);
     row.fieldLayout = field;
+    return addLabelledRow(label, row);
+}
+
+QLabel* HideableForm::addLabelledRow(const QString& label, Row row) {
+    const int r = static_cast<int>(m_rows.size());
+    row.label = makeLabel(label);
     if (row.label) {
-        const QList<QWidget*> ws = widgetsOf(row);
+        const QList<QWidget*> ws = widgetsOf(row); // the buddy: the field, or its first widget
         if (!ws.isEmpty())
             row.label->setBuddy(ws.front());
         addWidget(row.label, r, 0);
     }
-    addLayout(field, r, 1);
+    if (row.field)
+        addWidget(row.field, r, 1);
+    else
+        addLayout(row.fieldLayout, r, 1);
     m_rows.push_back(row);
     return row.label;
 }

@@ -48,6 +48,8 @@ private:
         bool visible = true;
     };
     QLabel* makeLabel(const QString& text);
+    /** Places `row` (its field or field layout set) with a label made from `label`. */
+    QLabel* addLabelledRow(const QString& label, Row row);
     Row* rowOf(QObject* field);
     const Row* rowOf(QObject* field) const;
     static QList<QWidget*> widgetsOf(const Row& r);

@@ -366,6 +366,14 @@ struct GlBackend::Impl {
         dispatch(ceilDiv(g.N, 64), ceilDiv(g.M, 64), g.batch);
     }
 
+    /**
+     * `items` invocations of a one-dimensional shader with a grid-stride loop (pool_mean,
+     * rope): at most 65535 work groups of `local`, the loop covers the rest.
+     */
+    void dispatchStrided(int items, int local) {
+        dispatch(std::min(ceilDiv(items, local), 65535), 1, 1);
+    }
+
     /** out[h,i,j] = tab[h*tBatch + row*tRow + col]; see gather.comp for the modes. */
     void gather(GLuint tab, GLuint idx, GLuint out, int n, int m, int iOff, int heads, int hOff,
                 int tBatch, int tRow, int rowMode, int colMode) {
@@ -408,8 +416,7 @@ using ChunkSink = std::function<void(int h0, int count, int i0, int m,
 
 static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const Weights& w,
                                     const std::atomic<bool>* cancel, int maxHeadsPerChunk,
-                                    int maxRowsPerChunk, const ChunkSink& sink,
-                                    bool keepCpuTensors) {
+                                    int maxRowsPerChunk, const ChunkSink& sink, bool keep) {
     Forward fw;
     g.phase(nullptr); // PE_GL_PROFILE: wall time per phase of the forward pass
     const int L = p.seqLen(), d = p.d, H = p.heads, dh = p.headDim();
@@ -431,9 +438,9 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
 
     // --- Inputs on the CPU (O(n·d)) ---------------------------------------------------------
     // Column-major, as the helpers take them (a row-major matrix would be copied to one first).
-    // The pooled path returns no CPU tensors: it skips them and their copies (a Firecracker
-    // VM's page faults made them most of a pooled forward at n = 16384 on an H100).
-    const bool keep = keepCpuTensors;
+    // keep: the CPU tensors the trace returns. The pooled path returns none and skips them and
+    // their copies (a Firecracker VM's page faults made them most of a pooled forward at
+    // n = 16384 on an H100).
     Eigen::MatrixXd X = assembleSequence(p, w); // E, then E + P
     if (keep)
         fw.cpu["E"] = matrixTensor(X);
@@ -499,7 +506,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
             g.seti(prog, "halfRot", halfRot);
             g.seti(prog, "interleaved", p.ropeConvention == RopeConvention::Interleaved ? 1 : 0);
             g.seti(prog, "total", static_cast<int>(total));
-            g.dispatch(std::min(ceilDiv(static_cast<int>(total), 64), 65535), 1, 1);
+            g.dispatchStrided(static_cast<int>(total), 64);
         }
     }
     // On the CPU: what the trace returns, and q for TXL's q + u and q + v.
@@ -1073,7 +1080,7 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
                     break;
                 }
                 g.seti(prog, "cells", static_cast<int>(cells));
-                g.dispatch(std::min(ceilDiv(static_cast<int>(cells), 256), 65535), 1, 1);
+                g.dispatchStrided(static_cast<int>(cells), 256);
                 (name == "logits" ? pt.logits : pt.weights) =
                     Tensor::fromVector<float>({H, R, R}, g.read<float>(sums.first, cells));
             }
