@@ -21,8 +21,12 @@ except ImportError:
     sys.exit(77)
 
 
+# Every page's output goes under one folder, removed when the script exits.
+WORK = tempfile.TemporaryDirectory(prefix="pe-insight-")
+
+
 def run(cli, page, *args):
-    out = tempfile.mkdtemp(prefix="pe-insight-")
+    out = tempfile.mkdtemp(dir=WORK.name)
     target = os.path.join(out, page)
     r = subprocess.run([cli, "insight", page, *args, "--out", target],
                        capture_output=True, text=True, timeout=120)
