@@ -114,6 +114,7 @@ private Q_SLOTS:
     void recycledBuffersGiveTheSameTrace();
     void providedStorageIsComputedInto();
     void keptTablesFollowTheParameters();
+    void keptMemoryIsTheLastComputationsOwn();
     void float64DelegatesToReference();
     void invalidParamsAreAnError();
     void cancelStops();
@@ -328,6 +329,43 @@ void TestCpuEngine::providedStorageIsComputedInto() {
 // The engine keeps its sinusoidal, Transformer-XL and RoPE tables between computations: one
 // engine through changes of every parameter they depend on (RoPE: n, rotated dims, base,
 // scaling and stretch) must still equal the reference.
+// The engine keeps tables and pooled tensors between computations, but never the memory of a
+// larger n, of a scheme no longer computed, or of a pool once it is released.
+void TestCpuEngine::keptMemoryIsTheLastComputationsOwn() {
+    CpuFastBackend fast(2);
+    auto run = [&fast](Params p) {
+        Weights w;
+        completeWeights(p, w);
+        Expected<Trace> t = fast.compute(p, w);
+        QVERIFY2(t.ok(), t.ok() ? "" : t.error().message.c_str());
+        fast.recycle(std::move(*t));
+    };
+    // RoPE keeps cos and sin, [2, n, head dims / 2]; the sinusoid [n, d].
+    auto params = [](Scheme s, int n) {
+        Params p = base(s, Normaliser::Softmax, 0, false, false);
+        p.n = n;
+        p.d = 256;
+        return p;
+    };
+    const std::uint64_t ropeRow = 2 * (256 / 2 / 2) * sizeof(float);
+    run(params(Scheme::RoPE, 1024));
+    QVERIFY(fast.keptBytes() >= 1024 * ropeRow);
+    run(params(Scheme::RoPE, 16)); // the same table with a smaller n: storage of its own size
+    fast.releasePool();
+    QCOMPARE(fast.keptBytes(), 16 * ropeRow);
+    run(params(Scheme::Sinusoidal, 1024));
+    QVERIFY(fast.keptBytes() >= 1024 * 256 * sizeof(float));
+    const Params rope = params(Scheme::RoPE, 16);
+    run(rope); // no sinusoid in this computation: that table goes
+    fast.releasePool();
+    QCOMPARE(fast.keptBytes(), 16 * ropeRow);
+    Params t5 = rope;
+    t5.scheme = Scheme::T5;
+    run(t5);
+    fast.releasePool();
+    QCOMPARE(fast.keptBytes(), std::uint64_t{0});
+}
+
 void TestCpuEngine::keptTablesFollowTheParameters() {
     std::vector<Params> steps;
     Params p = base(Scheme::Sinusoidal, Normaliser::Softmax, 0, false, false);

@@ -178,6 +178,13 @@ void CpuFastBackend::recycle(Trace&& trace) {
     m_pool.erase(m_pool.begin(), m_pool.end() - static_cast<std::ptrdiff_t>(keep));
 }
 
+std::uint64_t CpuFastBackend::keptBytes() const {
+    std::uint64_t bytes = m_sinusoid.bytes() + m_txlSinusoid.bytes() + m_ropeAngles.bytes();
+    for (const Tensor& t : m_pool)
+        bytes += t.byteSize();
+    return bytes;
+}
+
 void CpuFastBackend::provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) {
     m_provided = std::move(storage);
 }
@@ -210,10 +217,14 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // With a sink (pooled mode) no n×n tensor is stored: the fused tile pass folds the logits
     // and weights into the sink's accumulators and the trace keeps its O(n·d) tensors.
     const bool streaming = sink != nullptr;
-    struct DropUnused { // provided storage serves this computation only
-        std::vector<std::pair<std::string, Tensor>>& provided;
-        ~DropUnused() { provided.clear(); }
-    } dropUnused{m_provided};
+    struct DropUnused { // provided storage serves this computation only; tables it did not use go
+        CpuFastBackend& b;
+        ~DropUnused() {
+            b.m_provided.clear();
+            for (KeptTable* t : {&b.m_sinusoid, &b.m_txlSinusoid, &b.m_ropeAngles})
+                t->releaseUnused();
+        }
+    } dropUnused{*this};
     if (p.precision != Precision::Float32)
         return computeTrace(p, w, cancel);
     if (Status s = validate(p); !s)

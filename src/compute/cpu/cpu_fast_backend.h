@@ -72,6 +72,9 @@ public:
      * The worker returns shown traces through TraceRecycler (trace_recycler.h).
      */
     void recycle(Trace&& trace);
+    /** Frees the pooled tensors (an idle engine; the kept tables stay: they are the current
+     *  parameters' own). */
+    void releasePool() { m_pool = {}; }
     /** Output tensors named here are computed in place (see Backend); used by one compute(). */
     void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) override;
 
@@ -94,6 +97,9 @@ public:
         double npassThreadSeconds = 0.0;
         double npassBytes = 0.0;
     };
+    /** Bytes the engine keeps between computations: its tables and its pool of tensors. */
+    std::uint64_t keptBytes() const;
+
     /** Collects a Profile on every compute() while on (reads the clock around every block). */
     void setProfiling(bool on) { m_profiling = on; }
     const Profile& lastProfile() const { return m_profile; }
@@ -114,6 +120,9 @@ private:
     /**
      * A table that depends on a few parameters only, kept until they change: the sinusoid
      * [n, d], Transformer-XL's relative sinusoid [2n − 1, d], RoPE's cos then sin [2, n, pairs].
+     * A computation that does not use a table frees it (releaseUnused), and a table of new
+     * parameters gets storage of its own size: a kept table never holds the memory of a larger
+     * n or of a scheme no longer shown (each one can reach hundreds of MB at n = 16384).
      */
     struct KeptTable {
         struct Key {
@@ -125,14 +134,22 @@ private:
         };
         Key key;
         std::vector<float> values;
+        bool used = false; ///< by the computation under way
         /** True if the values are those of `k`; else sizes them for `k` (the caller fills them). */
         bool holds(const Key& k, std::size_t size) {
+            used = true;
             if (key == k && values.size() == size)
                 return true;
             key = k;
-            values.resize(size);
+            values = std::vector<float>(size); // not resize(): that keeps a larger capacity
             return false;
         }
+        void releaseUnused() {
+            if (!used)
+                *this = KeptTable{};
+            used = false;
+        }
+        std::size_t bytes() const { return values.capacity() * sizeof(float); }
     };
     KeptTable m_sinusoid, m_txlSinusoid, m_ropeAngles;
     bool m_profiling = false;

@@ -301,6 +301,19 @@ void ComputeWorker::process(const ComputeRequest& request) {
     deliver(std::move(result));
     if (ok)
         prepareNeighbourSeeds(p, request.generation);
+    releaseWhenIdle(request.generation);
+}
+
+void ComputeWorker::releaseWhenIdle(quint64 generation) {
+    QTimer::singleShot(kIdleReleaseMs, this, [this, generation] {
+        if (m_latest.load() != generation)
+            return;         // a newer request came: its own timer decides
+        m_recycler->take(); // freed here
+#ifdef PE_HAVE_FAST_CPU
+        if (auto* fast = dynamic_cast<CpuFastBackend*>(m_backend.get()))
+            fast->releasePool();
+#endif
+    });
 }
 
 void ComputeWorker::prepareNeighbourSeeds(const Params& p, quint64 generation) {

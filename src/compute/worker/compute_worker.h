@@ -136,6 +136,10 @@ Q_SIGNALS:
     /** A result waits in takeResults(). */
     void resultsReady();
 
+public:
+    /** How long after a result, with no newer request, recycled buffers are freed. */
+    static constexpr int kIdleReleaseMs = 2000;
+
 private:
     /** Runs in the worker's thread: the oldest posted request. */
     Q_INVOKABLE void processPosted();
@@ -150,6 +154,13 @@ private:
      * seeds (WeightCache::prepareNeighbourSeeds): a seed spin box steps by one.
      */
     void prepareNeighbourSeeds(const Params& p, quint64 generation);
+    /**
+     * Once no request has come for kIdleReleaseMs after a result, frees what only a next
+     * computation of the same shapes would reuse: the trace the views let go of (up to
+     * TraceRecycler::kMaxKeptBytes) and the engine's pool. An idle window holds its shown trace
+     * and nothing of earlier ones.
+     */
+    void releaseWhenIdle(quint64 generation);
 
     std::atomic<int> m_requested;
     std::atomic<QSurface*> m_glSurface{nullptr};
