@@ -61,6 +61,10 @@ void setLogAxis(QCPAxis* axis, bool log) {
         axis->setScaleType(QCPAxis::stLinear);
         axis->setNumberFormat(QStringLiteral("gb"));
         axis->setNumberPrecision(6);
+        // A log ticker left from an earlier plot finds no ticks on a linear range through zero
+        // (and QCustomPlot warns on every replot). The x axis sets its own ticker after this.
+        if (axis->ticker().dynamicCast<QCPAxisTickerLog>())
+            axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     }
 }
 
