@@ -15,6 +15,7 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -63,6 +64,10 @@ StepperPanel::StepperPanel(QWidget* parent)
     , m_strip(new StageStrip)
     , m_tokens(new TokenBar)
     , m_timer(new QTimer(this)) {
+    m_stagePool.setMaxThreadCount(1);
+    m_stageWatcher = new QFutureWatcher<PreparedStage>(this);
+    connect(m_stageWatcher, &QFutureWatcher<PreparedStage>::finished, this,
+            &StepperPanel::stagePrepared);
     setFocusPolicy(Qt::StrongFocus);
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
@@ -412,12 +417,14 @@ void StepperPanel::refresh() {
     refreshProbe();
 }
 
-const Eigen::MatrixXd* StepperPanel::outputProjection() {
-    const Params& p = m_trace->params;
-    if (m_woD != p.d || m_woSeed != p.seed) {
+StepperPanel::PreparedStage StepperPanel::prepareStage(const Trace& trace, StageId id, int head,
+                                                       std::shared_ptr<const Eigen::MatrixXd> wo,
+                                                       int woD, std::uint64_t woSeed) {
+    const Params& p = trace.params;
+    PreparedStage s;
+    if (id == StageId::OutputProjection && !(wo && woD == p.d && woSeed == p.seed)) {
         // The window's weights are generated from the seed (one stream per tensor name):
-        // regenerate W_O alone. The others are marked given, so completeWeights skips them; it
-        // drew all four before, 4·d² normal variates on the GUI thread (1.3 s at d = 4096).
+        // regenerate W_O alone. The others are marked given, so completeWeights skips them.
         Params q;
         q.scheme = Scheme::None;
         q.n = 1;
@@ -427,11 +434,19 @@ const Eigen::MatrixXd* StepperPanel::outputProjection() {
         Weights w;
         w.E = w.W_q = w.W_k = w.W_v = Eigen::MatrixXd::Zero(1, 1);
         completeWeights(q, w);
-        m_wo = w.W_o;
-        m_woD = p.d;
-        m_woSeed = p.seed;
+        wo = std::make_shared<const Eigen::MatrixXd>(std::move(w.W_o));
+        s.wo = wo;
+        s.woD = p.d;
+        s.woSeed = p.seed;
     }
-    return &m_wo;
+    s.matrices =
+        stageMatrices(trace, id, head, id == StageId::OutputProjection ? wo.get() : nullptr);
+    for (const StageMatrix& m : s.matrices) {
+        bool inf = false;
+        s.grids.push_back(toGrid(m.values, &inf));
+        s.infinite.push_back(inf);
+    }
+    return s;
 }
 
 void StepperPanel::refreshStage() {
@@ -439,8 +454,7 @@ void StepperPanel::refreshStage() {
         return;
     const StageInfo& info = stageInfo();
     const Params& p = m_trace->params;
-    m_matrices = stageMatrices(*m_trace, info.id, head(),
-                               info.id == StageId::OutputProjection ? outputProjection() : nullptr);
+    ++m_stageGeneration;
     m_title->setText(
         tr("Stage %1 of %2 · %3").arg(m_stage + 1).arg(kStageCount).arg(qs(info.title)));
     m_formula->setText(qs(info.formula));
@@ -450,6 +464,67 @@ void StepperPanel::refreshStage() {
     else if (!info.applies)
         note = tr("<i>Not used by %1: %2</i>").arg(qs(std::string(toString(p.scheme))), note);
     m_note->setText(note);
+
+    // The largest matrix a stage shows: n × n (per head), n × d, or W_O's d × d.
+    const std::int64_t N = p.seqLen(), D = p.d;
+    const std::int64_t cells =
+        std::max({N * N, N * D, info.id == StageId::OutputProjection ? D * D : 0});
+    if (cells <= kInlineStageCells) {
+        PreparedStage prepared = prepareStage(*m_trace, info.id, head(), m_wo, m_woD, m_woSeed);
+        prepared.generation = m_stageGeneration;
+        showStage(std::move(prepared));
+        return;
+    }
+    // Large: computed on the stage thread, newest wins; the old maps go now.
+    m_matrices.clear();
+    for (HeatmapView* h : m_maps) {
+        h->hide();
+        h->deleteLater();
+    }
+    m_maps.clear();
+    m_shapes->clear();
+    m_empty->setText(tr("Preparing this stage (up to %1 million cells)…")
+                         .arg(static_cast<double>(cells) / 1e6, 0, 'f', 1));
+    m_empty->show();
+    if (m_stageRunning) {
+        m_stagePending = true; // started when the running one ends
+        return;
+    }
+    m_stagePending = false;
+    m_stageRunning = true;
+    m_stageWatcher->setFuture(QtConcurrent::run(
+        &m_stagePool, [trace = m_trace, id = info.id, h = head(), wo = m_wo, woD = m_woD,
+                       woSeed = m_woSeed, generation = m_stageGeneration] {
+            PreparedStage prepared = prepareStage(*trace, id, h, wo, woD, woSeed);
+            prepared.generation = generation;
+            return prepared;
+        }));
+}
+
+void StepperPanel::stagePrepared() {
+    m_stageRunning = false;
+    PreparedStage prepared = m_stageWatcher->future().takeResult();
+    if (prepared.wo) {
+        m_wo = prepared.wo;
+        m_woD = prepared.woD;
+        m_woSeed = prepared.woSeed;
+    }
+    if (prepared.generation == m_stageGeneration) {
+        showStage(std::move(prepared));
+    } else if (m_stagePending) {
+        m_stagePending = false;
+        refreshStage(); // the newest request, as it stands now
+    }
+}
+
+void StepperPanel::showStage(PreparedStage prepared) {
+    if (prepared.wo) {
+        m_wo = prepared.wo;
+        m_woD = prepared.woD;
+        m_woSeed = prepared.woSeed;
+    }
+    const Params& p = m_trace->params;
+    m_matrices = std::move(prepared.matrices);
     QStringList shapes;
     for (const StageMatrix& m : m_matrices)
         shapes << QStringLiteral("%1 %2").arg(qs(m.name), shapeOf(m.values));
@@ -469,12 +544,11 @@ void StepperPanel::refreshStage() {
     }
     m_maps.clear();
     for (int k = 0; k < count; ++k) {
-        const StageMatrix& m = m_matrices[static_cast<std::size_t>(k)];
-        HeatmapView* v = newHeatmap(static_cast<std::size_t>(k));
-        bool inf = false;
-        Grid g = toGrid(m.values, &inf);
+        const auto u = static_cast<std::size_t>(k);
+        const StageMatrix& m = m_matrices[u];
+        HeatmapView* v = newHeatmap(u);
         QString title = qs(m.title); // shapes: in the line above the maps
-        if (inf)
+        if (prepared.infinite[u])
             title += tr(" (grey: −∞)");
         HeatmapInfo hi = traceHeatmapInfo(*m_trace, title, qs(m.name), 1, 1);
         if (m.perHead)
@@ -493,7 +567,7 @@ void StepperPanel::refreshStage() {
                     : m.cols == StageAxis::Vocabulary ? tr("token")
                     : m.rows == StageAxis::Feature    ? tr("feature (out)")
                                                       : tr("feature c");
-        v->setData(std::move(g), hi);
+        v->setData(std::move(prepared.grids[u]), hi);
         m_grid->addWidget(v, k / columns, k % columns);
         v->show(); // after setData: its first drawing has the final gradient
         m_maps.push_back(v);

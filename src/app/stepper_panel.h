@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QFutureWatcher>
+#include <QThreadPool>
 #include <QWidget>
 
 #include <memory>
@@ -51,6 +53,8 @@ public:
     void previous();
     void setPlaying(bool on);
     bool playing() const;
+    /** True while the current stage's matrices are computed in the background. */
+    bool preparingStage() const { return m_stageRunning; }
     int head() const;
     void setHead(int h);
     int query() const { return m_query; }
@@ -92,10 +96,25 @@ protected:
 private:
     void refresh();
     void refreshStage();
+    /** The stage's matrices and grids, computed: on the GUI thread for small ones, else
+     *  in the background (the stage area says so meanwhile). */
+    struct PreparedStage {
+        quint64 generation = 0;
+        std::vector<StageMatrix> matrices;
+        std::vector<Grid> grids;
+        std::vector<bool> infinite; ///< a grid holds −∞ (masked logits)
+        std::shared_ptr<const Eigen::MatrixXd> wo;
+        int woD = -1;
+        std::uint64_t woSeed = 0;
+    };
+    static PreparedStage prepareStage(const Trace& trace, StageId id, int head,
+                                      std::shared_ptr<const Eigen::MatrixXd> wo, int woD,
+                                      std::uint64_t woSeed);
+    void showStage(PreparedStage prepared);
+    void stagePrepared();
     void refreshFocus();
     void refreshProbe();
     HeatmapView* newHeatmap(std::size_t index);
-    const Eigen::MatrixXd* outputProjection();
     void exportClicked();
 
     std::shared_ptr<const Trace> m_trace;
@@ -105,9 +124,18 @@ private:
     int m_stage = 0;
     int m_query = 0;
     bool m_stale = true;
-    Eigen::MatrixXd m_wo; ///< W_O regenerated from the seed (the window's weights are seeded)
+    /// W_O regenerated from the seed (the window's weights are seeded), for (m_woD, m_woSeed).
+    std::shared_ptr<const Eigen::MatrixXd> m_wo;
     int m_woD = -1;
     std::uint64_t m_woSeed = 0;
+    /// Stages with more cells than this are prepared in the background (a d = 4096 W_O stage
+    /// took over a second of the GUI thread: regenerating, copying and converting 16.7 M cells).
+    static constexpr std::int64_t kInlineStageCells = std::int64_t{1} << 20;
+    quint64 m_stageGeneration = 0; ///< of the newest refreshStage
+    bool m_stageRunning = false;   ///< a preparation runs, or its result is not yet taken
+    bool m_stagePending = false;   ///< a newer stage waits for the running preparation
+    QFutureWatcher<PreparedStage>* m_stageWatcher = nullptr;
+    QThreadPool m_stagePool; ///< one thread: the newest stage starts when the running one ends
 
     StageStrip* m_strip;
     TokenBar* m_tokens;

@@ -101,6 +101,7 @@ private Q_SLOTS:
     void probeVerdict();
     void wideProbeRunsInTheBackground();
     void outputProjectionShowsTheSeededWo();
+    void wideStagesArePreparedInTheBackground();
     void exportsTheStage();
     void zerosInput();
     void textInputEqualsCli();
@@ -368,6 +369,41 @@ void TestStepperPanel::outputProjectionShowsTheSeededWo() {
             found = true;
         }
     QVERIFY(found);
+}
+
+// A stage of millions of cells (W_O at d = 2048: 4.2 M) is computed off the GUI thread: the
+// stage says so at once, its maps come when ready, and a stage chosen meanwhile wins.
+void TestStepperPanel::wideStagesArePreparedInTheBackground() {
+    Params p = small(Scheme::T5);
+    p.d = 2048;
+    p.seed = 99;
+    m_panel->setTrace(makeTrace(p));
+    m_panel->setStage(static_cast<int>(StageId::OutputProjection));
+    QVERIFY(m_panel->preparingStage());
+    QVERIFY(m_panel->matrices().empty());
+    QVERIFY(m_panel->shownHeatmaps().empty());
+    QTRY_VERIFY_WITH_TIMEOUT(!m_panel->preparingStage(), 60000);
+    Weights w;
+    completeWeights(p, w);
+    bool found = false;
+    for (const StageMatrix& m : m_panel->matrices())
+        if (m.name == "W_O") {
+            QVERIFY(m.values.isApprox(w.W_o, 1e-12));
+            found = true;
+        }
+    QVERIFY(found);
+    QCOMPARE(m_panel->shownHeatmaps().size(), m_panel->matrices().size());
+    // Another seed's W_O is being drawn when the Output stage (n × d: small) is chosen.
+    p.seed = 100;
+    m_panel->setTrace(makeTrace(p));
+    m_panel->setStage(static_cast<int>(StageId::OutputProjection));
+    QVERIFY(m_panel->preparingStage());
+    m_panel->setStage(static_cast<int>(StageId::Output));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_panel->preparingStage(), 60000);
+    QTest::qWait(50); // a late result would land now
+    QCOMPARE(m_panel->stage(), static_cast<int>(StageId::Output));
+    QCOMPARE(m_panel->matrices().size(), std::size_t{1});
+    QCOMPARE(m_panel->matrices().front().name, std::string("out"));
 }
 
 void TestStepperPanel::exportsTheStage() {
