@@ -4,7 +4,7 @@
 //   xvfb-run -a -s '-screen 0 1600x1000x24' bench_soak [--actions 10000] [--seed 1]
 //       [--mark 500] [--interval-ms 5] [--settle-every 20] [--settle-ms 2000]
 //       [--check [--max-growth-mb 50] [--max-stalls 0]] [--skip backend,zoom,…] [--verbose]
-//       [--no-supervise]
+//       [--no-supervise] [--stack-on-stall MS]
 //
 // The soak runs in a child process that this one starts and watches: a crash (a signal, an
 // abort) or a hang (no action for --hang-s) is reported as a JSON line with the last actions
@@ -55,6 +55,7 @@ struct Options {
     int hangS = 300;
     bool check = false;
     bool verbose = false;
+    int stackOnStallMs = 0;        ///< print the GUI thread's stack (gdb) when a gap passes this
     std::vector<std::string> skip; ///< kinds of action left out
     double maxGrowthMb = 50.0;
     int maxStalls = 0;
@@ -106,7 +107,9 @@ bool parse(int argc, char** argv, Options* o) {
             const QStringList kinds = QString::fromLocal8Bit(argv[++i]).split(QLatin1Char(','));
             for (const QString& k : kinds)
                 o->skip.push_back(k.toStdString());
-        } else if (a == "--verbose")
+        } else if (a == "--stack-on-stall")
+            ok = next(&o->stackOnStallMs);
+        else if (a == "--verbose")
             o->verbose = true;
         else if (a == "--no-supervise")
             o->supervise = false;
@@ -188,6 +191,7 @@ int soak(int argc, char** argv, const Options& o) {
     });
     if (o.verbose)
         heartbeat.setReportGapsOver(200);
+    heartbeat.setStackDumpAfter(o.stackOnStallMs);
     heartbeat.start();
     bool quiet = driver.quiesce(start, o.quiesceMs);
     const std::uint64_t rssStart = residentBytes(), anonStart = anonymousResidentBytes();

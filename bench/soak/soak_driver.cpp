@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "comparison_view.h"
+#include "compute_worker.h"
 #include "heatmap_view.h"
 #include "main_window.h"
 #include "params_panel.h"
@@ -580,7 +581,9 @@ bool SoakDriver::quiesce(const Session& s, int timeoutMs) {
         m_w->views()->setCurrentIndex(k);
         spinEventLoop(50);
     }
-    spinEventLoop(300);
+    // An idle window: the workers free the buffers they keep for a next computation once none
+    // has come for kIdleReleaseMs (ComputeWorker::releaseWhenIdle).
+    spinEventLoop(ComputeWorker::kIdleReleaseMs + 300);
     // The actions run between nested event loops, where objects deleted with deleteLater()
     // from inside a handler wait for an outer loop that never runs; the explorer's own loop
     // deletes them as soon as control returns to it, so do that here.

@@ -5,8 +5,11 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace pe {
 
@@ -71,9 +74,40 @@ GuiHeartbeat::GuiHeartbeat(int stallMs, QObject* parent)
 void GuiHeartbeat::start() {
     m_clock.start();
     m_lastMs = 0.0;
+    m_lastTickMs = 0.0;
     m_last = threadTimes();
     m_peak = residentBytes();
     m_timer->start();
+    if (m_dumpAfter > 0 && !m_watchdog.joinable())
+        m_watchdog = std::thread([this] { watch(); });
+}
+
+GuiHeartbeat::~GuiHeartbeat() {
+    m_stop = true;
+    if (m_watchdog.joinable())
+        m_watchdog.join();
+}
+
+void GuiHeartbeat::watch() {
+    double dumpedFor = -1.0; // the tick whose gap was dumped
+    while (!m_stop) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const double last = m_lastTickMs.load();
+        const double now = static_cast<double>(m_clock.nsecsElapsed()) / 1e6;
+        if (now - last < m_dumpAfter || last == dumpedFor)
+            continue;
+        dumpedFor = last;
+        std::fprintf(stderr, "soak: the GUI thread has not ticked for %.0f ms; its stack:\n",
+                     now - last);
+        std::fflush(stderr);
+        // Thread 1 is the main thread, the GUI thread. gdb writes to this process's stderr.
+        const std::string command =
+            "gdb -p " + std::to_string(::getpid()) +
+            " -batch -nx -q -ex 'set pagination off' -ex 'thread 1' -ex 'bt 60' 1>&2 2>/dev/null";
+        if (std::system(command.c_str()) != 0)
+            std::fprintf(stderr, "soak: gdb could not attach\n");
+        std::fflush(stderr);
+    }
 }
 
 void GuiHeartbeat::tick() {
@@ -84,6 +118,7 @@ void GuiHeartbeat::tick() {
     gap.cpuMs = times.cpuMs - m_last.cpuMs;
     gap.runQueueMs = times.runQueueMs - m_last.runQueueMs;
     m_lastMs = now;
+    m_lastTickMs = now;
     m_last = times;
     const double own = gap.ms - gap.runQueueMs;
     if (gap.ms > 100.0)

@@ -5,8 +5,10 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <thread>
 
 class QTimer;
 
@@ -49,7 +51,14 @@ public:
     void setContext(std::function<QString()> context) { m_context = std::move(context); }
     /** Gaps over this many ms are printed to stderr as they happen (0: none). */
     void setReportGapsOver(int ms) { m_reportOver = ms; }
+    /**
+     * While a gap is still open after `ms`, a watchdog thread prints the GUI thread's stack to
+     * stderr once per gap, with gdb attached to this process (0: off; gdb must be installed).
+     * The attach itself lengthens the gap by seconds: for finding a stall, not measuring it.
+     */
+    void setStackDumpAfter(int ms) { m_dumpAfter = ms; }
     void start();
+    ~GuiHeartbeat() override;
 
     /** Gaps over stallMs of wall-clock time. */
     int stalls() const { return m_stalls; }
@@ -68,6 +77,7 @@ public:
 
 private:
     void tick();
+    void watch();
 
     QTimer* m_timer;
     QElapsedTimer m_clock;
@@ -82,6 +92,10 @@ private:
     int m_over100 = 0;
     std::uint64_t m_peak = 0;
     std::function<QString()> m_context;
+    int m_dumpAfter = 0;
+    std::atomic<double> m_lastTickMs{0.0}; ///< read by the watchdog
+    std::atomic<bool> m_stop{false};
+    std::thread m_watchdog;
 };
 
 } // namespace pe
