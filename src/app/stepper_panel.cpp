@@ -582,13 +582,8 @@ void StepperPanel::refreshFocus() {
     const QString token = m_labels.value(i);
     const Tensor* w = m_trace->find("weights");
     std::vector<LineSeries> heads;
-    for (int h = 0; w && h < p.heads; ++h) {
-        const StageMat a = headSlice(*w, h);
-        LineSeries s{tr("head %1").arg(h), {}};
-        for (Eigen::Index j = 0; j < a.cols(); ++j)
-            s.values.push_back(a(i, j));
-        heads.push_back(std::move(s));
-    }
+    for (int h = 0; w && h < p.heads; ++h) // row i only: not every head's n × n slice
+        heads.push_back(LineSeries{tr("head %1").arg(h), headRow(*w, h, i)});
     m_focus->setSeries(tr("query %1 “%2”: attention in every head").arg(i).arg(token),
                        tr("key position j"), tr("a_ij"), heads, m_labels);
 

@@ -232,6 +232,25 @@ StageMat headSlice(const Tensor& t, int head) {
     return slice(t.data<std::int32_t>());
 }
 
+std::vector<double> headRow(const Tensor& t, int head, int row) {
+    const int rank = static_cast<int>(t.rank());
+    const std::int64_t rows = rank == 3 ? t.dim(1) : (rank == 2 ? t.dim(0) : 1);
+    const std::int64_t cols =
+        rank >= 2 ? t.dim(static_cast<std::size_t>(rank - 1)) : (rank == 1 ? t.dim(0) : 0);
+    if (row < 0 || row >= rows)
+        return {};
+    const std::int64_t off =
+        (rank == 3 ? static_cast<std::int64_t>(head) * rows * cols : 0) + row * cols;
+    auto copy = [&](const auto* data) {
+        return std::vector<double>(data + off, data + off + cols);
+    };
+    if (t.holds<float>())
+        return copy(t.data<float>());
+    if (t.holds<double>())
+        return copy(t.data<double>());
+    return copy(t.data<std::int32_t>());
+}
+
 StageMat visibilityMask(const Params& p) {
     const int N = p.seqLen();
     StageMat m(N, N);

@@ -96,6 +96,8 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head);
 
 /** A head slice [rows, cols] of a [heads, rows, cols] tensor (or the [rows, cols] tensor). */
 StageMat headSlice(const Tensor& t, int head);
+/** Row `row` of head `head` of `t` (as headSlice(t, head).row(row), without the slice). */
+std::vector<double> headRow(const Tensor& t, int head, int row);
 
 /** Largest sequence the stepper steps through (derived n×n matrices are held in double). */
 inline constexpr int kMaxStepperPositions = 1024;

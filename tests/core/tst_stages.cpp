@@ -87,6 +87,7 @@ private Q_SLOTS:
     void matricesEqualTrace();
     void ropeUnrotatedIsProjection();
     void urpeBiasRecovered();
+    void headRowIsTheSlicesRow();
 };
 
 void TestStages::everyStageForEveryScheme() {
@@ -303,6 +304,28 @@ void TestStages::urpeBiasRecovered() {
                 QVERIFY(std::abs(b->values(i, j) -
                                  r.w.t5Table(t5Bucket(j - i, true, p.buckets, p.maxDistance), h)) <
                         1e-9);
+    }
+}
+
+// The stepper's focus plot reads one row of each head: the same values as the head's slice.
+void TestStages::headRowIsTheSlicesRow() {
+    Params p = base(Scheme::T5);
+    p.precision = Precision::Float32; // a float tensor, like the window's
+    const Run r = run(p);
+    for (const char* name : {"weights", "E"}) { // [h, n, n] and [n, d]
+        const Tensor& t = *r.t.find(name);
+        const int heads = t.rank() == 3 ? static_cast<int>(t.dim(0)) : 1;
+        for (int h = 0; h < heads; ++h) {
+            const StageMat slice = headSlice(t, h);
+            for (int i = 0; i < slice.rows(); ++i) {
+                const std::vector<double> row = headRow(t, h, i);
+                QCOMPARE(static_cast<Eigen::Index>(row.size()), slice.cols());
+                for (Eigen::Index j = 0; j < slice.cols(); ++j)
+                    QCOMPARE(row[static_cast<std::size_t>(j)], slice(i, j));
+            }
+            QVERIFY(headRow(t, h, static_cast<int>(slice.rows())).empty());
+            QVERIFY(headRow(t, h, -1).empty());
+        }
     }
 }
 
