@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "lab.h"
+#include "memory_budget.h"
 
 namespace pe {
 
@@ -103,6 +104,17 @@ LabTrainer labEngineTrainer() {
               const std::function<void(const LabProgress&)>& progress,
               const std::atomic<bool>& cancel) -> LabRunResult {
         const lab::Options o = toOptions(config);
+        // Held for the run: the window's traces and the lab share the process's budget, and a
+        // run too large for it is refused before libtorch allocates anything.
+        auto reserved = MemoryBudget::process()->reserve("the Lab's training",
+                                                         lab::estimateTrainingBytes(o, lengths));
+        if (!reserved)
+            return {QStringLiteral("this run needs about %1 of memory, %2: lower the batch, "
+                                   "the length L or the width")
+                        .arg(QString::fromStdString(
+                                 formatGigabytes(lab::estimateTrainingBytes(o, lengths))),
+                             QString::fromStdString(reserved.error().message)),
+                    {}};
         auto report = [&progress](const lab::CurvePoint& c) {
             progress({c.step, c.loss, c.accuracy});
         };

@@ -6,6 +6,7 @@
 
 #include "command_support.h"
 #include "lab.h"
+#include "memory_budget.h"
 #include "staged_output.h"
 
 namespace pe {
@@ -90,6 +91,12 @@ int train(const TrainOptions& t) {
         throw Failure{s.error().message};
     const std::vector<int> lengths =
         t.evalLens.empty() ? lab::defaultEvalLengths(o.trainLength) : parseLengths(t.evalLens);
+    const std::uint64_t need = lab::estimateTrainingBytes(o, lengths);
+    if (const auto avail = memAvailableBytes(); avail && need > *avail)
+        throw Failure{"training needs about " + formatGigabytes(need) + " of memory but only " +
+                      formatGigabytes(*avail) +
+                      " is available; lower --batch, --train-len, --d, --heads or --layers (or "
+                      "the longest --eval-lens)"};
     auto staged = StagedOutput::prepare(t.out);
     if (!staged)
         throw Failure{staged.error().message};

@@ -2,7 +2,9 @@
 // The lab's options, the engine conventions of its layers, and a whole run.
 #include "lab.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace pe::lab {
 
@@ -49,6 +51,29 @@ Status validate(const Options& o) {
     if (Status s = pe::validate(p); !s)
         return s;
     return Status::success();
+}
+
+std::uint64_t estimateTrainingBytes(const Options& o, const std::vector<int>& evalLengths) {
+    // In doubles: the worst shapes overflow 64 bits of bytes.
+    const double d = o.d, H = o.heads, layers = o.layers, B = o.batch, V = o.vocab + 1.0;
+    const double L = o.trainLength;
+    double longest = L;
+    for (int n : evalLengths)
+        longest = std::max(longest, static_cast<double>(n));
+    const bool relativeTables = o.scheme == Scheme::Shaw || o.scheme == Scheme::TransformerXL ||
+                                o.scheme == Scheme::DeBERTa;
+    const double perPair = relativeTables ? 10.0 : 6.0; // n² tensors per head and layer
+    // Embedding and unembedding, 4 d² of attention and 8 d² of MLP per layer, and room for the
+    // schemes' own tables (Transformer-XL's W_r, DeBERTa's W_kr and W_qr, a learned table).
+    const double params = 2.0 * V * d + layers * (16.0 * d * d + 16.0 * d) + longest * d;
+    const double optimiser = 4.0 * params; // value, gradient, Adam's two moments
+    const double train = layers * (perPair * B * H * L * L + 24.0 * B * L * d);
+    const double chunk = std::min(64, o.evalSamples);
+    const double eval = perPair * chunk * H * longest * longest + 24.0 * chunk * longest * d +
+                        H * longest * longest; // the geometry (ALiBi's bias, masks)
+    const double bytes = 4.0 * (optimiser + std::max(train, eval)) + 64.0 * (1 << 20);
+    return bytes >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max()
+                           : static_cast<std::uint64_t>(bytes);
 }
 
 std::vector<int> defaultEvalLengths(int trainLength) {

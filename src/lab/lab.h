@@ -73,6 +73,18 @@ struct Options {
 /** Checks the options; the error names the `train` option at fault. */
 Status validate(const Options& o);
 
+/**
+ * The memory a run needs at its peak, estimated from its shapes (float32), so that a run too
+ * large for the machine is refused before it starts: the parameters with their gradients and
+ * Adam's two moments, plus the larger of a training step's activations (every layer's, kept
+ * for the backward pass: about 6 tensors of batch × heads × L² per layer, 10 for the schemes
+ * with relative tables, and 24 of batch × L × d) and an evaluation chunk's (64 sequences at the
+ * longest of `evalLengths`, no gradients, one layer at a time), plus 64 MB for the library.
+ * Over-estimates small runs (the library pools its buffers) and is exact in its growth: n² ·
+ * batch · heads · layers.
+ */
+std::uint64_t estimateTrainingBytes(const Options& o, const std::vector<int>& evalLengths);
+
 /** The evaluation lengths L, 1.5L, 2L, 4L (1.5L rounded up). */
 std::vector<int> defaultEvalLengths(int trainLength);
 

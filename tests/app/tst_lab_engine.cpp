@@ -13,6 +13,7 @@
 #include "lab_engine.h"
 #include "lab_panel.h"
 #include "line_plot_view.h"
+#include "memory_budget.h"
 #include "trace.h"
 
 using namespace pe;
@@ -38,6 +39,7 @@ class TestLabEngine : public QObject {
 private Q_SLOTS:
     void trainsSavesLoads();
     void learnedSaysNoPositions();
+    void runOverTheBudgetIsRefused();
 };
 
 void TestLabEngine::trainsSavesLoads() {
@@ -114,6 +116,33 @@ void TestLabEngine::learnedSaysNoPositions() {
     QVERIFY(p.evalTable()->item(0, 0)->text().toDouble() >= 0);
     for (int c = 1; c < 4; ++c)
         QCOMPARE(p.evalTable()->item(0, c)->text(), QStringLiteral("no positions"));
+}
+
+// The window's largest settings need terabytes: refused before libtorch allocates anything,
+// with the reason and what to lower; the budget is free again after (a small run trains).
+void TestLabEngine::runOverTheBudgetIsRefused() {
+    LabPanel p;
+    p.setTrainer(labEngineTrainer());
+    LabConfig huge = tiny(Scheme::T5);
+    huge.batch = 4096;
+    huge.trainLength = 512;
+    huge.width = 512;
+    huge.heads = 16;
+    huge.layers = 4;
+    p.setConfig(huge);
+    QSignalSpy done(&p, &LabPanel::finished);
+    p.trainButton()->click();
+    QVERIFY(done.wait(10000));
+    const QString error = done.at(0).at(0).toString();
+    QVERIFY2(error.contains(QLatin1String("needs about")) &&
+                 error.contains(QLatin1String("lower the batch")),
+             qPrintable(error));
+    QVERIFY(p.statusText().contains(QLatin1String("needs about")));
+    QCOMPARE(MemoryBudget::process()->reserved(), std::uint64_t{0});
+    p.setConfig(tiny(Scheme::T5));
+    p.trainButton()->click();
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.at(1).at(0).toString(), QString());
 }
 
 QTEST_MAIN(TestLabEngine)

@@ -151,6 +151,11 @@ void TestTrainCommand::errors_data() {
                                 << "--eval-lens";
     QTest::newRow("steps") << "--steps 0"
                            << "--steps";
+    // Terabytes of attention tensors: refused before any allocation, with what to lower.
+    QTest::newRow("memory") << "--batch 4096 --train-len 512 --d 1024 --heads 16 --layers 4"
+                            << "training needs about";
+    QTest::newRow("memory, evaluation") << "--eval-lens 8,8192"
+                                        << "the longest --eval-lens";
 }
 
 void TestTrainCommand::errors() {

@@ -5,7 +5,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <thread>
 
 #include "lab.h"
 #include "safetensors.h"
@@ -67,6 +72,7 @@ private Q_SLOTS:
     void tasksKnownAnswers();
     void badOptions_data();
     void badOptions();
+    void memoryEstimateBoundsARun();
 };
 
 void TestLab::labForwardIsEngineForward_data() {
@@ -308,6 +314,74 @@ void TestLab::badOptions() {
     QVERIFY(!s);
     QVERIFY2(s.error().message.rfind(message.toStdString(), 0) == 0, s.error().message.c_str());
     QVERIFY(!lab::Model::create(o));
+}
+
+namespace {
+/** The anonymous part of this process's resident set (RssAnon), in bytes: what it allocated,
+ *  not the pages of the libraries it maps (libtorch's are hundreds of MB). */
+std::uint64_t residentNow() {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, "RssAnon:", 8) == 0 && std::sscanf(line + 8, "%llu", &kb) == 1)
+            break;
+    std::fclose(f);
+    return kb * 1024;
+}
+} // namespace
+
+// The estimate that the window and `train` check a run against before it starts: it grows as
+// the attention tensors do (batch · heads · L² · layers, and the longest evaluation length's
+// square), refuses the window's largest settings, and is not below what a real run adds to the
+// resident set (sampled every 2 ms while it trains and evaluates).
+void TestLab::memoryEstimateBoundsARun() {
+    lab::Options o = small(Scheme::T5);
+    const std::vector<int> lengths = lab::defaultEvalLengths(o.trainLength);
+    const std::uint64_t base = lab::estimateTrainingBytes(o, lengths);
+    QVERIFY(base < std::uint64_t{200} << 20); // a small run: the library's 64 MB and little more
+    lab::Options wide = o;
+    wide.batch = 4096;
+    wide.trainLength = 512;
+    wide.d = 512;
+    wide.heads = 16;
+    wide.layers = 4; // the window's largest settings: 6 · 4096 · 16 · 512² · 4 floats per layer
+    QVERIFY(lab::estimateTrainingBytes(wide, lab::defaultEvalLengths(512)) > std::uint64_t{1}
+                                                                                 << 40);
+    QVERIFY(lab::estimateTrainingBytes(o, {o.trainLength, 8192}) >
+            std::uint64_t{64} * o.heads * 8192 * 8192 * 4); // one evaluation chunk's weights
+
+    lab::Options run = o;
+    run.batch = 64;
+    run.trainLength = 128;
+    run.d = 64;
+    run.heads = 4;
+    run.layers = 2;
+    run.steps = 3;
+    run.evalSamples = 64;
+    const std::vector<int> evalAt{128, 256};
+    const std::uint64_t estimate = lab::estimateTrainingBytes(run, evalAt);
+    QVERIFY(lab::runExperiment(o, lengths, {}, nullptr)); // the library loaded and set up
+    const std::uint64_t before = residentNow();
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> peak{before};
+    std::thread sampler([&] {
+        while (!done) {
+            peak = std::max(peak.load(), residentNow());
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+    });
+    auto result = lab::runExperiment(run, evalAt, {}, nullptr);
+    done = true;
+    sampler.join();
+    QVERIFY2(result, result ? "" : result.error().message.c_str());
+    const std::uint64_t grew = peak - before;
+    qInfo("estimate %.1f MB, resident set grew %.1f MB", static_cast<double>(estimate) / 1e6,
+          static_cast<double>(grew) / 1e6);
+    QVERIFY(grew > 0);
+    QVERIFY(estimate >= grew);
 }
 
 QTEST_GUILESS_MAIN(TestLab)
