@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "insights_figures.h"
 
+#include <QFutureWatcher>
 #include <QGridLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -292,6 +294,7 @@ InsightsFigures::InsightsFigures(QWidget* parent)
     , m_entropy(new LinePlotView)
     , m_probe(new LinePlotView)
     , m_measureHint(tr("this machine: press Measure")) {
+    m_gridPool.setMaxThreadCount(1);
     // In the order of InsightPage.
     addPage(3, {m_bits, m_binaryP, m_periods});
     addPage(2, {m_offsetM, m_residual, m_shift, m_toeplitz});
@@ -367,9 +370,10 @@ void InsightsFigures::setColorMap(ColorMapKind k) {
 
 void InsightsFigures::clearPage(InsightPage page, const QString& message) {
     for (QWidget* w : figures(page)) {
-        if (auto* h = qobject_cast<HeatmapView*>(w))
+        if (auto* h = qobject_cast<HeatmapView*>(w)) {
+            m_gridRequest[h] = ++m_lastGridRequest; // a map still being prepared is not shown
             h->clear(message);
-        else if (auto* l = qobject_cast<LinePlotView*>(w))
+        } else if (auto* l = qobject_cast<LinePlotView*>(w))
             l->setSeries(message, {}, {}, {});
     }
 }
@@ -401,6 +405,27 @@ void InsightsFigures::setResult(const InsightResult& r) {
     }
 }
 
+void InsightsFigures::setGrid(HeatmapView* view, std::int64_t cells, std::function<Grid()> make,
+                              const HeatmapInfo& info) {
+    const quint64 request = ++m_lastGridRequest;
+    m_gridRequest[view] = request;
+    if (!m_background || cells <= kInlineGridCells) {
+        view->setData(make(), info);
+        return;
+    }
+    view->clear(tr("Preparing %1 million cells…").arg(static_cast<double>(cells) / 1e6, 0, 'f', 1));
+    auto* watcher = new QFutureWatcher<Grid>(this);
+    ++m_pendingGrids;
+    connect(watcher, &QFutureWatcher<Grid>::finished, this, [this, watcher, view, request, info] {
+        --m_pendingGrids;
+        Grid g = watcher->future().takeResult();
+        watcher->deleteLater();
+        if (m_gridRequest[view] == request) // else a newer request owns the map
+            view->setData(std::move(g), info);
+    });
+    watcher->setFuture(QtConcurrent::run(&m_gridPool, std::move(make)));
+}
+
 void InsightsFigures::showBinary(const InsightResult& r) {
     const BinaryInsight& b = *r.binary;
     const QString sub = insightSubtitle(r);
@@ -417,7 +442,8 @@ void InsightsFigures::showBinary(const InsightResult& r) {
     p.xTitle = tr("column c of P");
     p.yTitle = tr("position i");
     p.valueTitle = tr("P[i, c]");
-    m_binaryP->setData(toGrid(b.P), p);
+    setGrid(
+        m_binaryP, b.P.size(), [b = r.binary] { return toGrid(b->P); }, p);
 
     LinePlotContent c;
     c.title = tr("periods: bits and sinusoids");
@@ -441,14 +467,16 @@ void InsightsFigures::showOffset(const InsightResult& r) {
     m.xTitle = tr("column of P[i]");
     m.yTitle = tr("column of P[i+δ]");
     m.valueTitle = tr("M_δ");
-    m_offsetM->setData(toGrid(o.M), m);
+    setGrid(
+        m_offsetM, o.M.size(), [o = r.offset] { return toGrid(o->M); }, m);
     HeatmapInfo res;
     res.title = tr("residual P[i+δ] − M_δ·P[i]");
     res.subtitle = tr("relative residual %1").arg(num(o.relativeResidual));
     res.xTitle = tr("column c");
     res.yTitle = tr("position i");
     res.valueTitle = tr("residual");
-    m_residual->setData(toGrid(o.residual), res);
+    setGrid(
+        m_residual, o.residual.size(), [o = r.offset] { return toGrid(o->residual); }, res);
 
     const int rows = static_cast<int>(o.shifted.rows());
     LinePlotContent s;

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <QStackedWidget>
+#include <QThreadPool>
 
+#include <functional>
+#include <map>
 #include <vector>
 
 #include "heatmap_view.h"
@@ -60,7 +63,20 @@ public:
     LinePlotView* entropyPlot() const { return m_entropy; }
     LinePlotView* probePlot() const { return m_probe; }
 
+    /**
+     * Off (the default, for `render`): every map is filled before show() returns. On (the
+     * window): a map of more than kInlineGridCells is converted on a thread of its own and shown
+     * when ready, the newest request of each map winning (16384 × 4096 took 0.8 s to convert).
+     */
+    void setPrepareInBackground(bool on) { m_background = on; }
+    /** Maps still being prepared in the background. */
+    int preparing() const { return m_pendingGrids; }
+    static constexpr std::int64_t kInlineGridCells = std::int64_t{1} << 20;
+
 private:
+    /** Shows make()'s grid in `view` (see setPrepareInBackground). */
+    void setGrid(HeatmapView* view, std::int64_t cells, std::function<Grid()> make,
+                 const HeatmapInfo& info);
     QWidget* addPage(int columns, const std::vector<QWidget*>& views);
     void clearPage(InsightPage page, const QString& message);
     void showBinary(const InsightResult& r);
@@ -72,6 +88,11 @@ private:
     ColorMapKind binaryColorMap() const;
 
     ColorMapKind m_colorMap = ColorMapKind::Auto;
+    bool m_background = false;
+    int m_pendingGrids = 0;
+    quint64 m_lastGridRequest = 0;
+    std::map<const HeatmapView*, quint64> m_gridRequest; ///< the newest request of each map
+    QThreadPool m_gridPool;                              ///< one thread
     HeatmapView* m_bits;
     HeatmapView* m_binaryP;
     LinePlotView* m_periods;

@@ -144,6 +144,7 @@ InsightsPanel::InsightsPanel(QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(m_explanation);
     layout->addWidget(m_numbers);
+    m_figures->setPrepareInBackground(true); // large maps: converted off the GUI thread
     layout->addWidget(m_figures, 1);
 
     m_progressDelay->setSingleShot(true);

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void newestRequestWins();
     void fitsBesideTheParameters();
     void linearAfterLogHasTicks();
+    void largeMapsArePreparedInTheBackground();
 };
 
 namespace {
@@ -361,6 +362,33 @@ void TestInsightsPanel::fitsBesideTheParameters() {
 }
 
 QTEST_MAIN(TestInsightsPanel)
+// P at n = 4096, d = 512 (2.1 M cells) is converted off the GUI thread: the map says so, then
+// shows the sinusoid; a smaller request made meanwhile wins over the larger one still running.
+void TestInsightsPanel::largeMapsArePreparedInTheBackground() {
+    InsightsPanel panel;
+    InsightsFigures* f = panel.figures();
+    QVERIFY(showPage(panel, InsightPage::Binary, params(Scheme::Sinusoidal, 4096, 512)));
+    QTRY_COMPARE_WITH_TIMEOUT(f->preparing(), 0, 30000);
+    const HeatmapView* map = f->binaryPMap();
+    QCOMPARE(map->dataRows(), 4096);
+    QCOMPARE(map->dataCols(), 512);
+    const int i = 4000, c = 10; // interleaved: column 2j is sin(i·ω_j), ω_j = 10000^(−2j/d)
+    QVERIFY(std::abs(map->data().at(i, c) - std::sin(i * std::pow(10000.0, -10.0 / 512))) < 1e-12);
+    const InsightResult big = panel.shownResult();
+    QVERIFY(showPage(panel, InsightPage::Binary, params(Scheme::Sinusoidal, 64, 32)));
+    const InsightResult small = panel.shownResult();
+
+    f->setResult(big); // no event processed in between: the map waits for its grid
+    QCOMPARE(f->preparing(), 1);
+    QVERIFY(!map->hasData());
+    QCOMPARE(f->bitsMap()->dataRows(), 4096); // small: at once
+    f->setResult(small);
+    QCOMPARE(map->dataRows(), 64); // at once
+    QTRY_COMPARE_WITH_TIMEOUT(f->preparing(), 0, 30000);
+    QCOMPARE(map->dataRows(), 64); // the late 4096-row grid was not shown
+    QCOMPARE(map->dataCols(), 32);
+}
+
 // A linear plot after a log one (the same view, another insights page) has ticks on both axes:
 // no log ticker is left behind to find none on a range through zero.
 void TestInsightsPanel::linearAfterLogHasTicks() {
