@@ -22,6 +22,7 @@
 #include <cmath>
 #include <limits>
 
+#include "allocator.h"
 #include "comparison_view.h"
 #include "compute_worker.h"
 #include "heatmap_view.h"
@@ -582,8 +583,9 @@ bool SoakDriver::quiesce(const Session& s, int timeoutMs) {
         spinEventLoop(50);
     }
     // An idle window: the workers free the buffers they keep for a next computation once none
-    // has come for kIdleReleaseMs (ComputeWorker::releaseWhenIdle).
-    spinEventLoop(ComputeWorker::kIdleReleaseMs + 300);
+    // has come for kIdleReleaseMs (ComputeWorker::releaseWhenIdle), and the window returns
+    // malloc's free memory kTrimAfterMs after its last result (trimMemoryWhenIdle).
+    spinEventLoop(std::max(ComputeWorker::kIdleReleaseMs, kTrimAfterMs) + 300);
     // The actions run between nested event loops, where objects deleted with deleteLater()
     // from inside a handler wait for an outer loop that never runs; the explorer's own loop
     // deletes them as soon as control returns to it, so do that here.

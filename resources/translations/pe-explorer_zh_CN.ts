@@ -642,6 +642,10 @@
         <source>weight, mean over heads</source>
         <translation>权重（各头平均）</translation>
     </message>
+    <message>
+        <source>Preparing %1 million cells…</source>
+        <translation>正在准备 %1 百万个单元格…</translation>
+    </message>
 </context>
 <context>
     <name>pe::InsightsPanel</name>
@@ -1987,6 +1991,10 @@
     <message>
         <source>Export failed</source>
         <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Preparing this stage (up to %1 million cells)…</source>
+        <translation>正在准备这一阶段（最多 %1 百万个单元格）…</translation>
     </message>
 </context>
 <context>

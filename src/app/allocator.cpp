@@ -5,7 +5,23 @@
 #include <malloc.h>
 #endif
 
+#include <QCoreApplication>
+#include <QTimer>
+
 namespace pe {
+
+void trimMemoryWhenIdle() {
+#if defined(__GLIBC__)
+    static QTimer* timer = [] {
+        auto* t = new QTimer(QCoreApplication::instance());
+        t->setSingleShot(true);
+        t->setInterval(kTrimAfterMs);
+        QObject::connect(t, &QTimer::timeout, [] { malloc_trim(0); });
+        return t;
+    }();
+    timer->start();
+#endif
+}
 
 void tuneAllocatorForLongSessions() {
 #if defined(__GLIBC__)

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 
+#include "allocator.h"
 #include "trace_views.h"
 
 namespace pe {
@@ -119,6 +120,7 @@ ComparisonView::ComparisonView(QWidget* parent)
     connect(m_tensor, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
     connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
     connect(m_controller, &ComputeController::resultReady, this, [this](const ComputeResult& r) {
+        trimMemoryWhenIdle();
         m_requestInFlight = false;
         addTrace(r.trace);
         request(); // the next missing scheme, if any

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "allocator.h"
 #include "line_plot_view.h"
 #include "trace_views.h"
 
@@ -418,6 +419,7 @@ void InsightsFigures::setGrid(HeatmapView* view, std::int64_t cells, std::functi
     ++m_pendingGrids;
     connect(watcher, &QFutureWatcher<Grid>::finished, this, [this, watcher, view, request, info] {
         --m_pendingGrids;
+        trimMemoryWhenIdle();
         Grid g = watcher->future().takeResult();
         watcher->deleteLater();
         if (m_gridRequest[view] == request) // else a newer request owns the map

@@ -13,6 +13,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "allocator.h"
 #include "qcp.h"
 
 #include "insights_figures.h"
@@ -288,6 +289,7 @@ void InsightsPanel::submit(bool measure) {
 }
 
 void InsightsPanel::onResult(const InsightResult& result) {
+    trimMemoryWhenIdle();
     InsightResult r = result;
     if (r.page == InsightPage::Cost && r.ok()) {
         if (r.measured) {

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "allocator.h"
 #include "qcp.h"
 
 #include "comparison_view.h"
@@ -384,6 +385,7 @@ void MainWindow::showPending() {
     const ComputeResult r = std::move(m_pending);
     m_pending = {};
     m_lastFrame.start();
+    trimMemoryWhenIdle(); // the trace this one replaces is freed as the views let go of it
     if (!r.error.isEmpty()) {
         if (r.error != QLatin1String("cancelled"))
             statusBar()->showMessage(tr("Error: %1").arg(r.error), 8000);

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <limits>
 
+#include "allocator.h"
 #include "exporter.h"
 #include "line_plot_view.h"
 #include "qcp.h"
@@ -503,6 +504,7 @@ void StepperPanel::refreshStage() {
 
 void StepperPanel::stagePrepared() {
     m_stageRunning = false;
+    trimMemoryWhenIdle();
     PreparedStage prepared = m_stageWatcher->future().takeResult();
     if (prepared.wo) {
         m_wo = prepared.wo;
