@@ -28,6 +28,12 @@ void tuneAllocatorForLongSessions() {
     // Setting either also turns off glibc's dynamic adjustment of both.
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+    // Two arenas: the GUI thread's and one that the worker, pool and engine threads share.
+    // glibc's default, 8 per core, spreads the window's many threads' frees over up to 16
+    // arenas here, each keeping its own free fragments: the 10,000-action soak ended with
+    // 34 MB free in the arenas instead of 72 (growth from action 500 +40 MB instead of +74).
+    // The engine's hot loops do not allocate (their buffers are preallocated or mmapped).
+    mallopt(M_ARENA_MAX, 2);
 #endif
 }
 
