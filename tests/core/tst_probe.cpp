@@ -4,6 +4,7 @@
 
 #include "probe.h"
 #include "spec12_table.h"
+#include "weights.h"
 
 using namespace pe;
 
@@ -12,6 +13,7 @@ class TestProbe : public QObject {
 private Q_SLOTS:
     void table_data();
     void table();
+    void learnedTableBeyondTheSequenceIsNotDrawn();
 };
 
 void TestProbe::table_data() {
@@ -30,6 +32,27 @@ void TestProbe::table() {
         QVERIFY2(res.spread > kProbeBrokenThreshold && res.canTellApart, msg.constData());
     else
         QVERIFY2(res.spread <= kProbeIdenticalThreshold && !res.canTellApart, msg.constData());
+}
+
+// The probe draws the learned table for the sequence only (the window may ask for 2^20 rows):
+// exact, because the table is drawn in row order, so its first rows do not depend on how many
+// follow.
+void TestProbe::learnedTableBeyondTheSequenceIsNotDrawn() {
+    const Eigen::MatrixXd all = seededNormal(4096, 16, 7, "learned.table");
+    const Eigen::MatrixXd first = seededNormal(10, 16, 7, "learned.table");
+    QCOMPARE(Eigen::MatrixXd(all.topRows(10)), first);
+    Params p;
+    p.scheme = Scheme::Learned;
+    p.n = 10;
+    p.d = 16;
+    p.heads = 2;
+    p.seed = 7;
+    p.learnedRows = 4096;
+    const ProbeResult wide = runProbe(p, 2, true);
+    p.learnedRows = 10;
+    const ProbeResult tight = runProbe(p, 2, true);
+    QCOMPARE(wide.spread, tight.spread);
+    QVERIFY(wide.canTellApart);
 }
 
 QTEST_GUILESS_MAIN(TestProbe)
