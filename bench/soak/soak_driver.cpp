@@ -582,13 +582,15 @@ bool SoakDriver::quiesce(const Session& s, int timeoutMs) {
         m_w->views()->setCurrentIndex(k);
         spinEventLoop(50);
     }
+    // The actions run between nested event loops, where objects deleted with deleteLater()
+    // from inside a handler wait for an outer loop that never runs; the explorer's own loop
+    // deletes them as soon as control returns to it, so do that here (before the idle wait,
+    // as in the explorer: what they free is then trimmed too).
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
     // An idle window: the workers free the buffers they keep for a next computation once none
     // has come for kIdleReleaseMs (ComputeWorker::releaseWhenIdle), and the window returns
     // malloc's free memory kTrimAfterMs after its last result (trimMemoryWhenIdle).
     spinEventLoop(std::max(ComputeWorker::kIdleReleaseMs, kTrimAfterMs) + 300);
-    // The actions run between nested event loops, where objects deleted with deleteLater()
-    // from inside a handler wait for an outer loop that never runs; the explorer's own loop
-    // deletes them as soon as control returns to it, so do that here.
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
     return ok;
 }
