@@ -3,6 +3,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -75,16 +77,15 @@ Grid sliceHead(const Tensor& t, int head) {
 }
 
 Grid gram(const Grid& p) {
+    // Eigen's blocked, vectorised product: the Encoding tab's P·Pᵀ of a binned 1664 × 768 P
+    // took 1.2 s of the GUI thread as a scalar triple loop.
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     Grid g{p.rows, p.rows, std::vector<double>(static_cast<std::size_t>(p.rows) * p.rows)};
-    for (int i = 0; i < p.rows; ++i) {
-        for (int j = i; j < p.rows; ++j) {
-            double s = 0;
-            for (int k = 0; k < p.cols; ++k)
-                s += p.at(i, k) * p.at(j, k);
-            g.at(i, j) = s;
-            g.at(j, i) = s;
-        }
-    }
+    if (p.rows == 0)
+        return g;
+    const Eigen::Map<const RowMajor> P(p.values.data(), p.rows, p.cols);
+    Eigen::Map<RowMajor> G(g.values.data(), p.rows, p.rows);
+    G.noalias() = P * P.transpose();
     return g;
 }
 

@@ -17,6 +17,7 @@ private Q_SLOTS:
     void poolSmallRegionIsCopy();
     void binnedEqualsPooled();
     void gramOfSinusoidRows();
+    void gramOfALargeGridIsEveryDotProduct();
     void sliceHeadPicksTheHead();
     void meanSkipsMaskedEntries();
     void poolSliceEqualsPoolOfSlice_data();
@@ -88,6 +89,25 @@ void TestGrid::gramOfSinusoidRows() {
     for (int i = 0; i < 5; ++i)
         for (int j = 0; j < 5; ++j)
             QVERIFY(qAbs(g.at(i, j) - std::cos(0.3 * (i - j))) < 1e-12);
+}
+
+// Past the sizes of the Toeplitz check, where the product runs blocked kernels: every entry is
+// the dot product of two rows, and the matrix is symmetric to round-off.
+void TestGrid::gramOfALargeGridIsEveryDotProduct() {
+    Grid p{301, 67, {}};
+    for (int k = 0; k < p.rows * p.cols; ++k)
+        p.values.push_back(std::sin(0.37 * k) + 0.01 * (k % 13));
+    const Grid g = gram(p);
+    QCOMPARE(g.rows, 301);
+    QCOMPARE(g.cols, 301);
+    for (int i = 0; i < p.rows; i += 7)
+        for (int j = 0; j < p.rows; j += 5) {
+            double s = 0;
+            for (int c = 0; c < p.cols; ++c)
+                s += p.at(i, c) * p.at(j, c);
+            QVERIFY(qAbs(g.at(i, j) - s) < 1e-11);
+            QVERIFY(qAbs(g.at(i, j) - g.at(j, i)) < 1e-11);
+        }
 }
 
 void TestGrid::sliceHeadPicksTheHead() {
