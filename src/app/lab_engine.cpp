@@ -106,13 +106,12 @@ LabTrainer labEngineTrainer() {
         const lab::Options o = toOptions(config);
         // Held for the run: the window's traces and the lab share the process's budget, and a
         // run too large for it is refused before libtorch allocates anything.
-        auto reserved = MemoryBudget::process()->reserve("the Lab's training",
-                                                         lab::estimateTrainingBytes(o, lengths));
+        const std::uint64_t need = lab::estimateTrainingBytes(o, lengths);
+        auto reserved = MemoryBudget::process()->reserve("the Lab's training", need);
         if (!reserved)
             return {QStringLiteral("this run needs about %1 of memory, %2: lower the batch, "
                                    "the length L or the width")
-                        .arg(QString::fromStdString(
-                                 formatGigabytes(lab::estimateTrainingBytes(o, lengths))),
+                        .arg(QString::fromStdString(formatGigabytes(need)),
                              QString::fromStdString(reserved.error().message)),
                     {}};
         auto report = [&progress](const lab::CurvePoint& c) {

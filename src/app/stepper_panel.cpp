@@ -473,6 +473,7 @@ void StepperPanel::refreshStage() {
     if (cells <= kInlineStageCells) {
         PreparedStage prepared = prepareStage(*m_trace, info.id, head(), m_wo, m_woD, m_woSeed);
         prepared.generation = m_stageGeneration;
+        keepWo(prepared);
         showStage(std::move(prepared));
         return;
     }
@@ -506,11 +507,7 @@ void StepperPanel::stagePrepared() {
     m_stageRunning = false;
     trimMemoryWhenIdle();
     PreparedStage prepared = m_stageWatcher->future().takeResult();
-    if (prepared.wo) {
-        m_wo = prepared.wo;
-        m_woD = prepared.woD;
-        m_woSeed = prepared.woSeed;
-    }
+    keepWo(prepared); // drawn for an older request too: the cache holds
     if (prepared.generation == m_stageGeneration) {
         showStage(std::move(prepared));
     } else if (m_stagePending) {
@@ -519,12 +516,15 @@ void StepperPanel::stagePrepared() {
     }
 }
 
+void StepperPanel::keepWo(const PreparedStage& prepared) {
+    if (!prepared.wo)
+        return;
+    m_wo = prepared.wo;
+    m_woD = prepared.woD;
+    m_woSeed = prepared.woSeed;
+}
+
 void StepperPanel::showStage(PreparedStage prepared) {
-    if (prepared.wo) {
-        m_wo = prepared.wo;
-        m_woD = prepared.woD;
-        m_woSeed = prepared.woSeed;
-    }
     const Params& p = m_trace->params;
     m_matrices = std::move(prepared.matrices);
     QStringList shapes;

@@ -110,6 +110,8 @@ private:
     static PreparedStage prepareStage(const Trace& trace, StageId id, int head,
                                       std::shared_ptr<const Eigen::MatrixXd> wo, int woD,
                                       std::uint64_t woSeed);
+    /** Keeps the W_O a preparation drew as the cache for the next ones. */
+    void keepWo(const PreparedStage& prepared);
     void showStage(PreparedStage prepared);
     void stagePrepared();
     void refreshFocus();

@@ -3,29 +3,20 @@
 // system once the window has been quiet for kTrimAfterMs, and not while calls keep coming.
 #include <QTest>
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "allocator.h"
+#include "resident_memory.h"
 
 using namespace pe;
 
 namespace {
 
-/** RssAnon of this process in MB: what it allocated and touched. */
+/** RssAnon of this process in MB. */
 double anonymousMb() {
-    std::FILE* f = std::fopen("/proc/self/status", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (std::fgets(line, sizeof line, f))
-        if (std::strncmp(line, "RssAnon:", 8) == 0 && std::sscanf(line + 8, "%llu", &kb) == 1)
-            break;
-    std::fclose(f);
-    return static_cast<double>(kb) / 1024.0;
+    return static_cast<double>(testing::anonymousResidentBytes()) / (1024.0 * 1024.0);
 }
 
 } // namespace

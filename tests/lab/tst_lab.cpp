@@ -8,11 +8,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <thread>
 
 #include "lab.h"
+#include "resident_memory.h"
 #include "safetensors.h"
 #include "trace.h"
 
@@ -316,23 +315,6 @@ void TestLab::badOptions() {
     QVERIFY(!lab::Model::create(o));
 }
 
-namespace {
-/** The anonymous part of this process's resident set (RssAnon), in bytes: what it allocated,
- *  not the pages of the libraries it maps (libtorch's are hundreds of MB). */
-std::uint64_t residentNow() {
-    std::FILE* f = std::fopen("/proc/self/status", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (std::fgets(line, sizeof line, f))
-        if (std::strncmp(line, "RssAnon:", 8) == 0 && std::sscanf(line + 8, "%llu", &kb) == 1)
-            break;
-    std::fclose(f);
-    return kb * 1024;
-}
-} // namespace
-
 // The estimate that the window and `train` check a run against before it starts: it grows as
 // the attention tensors do (batch · heads · L² · layers, and the longest evaluation length's
 // square), refuses the window's largest settings, and is not below what a real run adds to the
@@ -367,12 +349,12 @@ void TestLab::memoryEstimateBoundsARun() {
     const std::vector<int> evalAt{128, 256};
     const std::uint64_t estimate = lab::estimateTrainingBytes(run, evalAt);
     QVERIFY(lab::runExperiment(o, lengths, {}, nullptr)); // the library loaded and set up
-    const std::uint64_t before = residentNow();
+    const std::uint64_t before = testing::anonymousResidentBytes();
     std::atomic<bool> done{false};
     std::atomic<std::uint64_t> peak{before};
     std::thread sampler([&] {
         while (!done) {
-            peak = std::max(peak.load(), residentNow());
+            peak = std::max(peak.load(), testing::anonymousResidentBytes());
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         }
     });

@@ -10,9 +10,6 @@
 #include <QTimer>
 
 #include <algorithm>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <optional>
 #include <thread>
 #include <utility>
@@ -315,11 +312,6 @@ void ComputeWorker::releaseWhenIdle(quint64 generation) {
 #ifdef PE_HAVE_FAST_CPU
         if (auto* fast = dynamic_cast<CpuFastBackend*>(m_backend.get()))
             fast->releasePool();
-#endif
-#if defined(__GLIBC__)
-        // What the window freed since (traces, grids, images) mostly stays in malloc's arenas,
-        // fragmented: 90 MB after a 10,000-action soak, where 70 MB were in use. Hand it back.
-        malloc_trim(0);
 #endif
     });
 }

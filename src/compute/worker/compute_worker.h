@@ -157,9 +157,9 @@ private:
     /**
      * Once no request has come for kIdleReleaseMs after a result, frees what only a next
      * computation of the same shapes would reuse: the trace the views let go of (up to
-     * TraceRecycler::kMaxKeptBytes) and the engine's pool, then returns the free memory of
-     * malloc's arenas to the system (glibc). An idle window holds its shown trace and nothing
-     * of earlier ones.
+     * TraceRecycler::kMaxKeptBytes) and the engine's pool. An idle window holds its shown trace
+     * and nothing of earlier ones (the window returns the freed memory to the system:
+     * trimMemoryWhenIdle, half a second later).
      */
     void releaseWhenIdle(quint64 generation);
 
