@@ -95,6 +95,10 @@ private Q_SLOTS:
     void pooledReadBack();
     void pooledMatchesCpuPooled_data();
     void pooledMatchesCpuPooled();
+    void fusedPoolingEqualsChunkedPooling_data();
+    void fusedPoolingEqualsChunkedPooling();
+    void fusedPoolingSkipsPerQueryTables();
+    void stagedTransfersMatchReference();
     void factoryReturnsGl();
     void cancelledRunReturnsCancelled();
     void runsOnAnotherThread();
@@ -352,10 +356,19 @@ void TstGlBackend::shaderErrorFallsBackToCpu() {
     const Expected<Trace> ref = computeTrace(p, w);
     QVERIFY(ref.ok());
     QVERIFY(compareTraces(*out, *ref, 0.0).isEmpty());
-    // The pooled path reports instead of falling back.
+    // The pooled path reports instead of falling back: the chunked path uses normalise.comp,
+    // the fused one pool_fused.comp.
+    gl->setFusedPooling(false);
     const Expected<PooledTrace> pooled = gl->computePooled(p, w, 8);
     QVERIFY(!pooled.ok());
     QVERIFY(QString::fromStdString(pooled.error().message).contains(QLatin1String("normalise")));
+    gl->setFusedPooling(true);
+    QVERIFY(gl->computePooled(p, w, 8).ok());
+    gl->overrideShaderForTesting("pool_fused", "#version 430\nthis is not glsl;\n");
+    const Expected<PooledTrace> fused = gl->computePooled(p, w, 8);
+    QVERIFY(!fused.ok());
+    QVERIFY2(QString::fromStdString(fused.error().message).contains(QLatin1String("pool_fused")),
+             fused.error().message.c_str());
 }
 
 void TstGlBackend::outOfMemoryFallsBackToCpu() {
@@ -461,6 +474,13 @@ void TstGlBackend::pooledMatchesCpuPooled_data() {
     p = base(Scheme::Shaw, 35, 32, 4);
     p.clip = 4;
     QTest::newRow("shaw/mean") << p << 0 << false;
+    p = base(Scheme::T5, 47, 32, 4);
+    p.mask = MaskKind::Causal;
+    p.validLen = 40;
+    QTest::newRow("t5/causal/valid-len/mean (fused)") << p << 0 << false;
+    p = base(Scheme::URPE, 38, 32, 2);
+    p.norm = Normaliser::L2;
+    QTest::newRow("urpe/l2/mean (fused)") << p << 0 << false;
 }
 
 // The GL pooled path (through the Backend interface) against the fast CPU engine's streamed
@@ -502,6 +522,141 @@ void TstGlBackend::pooledMatchesCpuPooled() {
         QCOMPARE(got->out.shape(), want->out.shape());
         for (std::int64_t k = 0; k < want->out.size(); ++k)
             QVERIFY(std::abs(got->out.at(k) - want->out.at(k)) <= 1e-3);
+    }
+}
+
+void TstGlBackend::fusedPoolingEqualsChunkedPooling_data() {
+    QTest::addColumn<Params>("params");
+    QTest::addColumn<int>("resolution");
+    QTest::addColumn<int>("maxRows"); // rows per fused chunk (0: as many as fit)
+    auto row = [](const char* name, const Params& p, int R, int maxRows = 0) {
+        QTest::newRow(name) << p << R << maxRows;
+    };
+    Params p = base(Scheme::T5, 45, 32, 4);
+    p.mask = MaskKind::Causal;
+    row("t5/causal, cells of 6 and 7 rows", p, 7);
+    row("t5/causal, chunks of 5 rows across cells", p, 7, 5);
+    row("t5/causal, one cell", p, 1);
+    row("t5/causal, 2 cells (fewer than the lanes)", p, 2);
+    row("t5/causal, cells of one entry", p, 45);
+    p.validLen = 31;
+    row("t5/causal/valid-len, chunks of 64 rows", p, 9);
+    for (Normaliser nm : {Normaliser::Exp, Normaliser::L2, Normaliser::Relu2,
+                          Normaliser::Relu2Visible}) {
+        Params q = base(Scheme::ALiBi, 70, 24, 3); // d_h = 8; two work groups of rows
+        q.norm = nm;
+        q.validLen = 60;
+        QTest::newRow(qPrintable(QStringLiteral("alibi/%1/valid-len")
+                                     .arg(QString::fromStdString(std::string(toString(nm))))))
+            << q << 11 << 0;
+    }
+    p = base(Scheme::URPE, 40, 32, 2);
+    p.urpeBias = UrpeBias::T5;
+    p.cls = true;
+    p.sep = true;
+    row("urpe+t5/cls/sep", p, 13);
+    p = base(Scheme::Sinusoidal, 33, 36, 4); // d_h = 9: a partial vec4
+    p.mask = MaskKind::Causal;
+    row("sinusoidal/causal, d_h 9", p, 8);
+    p = base(Scheme::Learned, 150, 256, 2); // d_h = 128, the widest fused
+    row("learned, d_h 128", p, 16, 70);
+    p = base(Scheme::None, 300, 16, 4); // d_h = 4; five work groups of rows
+    p.norm = Normaliser::L2;
+    row("none/l2, 300 positions", p, 64);
+}
+
+// The fused pooled pass (pool_fused.comp + pool_rows.comp) against the chunked one (n × n
+// buffers, combine, normalise, pool), both on this GL: same −inf cells, the rest within
+// 1e-5 · (1 + max), `out` within 1e-4 · (1 + max).
+void TstGlBackend::fusedPoolingEqualsChunkedPooling() {
+    QFETCH(Params, params);
+    QFETCH(int, resolution);
+    QFETCH(int, maxRows);
+    Weights w;
+    completeWeights(params, w);
+    m_gl->setFusedPooling(false);
+    const Expected<PooledTrace> chunked = m_gl->computePooled(params, w, resolution);
+    QVERIFY(!m_gl->lastPoolFused());
+    m_gl->setFusedPooling(true);
+    m_gl->setMaxRowsPerChunkForTesting(maxRows);
+    const Expected<PooledTrace> fused = m_gl->computePooled(params, w, resolution);
+    m_gl->setMaxRowsPerChunkForTesting(0);
+    QVERIFY2(chunked.ok(), chunked.ok() ? "" : chunked.error().message.c_str());
+    QVERIFY2(fused.ok(), fused.ok() ? "" : fused.error().message.c_str());
+    QVERIFY(m_gl->lastPoolFused());
+    auto same = [](const Tensor& a, const Tensor& b, double relTol, const char* name) {
+        if (a.shape() != b.shape())
+            return QStringLiteral("%1: shapes differ").arg(QLatin1String(name));
+        double maxA = 0;
+        for (std::int64_t k = 0; k < a.size(); ++k)
+            if (std::isfinite(a.at(k)))
+                maxA = std::max(maxA, std::abs(a.at(k)));
+        for (std::int64_t k = 0; k < a.size(); ++k) {
+            const double x = a.at(k), y = b.at(k);
+            const bool ok = (std::isinf(x) || std::isinf(y))
+                                ? x == y
+                                : std::abs(x - y) <= relTol * (1 + maxA);
+            if (!ok)
+                return QStringLiteral("%1[%2]: chunked %3, fused %4")
+                    .arg(QLatin1String(name))
+                    .arg(k)
+                    .arg(x)
+                    .arg(y);
+        }
+        return QString();
+    };
+    QString diff = same(chunked->logits, fused->logits, 1e-5, "logits");
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    diff = same(chunked->weights, fused->weights, 1e-5, "weights");
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    diff = same(chunked->out, fused->out, 1e-4, "out");
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// Shaw, Transformer-XL and DeBERTa (a table per query row) and heads wider than 128 pool
+// through the chunked path, with the same cells.
+void TstGlBackend::fusedPoolingSkipsPerQueryTables() {
+    m_gl->setFusedPooling(true);
+    for (Params p : {base(Scheme::Shaw), base(Scheme::TransformerXL), base(Scheme::DeBERTa),
+                     base(Scheme::RoPE, 21, 272, 2)}) {
+        Weights w;
+        completeWeights(p, w);
+        const Expected<PooledTrace> pooled = m_gl->computePooled(p, w, 5);
+        QVERIFY2(pooled.ok(), pooled.ok() ? "" : pooled.error().message.c_str());
+        QVERIFY(!m_gl->lastPoolFused());
+    }
+    Params p = base(Scheme::RoPE, 21, 256, 2);
+    Weights w;
+    completeWeights(p, w);
+    QVERIFY(m_gl->computePooled(p, w, 5).ok());
+    QVERIFY(m_gl->lastPoolFused());
+}
+
+// Every upload and read-back through a staging buffer (the path of transfers of 4 MiB and
+// more): the same trace and pooled cells as the direct transfers.
+void TstGlBackend::stagedTransfersMatchReference() {
+    Params p = base(Scheme::T5, 45, 32, 4);
+    p.mask = MaskKind::Causal;
+    Weights w;
+    completeWeights(p, w);
+    const Expected<Trace> ref = computeTrace(p, w);
+    const Expected<PooledTrace> direct = m_gl->computePooled(p, w, 8);
+    m_gl->setStagingThresholdForTesting(1);
+    const Expected<Trace> staged = m_gl->compute(p, w);
+    const QString fallback = m_gl->lastFallbackReason();
+    const Expected<PooledTrace> pooled = m_gl->computePooled(p, w, 8);
+    m_gl->setStagingThresholdForTesting(std::size_t{4} << 20);
+    QVERIFY(ref.ok() && direct.ok());
+    QVERIFY2(staged.ok() && fallback.isEmpty(), qPrintable(fallback));
+    const QString diff = compareTraces(*staged, *ref);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY2(pooled.ok(), pooled.ok() ? "" : pooled.error().message.c_str());
+    for (const auto& [a, b] : {std::pair{&direct->logits, &pooled->logits},
+                               std::pair{&direct->weights, &pooled->weights},
+                               std::pair{&direct->out, &pooled->out}}) {
+        QCOMPARE(b->shape(), a->shape());
+        for (std::int64_t k = 0; k < a->size(); ++k)
+            QCOMPARE(b->at(k), a->at(k)); // the same computation: bit for bit
     }
 }
 

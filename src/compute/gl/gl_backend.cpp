@@ -170,15 +170,22 @@ struct GlBackend::Impl {
         f.GenBuffers(1, &id);
         buffers.push_back(id);
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-        f.BufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), data,
-                     GL_DYNAMIC_COPY);
+        const bool staged = data && useStaging(bytes);
+        f.BufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes),
+                     staged ? nullptr : data, GL_DYNAMIC_COPY);
+        GLenum e = check();
+        if (e == GL_NO_ERROR && staged &&
+            !stagedCopy(id, 0, bytes, const_cast<void*>(data), true)) {
+            f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+            f.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data);
+            e = check();
+        }
         if (profile) {
             f.Finish();
             profileMs[data ? "host: upload" : "host: allocate"] +=
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                     .count();
         }
-        const GLenum e = check();
         if (e == kGlContextLost)
             return id;
         const bool simulated = be.m_oomAboveForTesting > 0 && bytes > be.m_oomAboveForTesting;
@@ -206,6 +213,61 @@ struct GlBackend::Impl {
     }
     GLuint upload(const std::vector<int>& v) { return buffer(v.size() * sizeof(int), v.data()); }
 
+    /**
+     * Large transfers go through a staging buffer in memory the host can map (GL_STREAM_DRAW
+     * or GL_STREAM_READ), copied on the GPU to or from the device buffer: glBufferData and
+     * glGetBufferSubData on a device buffer moved 1.2–1.3 GB/s on an H200 with NVIDIA's driver.
+     * PE_GL_STAGING=0 turns it off.
+     */
+    bool staging = qgetenv("PE_GL_STAGING") != "0";
+    bool useStaging(std::size_t bytes) const {
+        return staging && be.m_stagingMin > 0 && bytes >= be.m_stagingMin;
+    }
+    /** Copies `bytes` between host memory and buffer `id` at `offset`; false: not done. */
+    bool stagedCopy(GLuint id, std::size_t offset, std::size_t bytes, void* host, bool toGpu) {
+        GLuint st = 0;
+        f.GenBuffers(1, &st);
+        const GLenum target = toGpu ? GL_COPY_READ_BUFFER : GL_COPY_WRITE_BUFFER;
+        f.BindBuffer(target, st);
+        f.BufferData(target, static_cast<GLsizeiptr>(bytes), nullptr,
+                     toGpu ? GL_STREAM_DRAW : GL_STREAM_READ);
+        bool done = f.GetError() == GL_NO_ERROR;
+        if (done && toGpu) {
+            void* m = f.MapBufferRange(target, 0, static_cast<GLsizeiptr>(bytes),
+                                       GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
+            if (m) {
+                std::memcpy(m, host, bytes);
+                done = f.UnmapBuffer(target) == GL_TRUE;
+                if (done) {
+                    f.BindBuffer(GL_COPY_WRITE_BUFFER, id);
+                    f.CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0,
+                                        static_cast<GLintptr>(offset),
+                                        static_cast<GLsizeiptr>(bytes));
+                }
+            } else {
+                done = false;
+            }
+        } else if (done) {
+            f.BindBuffer(GL_COPY_READ_BUFFER, id);
+            f.CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER,
+                                static_cast<GLintptr>(offset), 0,
+                                static_cast<GLsizeiptr>(bytes));
+            const void* m =
+                f.MapBufferRange(target, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
+            if (m) {
+                std::memcpy(host, m, bytes);
+                done = f.UnmapBuffer(target) == GL_TRUE;
+            } else {
+                done = false;
+            }
+        }
+        done = done && f.GetError() == GL_NO_ERROR;
+        f.DeleteBuffers(1, &st);
+        while (f.GetError() != GL_NO_ERROR) {
+        }
+        return done;
+    }
+
     template <typename T>
     void readInto(GLuint id, std::size_t count, T* dst, std::size_t offset = 0) {
         if (!ok())
@@ -214,9 +276,14 @@ struct GlBackend::Impl {
             f.Finish(); // the dispatches before count as theirs
         const auto t0 = std::chrono::steady_clock::now();
         f.MemoryBarrier(GL_ALL_BARRIER_BITS);
+        const bool staged =
+            useStaging(count * sizeof(T)) && stagedCopy(id, offset * sizeof(T), count * sizeof(T),
+                                                        dst, false);
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-        f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset * sizeof(T)),
-                           static_cast<GLsizeiptr>(count * sizeof(T)), dst);
+        if (!staged)
+            f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER,
+                               static_cast<GLintptr>(offset * sizeof(T)),
+                               static_cast<GLsizeiptr>(count * sizeof(T)), dst);
         if (profile)
             profileMs["host: read back"] +=
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -234,12 +301,29 @@ struct GlBackend::Impl {
         readInto(id, count, out.data());
         return out;
     }
+    /**
+     * A float tensor read straight into tensor storage: not zero-filled first, huge pages when
+     * large, and no second copy (read() then Tensor::fromVector touched every page twice).
+     */
+    Tensor readTensor(GLuint id, std::vector<std::int64_t> shape) {
+        std::size_t count = 1;
+        for (std::int64_t e : shape)
+            count *= static_cast<std::size_t>(e);
+        TensorBuffer<float> out(count);
+        readInto(id, count, out.data());
+        return Tensor::fromVector<float>(std::move(shape), std::move(out));
+    }
 
-    GLuint program(const std::string& name) {
+    /**
+     * The program of resources/shaders/<name>.comp, compiled once per backend. `defines`
+     * ("#define X 4\n" lines) go after the #version line and make a variant of their own.
+     */
+    GLuint program(const std::string& name, const std::string& defines = {}) {
         if (!ok())
             return 0;
         currentProgram = name;
-        if (auto it = be.m_programs.find(name); it != be.m_programs.end())
+        const std::string key = defines.empty() ? name : name + "|" + defines;
+        if (auto it = be.m_programs.find(key); it != be.m_programs.end())
             return it->second;
         std::string src;
         if (auto o = be.m_overrides.find(name); o != be.m_overrides.end())
@@ -249,6 +333,12 @@ struct GlBackend::Impl {
         if (src.empty()) {
             error = "shader " + name + ".comp is not embedded";
             return 0;
+        }
+        if (!defines.empty()) {
+            const std::size_t version = src.find("#version");
+            const std::size_t eol = version == std::string::npos ? std::string::npos
+                                                                 : src.find('\n', version);
+            src.insert(eol == std::string::npos ? 0 : eol + 1, defines);
         }
         const GLuint sh = f.CreateShader(GL_COMPUTE_SHADER);
         const char* text = src.c_str();
@@ -271,7 +361,7 @@ struct GlBackend::Impl {
             f.DeleteProgram(prog);
             return 0;
         }
-        be.m_programs[name] = prog;
+        be.m_programs[key] = prog;
         return prog;
     }
 
@@ -414,9 +504,25 @@ struct Forward {
 using ChunkSink = std::function<void(int h0, int count, int i0, int m,
                                      const std::map<std::string, GLuint>& buffers)>;
 
+/** The pooled cells' sums and counts [H, R, R] that the fused pass adds to (pool_fused.comp). */
+struct FusedPool {
+    int R = 0;
+    GLuint logitSum = 0, logitCount = 0, weightSum = 0, weightCount = 0;
+};
+
+/** Whether pool_fused.comp computes this forward pass: no per-query table, d_h ≤ 128. */
+static bool fusedPoolApplies(const Params& p) {
+    return p.scheme != Scheme::Shaw && p.scheme != Scheme::TransformerXL &&
+           p.scheme != Scheme::DeBERTa && p.headDim() <= 128;
+}
+
+/** Scratch of the fused pass: three planes of [H, rows, R] floats, at most this many bytes. */
+constexpr std::int64_t kFusedScratchBytes = std::int64_t{768} << 20;
+
 static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const Weights& w,
                                     const std::atomic<bool>* cancel, int maxHeadsPerChunk,
-                                    int maxRowsPerChunk, const ChunkSink& sink, bool keep) {
+                                    int maxRowsPerChunk, const ChunkSink& sink, bool keep,
+                                    const FusedPool* fused = nullptr) {
     Forward fw;
     g.phase(nullptr); // PE_GL_PROFILE: wall time per phase of the forward pass
     const int L = p.seqLen(), d = p.d, H = p.heads, dh = p.headDim();
@@ -653,6 +759,95 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         return Error{"cancelled"};
 
     g.phase("tables");
+    // --- Output projection, after the heads ---------------------------------------------------
+    auto project = [&]() -> Expected<Forward> {
+        const GLuint bufWo = g.upload(toFloatRowMajor(w.W_o));
+        fw.out = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
+        GemmDesc op;
+        op.M = L;
+        op.N = d;
+        op.K = d;
+        op.aRow = d;
+        op.bRow = d;
+        op.cRow = d;
+        g.gemm(fw.concat, bufWo, fw.out, op);
+        if (!g.ok())
+            return Error{g.error};
+        g.phase("output projection");
+        return std::move(fw);
+    };
+
+    if (fused) {
+        // --- Fused pooling: key tiles in shared memory, rows of cells to a scratch ----------
+        const int R = fused->R;
+        std::int64_t budget = kFusedScratchBytes / 4;
+        if (g.maxSsbo > 0)
+            budget = std::min<std::int64_t>(budget, g.maxSsbo / 4);
+        budget = std::min<std::int64_t>(budget, INT_MAX);
+        int rc = static_cast<int>(
+            std::clamp<std::int64_t>(budget / (3 * std::int64_t{H} * R), 1, L));
+        if (maxRowsPerChunk > 0)
+            rc = std::min(rc, maxRowsPerChunk);
+        const int plane = H * rc * R;
+        const GLuint rowSums = g.buffer(3 * static_cast<std::size_t>(plane) * sizeof(float));
+        fw.concat = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
+        const int dh4 = (dh + 3) / 4;
+        const std::string defines = "#define DH4 " + std::to_string(dh4) + "\n";
+        const GLuint prog = g.program("pool_fused", defines);
+        const GLuint rows = g.program("pool_rows");
+        if (!g.ok())
+            return Error{g.error};
+        auto cellStart = [&](std::int64_t v) { return static_cast<int>(v * L / R); };
+        auto cellRowOf = [&](int i) { // the cell row holding query row i
+            int u = static_cast<int>(std::int64_t{i} * R / L);
+            while (u + 1 < R && cellStart(u + 1) <= i)
+                ++u;
+            while (u > 0 && cellStart(u) > i)
+                --u;
+            return u;
+        };
+        for (int i0 = 0; i0 < L; i0 += rc) {
+            if (cancelled(cancel))
+                return Error{"cancelled"};
+            const int m = std::min(rc, L - i0);
+            g.program("pool_fused", defines); // PE_GL_PROFILE counts the dispatch as its
+            g.f.UseProgram(prog);
+            g.bind({bufQ, bufK, bufV, biasTab ? biasTab : dummyIdx, urpeTab ? urpeTab : dummyIdx,
+                    fw.concat, rowSums});
+            g.seti(prog, "L", L);
+            g.seti(prog, "dh", dh);
+            g.seti(prog, "d", d);
+            g.seti(prog, "iOff", i0);
+            g.seti(prog, "m", m);
+            g.seti(prog, "R", R);
+            g.seti(prog, "plane", plane);
+            g.setf(prog, "scale", static_cast<float>(scale));
+            g.seti(prog, "kind", static_cast<int>(p.norm));
+            g.seti(prog, "causal", p.mask == MaskKind::Causal ? 1 : 0);
+            g.seti(prog, "validLen", p.validLen < 0 ? L : p.validLen);
+            g.seti(prog, "hasBias", biasTab ? 1 : 0);
+            g.seti(prog, "hasC", urpeTab ? 1 : 0);
+            g.dispatch(ceilDiv(m, 64), H, 1);
+
+            const int uLo = cellRowOf(i0), uHi = cellRowOf(i0 + m - 1);
+            g.program("pool_rows");
+            g.f.UseProgram(rows);
+            g.bind({rowSums, fused->logitSum, fused->logitCount, fused->weightSum,
+                    fused->weightCount});
+            g.seti(rows, "L", L);
+            g.seti(rows, "R", R);
+            g.seti(rows, "iOff", i0);
+            g.seti(rows, "m", m);
+            g.seti(rows, "uLo", uLo);
+            g.seti(rows, "plane", plane);
+            g.dispatch(ceilDiv(R, 64), uHi - uLo + 1, H);
+            if (!g.ok())
+                return Error{g.error};
+        }
+        g.phase("fused pool");
+        return project();
+    }
+
     // --- Chunks: each n×n buffer holds `hc` heads × `rc` query rows (1 GiB, 32-bit indexing,
     // the storage-block limit), so large n runs head by head and, beyond that, rows at a time.
     const std::int64_t perHead = std::int64_t{L} * widestCols;
@@ -858,21 +1053,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     }
 
     g.phase("chunks");
-    // --- Output projection ------------------------------------------------------------------
-    const GLuint bufWo = g.upload(toFloatRowMajor(w.W_o));
-    fw.out = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
-    GemmDesc op;
-    op.M = L;
-    op.N = d;
-    op.K = d;
-    op.aRow = d;
-    op.bRow = d;
-    op.cRow = d;
-    g.gemm(fw.concat, bufWo, fw.out, op);
-    if (!g.ok())
-        return Error{g.error};
-    g.phase("output projection");
-    return fw;
+    return project();
 }
 
 /** [L, d] concat layout → [H, L, d_h]. */
@@ -929,13 +1110,22 @@ QString GlBackend::device() const {
 
 void GlBackend::overrideShaderForTesting(const std::string& name, const std::string& source) {
     m_overrides[name] = source;
-    if (auto it = m_programs.find(name); it != m_programs.end()) {
+    // The program and its variants (keys "name|defines").
+    for (auto it = m_programs.begin(); it != m_programs.end();) {
+        if (it->first != name && it->first.rfind(name + "|", 0) != 0) {
+            ++it;
+            continue;
+        }
         if (m_ctx->makeCurrent()) {
             m_ctx->f().DeleteProgram(it->second);
             m_ctx->doneCurrent();
         }
-        m_programs.erase(it);
+        it = m_programs.erase(it);
     }
+}
+
+bool GlBackend::fusedPoolFromEnvironment() {
+    return qgetenv("PE_GL_FUSED_POOL") != "0";
 }
 
 Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
@@ -989,8 +1179,7 @@ Expected<Trace> GlBackend::compute(const Params& p, const Weights& w,
             if (fw->shawV)
                 all["shaw_v_term"] =
                     headTensor(g.read<float>(fw->shawV, static_cast<std::size_t>(L) * d), L, H, dh);
-            all["out"] = Tensor::fromVector<float>(
-                {L, d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * d));
+            all["out"] = g.readTensor(fw->out, {L, d});
             if (!g.ok()) {
                 result = Error{g.error};
             } else {
@@ -1048,6 +1237,13 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
         const std::map<std::string, std::pair<GLuint, GLuint>> acc{
             {"logits", {g.zeros(cells), g.zeros(cells)}},
             {"weights", {g.zeros(cells), g.zeros(cells)}}};
+        m_lastPoolFused = m_fusedPool && fusedPoolApplies(p);
+        FusedPool fused;
+        fused.R = R;
+        fused.logitSum = acc.at("logits").first;
+        fused.logitCount = acc.at("logits").second;
+        fused.weightSum = acc.at("weights").first;
+        fused.weightCount = acc.at("weights").second;
         auto sink = [&](int h0, int count, int i0, int m,
                         const std::map<std::string, GLuint>& bufs) {
             for (const auto& [name, sums] : acc) {
@@ -1064,8 +1260,8 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
                 g.dispatch(ceilDiv(R, 16), ceilDiv(R, 16), count);
             }
         };
-        Expected<Forward> fw =
-            runForward(g, p, w, cancel, m_maxHeadsPerChunk, m_maxRowsPerChunk, sink, false);
+        Expected<Forward> fw = runForward(g, p, w, cancel, m_maxHeadsPerChunk, m_maxRowsPerChunk,
+                                          sink, false, m_lastPoolFused ? &fused : nullptr);
         if (fw) {
             g.phase(nullptr);
             for (const auto& [name, sums] : acc) {
@@ -1081,11 +1277,9 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
                 }
                 g.seti(prog, "cells", static_cast<int>(cells));
                 g.dispatchStrided(static_cast<int>(cells), 256);
-                (name == "logits" ? pt.logits : pt.weights) =
-                    Tensor::fromVector<float>({H, R, R}, g.read<float>(sums.first, cells));
+                (name == "logits" ? pt.logits : pt.weights) = g.readTensor(sums.first, {H, R, R});
             }
-            pt.out = Tensor::fromVector<float>(
-                {L, fw->d}, g.read<float>(fw->out, static_cast<std::size_t>(L) * fw->d));
+            pt.out = g.readTensor(fw->out, {L, fw->d});
             g.phase("pooled read-back");
             if (g.ok())
                 result = std::move(pt);

@@ -10,6 +10,8 @@
  *    ⊙C, weights·V (+ Shaw's bucketed value term), TXL's R·W_r and the output projection.
  * Offsets o = (j − i) + n − 1 index every per-offset table, so each relative term is one gather.
  *
+ * Whole-matrix mean pooling (computePooled) runs fused where it can: see setFusedPooling().
+ *
  * The n×n stages run over chunks of heads and of query rows, each buffer at most 1 GiB (and
  * within 32-bit indexing and GL_MAX_SHADER_STORAGE_BLOCK_SIZE), so n is limited by time and by
  * host memory for a full read-back, not by GPU buffer limits.
@@ -101,6 +103,22 @@ public:
     enum class GemmKernel { Auto, Tiled, Direct };
     void setGemmKernel(GemmKernel k) { m_gemmKernel = k; }
 
+    /**
+     * Whole-matrix mean pooling of a scheme without a per-query table (all but Shaw,
+     * Transformer-XL and DeBERTa) at a head width up to 128 runs fused (pool_fused.comp: key
+     * tiles in shared memory, no n × n buffer); otherwise, or with this off, as chunks of n × n
+     * buffers pooled afterwards. PE_GL_FUSED_POOL=0 turns it off for a process.
+     */
+    void setFusedPooling(bool on) { m_fusedPool = on; }
+    bool fusedPooling() const { return m_fusedPool; }
+    /**
+     * Transfers of at least this many bytes go through a host-mappable staging buffer (4 MiB;
+     * 0: never; PE_GL_STAGING=0 turns staging off for a process): for tests.
+     */
+    void setStagingThresholdForTesting(std::size_t bytes) { m_stagingMin = bytes; }
+    /** Whether the last GPU computePooled() ran fused. */
+    bool lastPoolFused() const { return m_lastPoolFused; }
+
     struct Impl;
 
 private:
@@ -117,7 +135,11 @@ private:
     int m_loseAfter = loseAfterFromEnvironment();
     int m_calls = 0;
     bool m_lost = false;
+    bool m_fusedPool = fusedPoolFromEnvironment();
+    bool m_lastPoolFused = false;
+    std::size_t m_stagingMin = std::size_t{4} << 20;
     static int loseAfterFromEnvironment();
+    static bool fusedPoolFromEnvironment();
 };
 
 } // namespace pe

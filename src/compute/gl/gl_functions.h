@@ -44,6 +44,8 @@ namespace pe::gl {
     X(PFNGLBUFFERSUBDATAPROC, BufferSubData)                                                       \
     X(PFNGLGETBUFFERSUBDATAPROC, GetBufferSubData)                                                 \
     X(PFNGLCOPYBUFFERSUBDATAPROC, CopyBufferSubData)                                               \
+    X(PFNGLMAPBUFFERRANGEPROC, MapBufferRange)                                                     \
+    X(PFNGLUNMAPBUFFERPROC, UnmapBuffer)                                                           \
     X(PFNGLCLEARBUFFERDATAPROC, ClearBufferData)                                                   \
     X(PFNGLDISPATCHCOMPUTEPROC, DispatchCompute)                                                   \
     X(PFNGLMEMORYBARRIERPROC, MemoryBarrier)                                                       \
