@@ -4,7 +4,7 @@
 //
 //   pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]
 //                [--schemes none,t5,shaw,...] [--gemm auto|openblas|eigen|both] [--reference]
-//                [--no-machine] [--row-block R] [--cold [--cli PATH]]
+//                [--no-machine] [--row-block R] [--cold [--cli PATH]] [--gap-ms G]
 //
 // First line (unless --no-machine): the machine's sgemm peak (OpenBLAS, 2048³, its own threads)
 // and memory bandwidth (memcpy; streaming stores of cached rows into a fresh-sized buffer).
@@ -318,6 +318,7 @@ ColdRun runTraceProcess(const QString& cli, const QStringList& args, const QStri
 
 int main(int argc, char** argv) {
     int repeat = 5;
+    int gapMs = 0; // idle time before each timed run, as between a window's edits
     int threads = 0;
     int d = 512;
     int heads = 8;
@@ -367,6 +368,8 @@ int main(int argc, char** argv) {
             cold = true;
         else if (a == "--cli")
             cli = next();
+        else if (a == "--gap-ms")
+            gapMs = std::max(0, std::atoi(next().c_str()));
 
         else if (a == "--gemm-peak")
             machine = true; // the default; kept for old command lines
@@ -375,7 +378,8 @@ int main(int argc, char** argv) {
                 "pe-bench-cpu [--repeat R] [--threads T] [--n 2048,4096] [--d 512] [--heads 8]\n"
                 "             [--schemes none,t5,shaw,...] [--gemm auto|openblas|eigen|both]\n"
                 "             [--reference] [--no-machine] [--row-block R]\n"
-                "             [--cold [--cli PATH]]  # fresh trace processes against warm runs\n");
+                "             [--cold [--cli PATH]]  # fresh trace processes against warm runs\n"
+                "             [--gap-ms G]  # idle G ms before each timed run, as between edits\n");
             return 0;
         } else {
             std::fprintf(stderr, "pe-bench-cpu: unknown option %s\n", a.c_str());
@@ -458,6 +462,8 @@ int main(int argc, char** argv) {
                     const double peakNow = r > 0 ? probe.peakGflops() : 0.0;
                     const double streamNow = r > 0 ? probe.streamGBs() : 0.0;
                     (void)cpu::takeGemmCounters();
+                    if (gapMs > 0)
+                        std::this_thread::sleep_for(std::chrono::milliseconds(gapMs));
                     const long faults0 = minorFaults();
                     const double sys0 = kernelMs();
                     const double t0 = nowMs();

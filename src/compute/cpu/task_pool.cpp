@@ -3,6 +3,26 @@
 
 namespace pe::cpu {
 
+namespace {
+
+/** Waits up to TaskPool::kSpin for done() to turn true, politely; returns done(). */
+template <class Done> bool spinFor(const Done& done) {
+    const auto until = std::chrono::steady_clock::now() + TaskPool::kSpin;
+    for (;;) {
+        for (int k = 0; k < 64; ++k) {
+            if (done())
+                return true;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        if (std::chrono::steady_clock::now() >= until)
+            return done();
+    }
+}
+
+} // namespace
+
 TaskPool::TaskPool(int threads) {
     for (int w = 1; w < threads; ++w)
         m_helpers.emplace_back([this, w] { helperLoop(w); });
@@ -12,6 +32,7 @@ TaskPool::~TaskPool() {
     {
         std::lock_guard lock(m_mutex);
         m_stop = true;
+        m_stopping.store(true, std::memory_order_release);
     }
     m_wake.notify_all();
     for (std::thread& t : m_helpers)
@@ -31,6 +52,10 @@ void TaskPool::work(int worker) {
 void TaskPool::helperLoop(int worker) {
     std::uint64_t seen = 0;
     for (;;) {
+        spinFor([&] {
+            return m_posted.load(std::memory_order_acquire) != seen ||
+                   m_stopping.load(std::memory_order_acquire);
+        });
         {
             std::unique_lock lock(m_mutex);
             m_wake.wait(lock, [&] { return m_stop || m_generation != seen; });
@@ -67,10 +92,15 @@ void TaskPool::run(int count, const Task& fn, int maxWorkers) {
         m_next.store(0, std::memory_order_relaxed);
         m_done.store(0, std::memory_order_relaxed);
         ++m_generation;
+        m_posted.store(m_generation, std::memory_order_release);
     }
     m_wake.notify_all();
     work(0);
     // Wait for tasks that helpers have started, never for helpers that have not.
+    spinFor([&] {
+        return m_done.load(std::memory_order_acquire) == count &&
+               m_active.load(std::memory_order_acquire) == 0;
+    });
     std::unique_lock lock(m_mutex);
     m_finished.wait(
         lock, [&] { return m_done.load(std::memory_order_acquire) == count && m_active == 0; });
