@@ -108,7 +108,22 @@ struct GlBackend::Impl {
         : be(b)
         , f(b.m_ctx->f()) {
         f.GetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &maxSsbo);
-        while (f.GetError() != GL_NO_ERROR) {
+        drainErrors();
+    }
+    /**
+     * Clears pending GL errors (a few at most: one flag per kind). A lost context is kept as
+     * such: a driver may report it on every call, so this never loops until "no error".
+     */
+    void drainErrors() {
+        for (int k = 0; k < 16; ++k) {
+            const GLenum e = f.GetError();
+            if (e == GL_NO_ERROR)
+                return;
+            if (e == kGlContextLost) {
+                be.m_lost = true;
+                error = "the GL context was lost (GL_CONTEXT_LOST)";
+                return;
+            }
         }
     }
     ~Impl() {
@@ -263,8 +278,7 @@ struct GlBackend::Impl {
         }
         done = done && f.GetError() == GL_NO_ERROR;
         f.DeleteBuffers(1, &st);
-        while (f.GetError() != GL_NO_ERROR) {
-        }
+        drainErrors();
         return done;
     }
 
