@@ -69,6 +69,34 @@ QString compareTraces(const Trace& gl, const Trace& ref, double relTol = kRelTol
     return {};
 }
 
+/**
+ * Empty when two pooled tensors agree: the same −inf cells, the rest within
+ * relTol · (1 + max |a|); else the first difference, with a and b named.
+ */
+QString pooledDiff(const Tensor& a, const Tensor& b, double relTol, const char* name,
+                   const char* aName, const char* bName) {
+    if (a.shape() != b.shape())
+        return QStringLiteral("%1: shapes differ").arg(QLatin1String(name));
+    double maxA = 0;
+    for (std::int64_t k = 0; k < a.size(); ++k)
+        if (std::isfinite(a.at(k)))
+            maxA = std::max(maxA, std::abs(a.at(k)));
+    for (std::int64_t k = 0; k < a.size(); ++k) {
+        const double x = a.at(k), y = b.at(k);
+        const bool ok = (std::isinf(x) || std::isinf(y)) ? x == y
+                                                         : std::abs(x - y) <= relTol * (1 + maxA);
+        if (!ok)
+            return QStringLiteral("%1[%2]: %3 %4, %5 %6")
+                .arg(QLatin1String(name))
+                .arg(k)
+                .arg(QLatin1String(aName))
+                .arg(x)
+                .arg(QLatin1String(bName))
+                .arg(y);
+    }
+    return {};
+}
+
 Params base(Scheme s, int n = 21, int d = 32, int heads = 4) {
     Params p;
     p.scheme = s;
@@ -502,21 +530,8 @@ void TstGlBackend::pooledMatchesCpuPooled() {
     for (const char* name : {"logits", "weights"}) {
         const Tensor& a = std::string(name) == "logits" ? want->logits : want->weights;
         const Tensor& b = std::string(name) == "logits" ? got->logits : got->weights;
-        QCOMPARE(b.shape(), a.shape());
-        double maxA = 0;
-        for (std::int64_t k = 0; k < a.size(); ++k)
-            if (std::isfinite(a.at(k)))
-                maxA = std::max(maxA, std::abs(a.at(k)));
-        for (std::int64_t k = 0; k < a.size(); ++k) {
-            const double x = a.at(k), y = b.at(k);
-            QVERIFY2((std::isinf(x) || std::isinf(y)) ? x == y
-                                                      : std::abs(x - y) <= 1e-4 * (1 + maxA),
-                     qPrintable(QStringLiteral("%1[%2]: cpu %3, gl %4")
-                                    .arg(QLatin1String(name))
-                                    .arg(k)
-                                    .arg(x)
-                                    .arg(y)));
-        }
+        const QString diff = pooledDiff(a, b, 1e-4, name, "cpu", "gl");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
     if (!tile) {
         QCOMPARE(got->out.shape(), want->out.shape());
@@ -584,32 +599,11 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling() {
     QVERIFY2(chunked.ok(), chunked.ok() ? "" : chunked.error().message.c_str());
     QVERIFY2(fused.ok(), fused.ok() ? "" : fused.error().message.c_str());
     QVERIFY(m_gl->lastPoolFused());
-    auto same = [](const Tensor& a, const Tensor& b, double relTol, const char* name) {
-        if (a.shape() != b.shape())
-            return QStringLiteral("%1: shapes differ").arg(QLatin1String(name));
-        double maxA = 0;
-        for (std::int64_t k = 0; k < a.size(); ++k)
-            if (std::isfinite(a.at(k)))
-                maxA = std::max(maxA, std::abs(a.at(k)));
-        for (std::int64_t k = 0; k < a.size(); ++k) {
-            const double x = a.at(k), y = b.at(k);
-            const bool ok = (std::isinf(x) || std::isinf(y))
-                                ? x == y
-                                : std::abs(x - y) <= relTol * (1 + maxA);
-            if (!ok)
-                return QStringLiteral("%1[%2]: chunked %3, fused %4")
-                    .arg(QLatin1String(name))
-                    .arg(k)
-                    .arg(x)
-                    .arg(y);
-        }
-        return QString();
-    };
-    QString diff = same(chunked->logits, fused->logits, 1e-5, "logits");
+    QString diff = pooledDiff(chunked->logits, fused->logits, 1e-5, "logits", "chunked", "fused");
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
-    diff = same(chunked->weights, fused->weights, 1e-5, "weights");
+    diff = pooledDiff(chunked->weights, fused->weights, 1e-5, "weights", "chunked", "fused");
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
-    diff = same(chunked->out, fused->out, 1e-4, "out");
+    diff = pooledDiff(chunked->out, fused->out, 1e-4, "out", "chunked", "fused");
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 

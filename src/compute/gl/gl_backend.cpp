@@ -57,6 +57,18 @@ struct GemmDesc {
     float alpha = 1.0f, beta = 0.0f;
 };
 
+/** C[M, N] = A[M, K] · B[K, N], all three dense and row-major. */
+GemmDesc denseGemm(int M, int N, int K) {
+    GemmDesc g;
+    g.M = M;
+    g.N = N;
+    g.K = K;
+    g.aRow = K;
+    g.bRow = N;
+    g.cRow = N;
+    return g;
+}
+
 int ceilDiv(int a, int b) {
     return (a + b - 1) / b;
 }
@@ -587,12 +599,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     GLuint bufQ = g.buffer(headElems * sizeof(float));
     GLuint bufK = g.buffer(headElems * sizeof(float));
     const GLuint bufV = g.buffer(headElems * sizeof(float));
-    GemmDesc proj;
-    proj.M = L; // one [L, d] · [d, d] product, columns split into heads on write
-    proj.N = d;
-    proj.K = d;
-    proj.aRow = d;
-    proj.bRow = d;
+    GemmDesc proj = denseGemm(L, d, d); // one [L, d] · [d, d] product, split into heads
     proj.cRow = dh;
     proj.cSplit = dh;
     proj.cSplitStride = L * dh;
@@ -744,14 +751,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         const GLuint bufR = g.upload(toFloatRowMajor(R));
         const GLuint bufWr = g.upload(toFloatRowMajor(w.txlWr));
         txlr = g.buffer(static_cast<std::size_t>(nOff) * d * sizeof(float));
-        GemmDesc rp;
-        rp.M = nOff;
-        rp.N = d;
-        rp.K = d;
-        rp.aRow = d;
-        rp.bRow = d;
-        rp.cRow = d;
-        g.gemm(bufR, bufWr, txlr, rp);
+        g.gemm(bufR, bufWr, txlr, denseGemm(nOff, d, d));
     }
     GLuint debIdx = 0, debKr = 0, debQr = 0;
     const int debR = 2 * p.debertaSpan();
@@ -777,14 +777,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     auto project = [&]() -> Expected<Forward> {
         const GLuint bufWo = g.upload(toFloatRowMajor(w.W_o));
         fw.out = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
-        GemmDesc op;
-        op.M = L;
-        op.N = d;
-        op.K = d;
-        op.aRow = d;
-        op.bRow = d;
-        op.cRow = d;
-        g.gemm(fw.concat, bufWo, fw.out, op);
+        g.gemm(fw.concat, bufWo, fw.out, denseGemm(L, d, d));
         if (!g.ok())
             return Error{g.error};
         g.phase("output projection");
