@@ -7,7 +7,6 @@
 // time, what the views show and the peak resident memory (VmHWM) of the whole process.
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QPixmap>
 #include <QSignalSpy>
 #include <QTest>
@@ -17,19 +16,16 @@
 
 #include "heatmap_view.h"
 #include "main_window.h"
+#include "memory_budget.h"
 #include "qcp.h"
 #include "trace_views.h"
 
 using namespace pe;
 
-static long vmHwmKb() {
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray& line : f.readAll().split('\n'))
-        if (line.startsWith("VmHWM:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLong();
-    return -1;
+/** VmHWM, the peak resident set, in MB. */
+static double vmHwmMb() {
+    return static_cast<double>(procFieldBytes("/proc/self/status", "VmHWM:").value_or(0)) /
+           (1024.0 * 1024.0);
 }
 
 int main(int argc, char** argv) {
@@ -55,7 +51,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     const double firstMs = static_cast<double>(t.nsecsElapsed()) / 1e6;
-    const long hwmPooled = vmHwmKb();
+    const double hwmPooledMb = vmHwmMb();
 
     HeatmapView* e = w.views()->currentHeatmap();
     QTest::qWait(300);
@@ -77,8 +73,7 @@ int main(int argc, char** argv) {
                 s.params.n, s.params.d, s.params.heads,
                 std::string(toString(s.params.scheme)).c_str(), firstMs,
                 qPrintable(w.views()->poolInfo().describe()), tile ? "true" : "false", r.rows(),
-                r.cols(), tileMs, static_cast<double>(hwmPooled) / 1024.0,
-                static_cast<double>(vmHwmKb()) / 1024.0, qPrintable(w.statusText()),
+                r.cols(), tileMs, hwmPooledMb, vmHwmMb(), qPrintable(w.statusText()),
                 qPrintable(e->titleText() + QStringLiteral(" | ") + e->tileNote()));
     return tile ? 0 : 1;
 }

@@ -8,8 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
+
+#include "memory_budget.h"
 
 namespace pe {
 
@@ -36,16 +37,7 @@ std::uint64_t anonymousResidentBytes() {
 }
 
 std::uint64_t peakResidentBytes() {
-    std::FILE* f = std::fopen("/proc/self/status", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (std::fgets(line, sizeof line, f))
-        if (std::strncmp(line, "VmHWM:", 6) == 0 && std::sscanf(line + 6, "%llu", &kb) == 1)
-            break;
-    std::fclose(f);
-    return kb * 1024;
+    return procFieldBytes("/proc/self/status", "VmHWM:").value_or(0);
 }
 
 ThreadTimes threadTimes() {

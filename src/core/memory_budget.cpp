@@ -180,17 +180,22 @@ std::vector<MemoryBudget::Holding> MemoryBudget::holdings() const {
     return m_state->holdings();
 }
 
-std::optional<std::uint64_t> memAvailableBytes() {
-    std::ifstream in("/proc/meminfo");
-    std::string key;
-    std::uint64_t value = 0;
-    std::string unit;
-    while (in >> key >> value) {
-        std::getline(in, unit);
-        if (key == "MemAvailable:")
-            return value * 1024;
+std::optional<std::uint64_t> procFieldBytes(const char* path, std::string_view key) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.compare(0, key.size(), key) != 0)
+            continue;
+        unsigned long long kb = 0;
+        if (std::sscanf(line.c_str() + key.size(), "%llu", &kb) != 1)
+            return std::nullopt;
+        return static_cast<std::uint64_t>(kb) * 1024;
     }
     return std::nullopt;
+}
+
+std::optional<std::uint64_t> memAvailableBytes() {
+    return procFieldBytes("/proc/meminfo", "MemAvailable:");
 }
 
 std::string formatGigabytes(std::uint64_t bytes) {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "expected.h"
@@ -98,6 +99,12 @@ private:
     std::shared_ptr<State> m_state;
 };
 
+/**
+ * The value of a "Key:  N kB" line of a /proc file, in bytes: procFieldBytes("/proc/meminfo",
+ * "MemAvailable:"), procFieldBytes("/proc/self/status", "RssAnon:"); nullopt where the file or
+ * the line cannot be read.
+ */
+std::optional<std::uint64_t> procFieldBytes(const char* path, std::string_view key);
 /** /proc/meminfo's MemAvailable in bytes; nullopt where it cannot be read. */
 std::optional<std::uint64_t> memAvailableBytes();
 /** "3.1 GB" (decimal, one digit), "12 MB" below a tenth of a gigabyte. */

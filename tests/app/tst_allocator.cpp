@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "allocator.h"
-#include "resident_memory.h"
+#include "memory_budget.h"
 
 using namespace pe;
 
@@ -16,7 +16,8 @@ namespace {
 
 /** RssAnon of this process in MB. */
 double anonymousMb() {
-    return static_cast<double>(testing::anonymousResidentBytes()) / (1024.0 * 1024.0);
+    return static_cast<double>(procFieldBytes("/proc/self/status", "RssAnon:").value_or(0)) /
+           (1024.0 * 1024.0);
 }
 
 } // namespace

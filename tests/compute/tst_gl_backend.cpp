@@ -83,8 +83,8 @@ QString pooledDiff(const Tensor& a, const Tensor& b, double relTol, const char* 
             maxA = std::max(maxA, std::abs(a.at(k)));
     for (std::int64_t k = 0; k < a.size(); ++k) {
         const double x = a.at(k), y = b.at(k);
-        const bool ok = (std::isinf(x) || std::isinf(y)) ? x == y
-                                                         : std::abs(x - y) <= relTol * (1 + maxA);
+        const bool ok =
+            (std::isinf(x) || std::isinf(y)) ? x == y : std::abs(x - y) <= relTol * (1 + maxA);
         if (!ok)
             return QStringLiteral("%1[%2]: %3 %4, %5 %6")
                 .arg(QLatin1String(name))
@@ -556,8 +556,8 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling_data() {
     row("t5/causal, cells of one entry", p, 45);
     p.validLen = 31;
     row("t5/causal/valid-len, chunks of 64 rows", p, 9);
-    for (Normaliser nm : {Normaliser::Exp, Normaliser::L2, Normaliser::Relu2,
-                          Normaliser::Relu2Visible}) {
+    for (Normaliser nm :
+         {Normaliser::Exp, Normaliser::L2, Normaliser::Relu2, Normaliser::Relu2Visible}) {
         Params q = base(Scheme::ALiBi, 70, 24, 3); // d_h = 8; two work groups of rows
         q.norm = nm;
         q.validLen = 60;
@@ -645,9 +645,9 @@ void TstGlBackend::stagedTransfersMatchReference() {
     const QString diff = compareTraces(*staged, *ref);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
     QVERIFY2(pooled.ok(), pooled.ok() ? "" : pooled.error().message.c_str());
-    for (const auto& [a, b] : {std::pair{&direct->logits, &pooled->logits},
-                               std::pair{&direct->weights, &pooled->weights},
-                               std::pair{&direct->out, &pooled->out}}) {
+    for (const auto& [a, b] :
+         {std::pair{&direct->logits, &pooled->logits},
+          std::pair{&direct->weights, &pooled->weights}, std::pair{&direct->out, &pooled->out}}) {
         QCOMPARE(b->shape(), a->shape());
         for (std::int64_t k = 0; k < a->size(); ++k)
             QCOMPARE(b->at(k), a->at(k)); // the same computation: bit for bit

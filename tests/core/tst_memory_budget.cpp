@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <atomic>
@@ -21,6 +23,7 @@ private Q_SLOTS:
     void parseSize();
     void formatGigabytes();
     void configuredTotalComesFromTheEnvironment();
+    void procFieldsAreReadInBytes();
 };
 
 void TestMemoryBudget::reservationsAddUpAndRelease() {
@@ -179,6 +182,23 @@ void TestMemoryBudget::configuredTotalComesFromTheEnvironment() {
     QVERIFY(measured > 0);
     if (const auto available = memAvailableBytes())
         QVERIFY(measured <= *available / 4 * 3);
+}
+
+// "Key:  N kB" lines of a /proc-style file, in bytes; absent keys and files give nothing.
+void TestMemoryBudget::procFieldsAreReadInBytes() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QByteArray path = dir.filePath(QStringLiteral("status")).toLocal8Bit();
+    QFile f(QString::fromLocal8Bit(path));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("Name:\tpe\nVmHWM:\t  5120 kB\nRssAnon:\t    12 kB\nBroken:\tkB\n");
+    f.close();
+    QCOMPARE(procFieldBytes(path.constData(), "VmHWM:"), std::optional<std::uint64_t>{5120 * 1024});
+    QCOMPARE(procFieldBytes(path.constData(), "RssAnon:"), std::optional<std::uint64_t>{12 * 1024});
+    QVERIFY(!procFieldBytes(path.constData(), "RssFile:"));
+    QVERIFY(!procFieldBytes(path.constData(), "Broken:"));
+    QVERIFY(!procFieldBytes(dir.filePath(QStringLiteral("absent")).toLocal8Bit().constData(),
+                            "VmHWM:"));
 }
 
 QTEST_GUILESS_MAIN(TestMemoryBudget)

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "lab.h"
-#include "resident_memory.h"
+#include "memory_budget.h"
 #include "safetensors.h"
 #include "trace.h"
 
@@ -315,6 +315,14 @@ void TestLab::badOptions() {
     QVERIFY(!lab::Model::create(o));
 }
 
+namespace {
+/** RssAnon: what this process allocated, not the pages of the libraries it maps (libtorch's
+ *  are hundreds of MB). */
+std::uint64_t anonymousResident() {
+    return procFieldBytes("/proc/self/status", "RssAnon:").value_or(0);
+}
+} // namespace
+
 // The estimate that the window and `train` check a run against before it starts: it grows as
 // the attention tensors do (batch · heads · L² · layers, and the longest evaluation length's
 // square), refuses the window's largest settings, and is not below what a real run adds to the
@@ -349,12 +357,12 @@ void TestLab::memoryEstimateBoundsARun() {
     const std::vector<int> evalAt{128, 256};
     const std::uint64_t estimate = lab::estimateTrainingBytes(run, evalAt);
     QVERIFY(lab::runExperiment(o, lengths, {}, nullptr)); // the library loaded and set up
-    const std::uint64_t before = testing::anonymousResidentBytes();
+    const std::uint64_t before = anonymousResident();
     std::atomic<bool> done{false};
     std::atomic<std::uint64_t> peak{before};
     std::thread sampler([&] {
         while (!done) {
-            peak = std::max(peak.load(), testing::anonymousResidentBytes());
+            peak = std::max(peak.load(), anonymousResident());
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         }
     });

@@ -31,8 +31,7 @@ TaskPool::TaskPool(int threads) {
 TaskPool::~TaskPool() {
     {
         std::lock_guard lock(m_mutex);
-        m_stop = true;
-        m_stopping.store(true, std::memory_order_release);
+        m_stop.store(true, std::memory_order_release);
     }
     m_wake.notify_all();
     for (std::thread& t : m_helpers)
@@ -53,15 +52,15 @@ void TaskPool::helperLoop(int worker) {
     std::uint64_t seen = 0;
     for (;;) {
         spinFor([&] {
-            return m_posted.load(std::memory_order_acquire) != seen ||
-                   m_stopping.load(std::memory_order_acquire);
+            return m_generation.load(std::memory_order_acquire) != seen ||
+                   m_stop.load(std::memory_order_acquire);
         });
         {
             std::unique_lock lock(m_mutex);
             m_wake.wait(lock, [&] { return m_stop || m_generation != seen; });
             if (m_stop)
                 return;
-            seen = m_generation;
+            seen = m_generation.load(std::memory_order_relaxed);
             if (m_fn == nullptr || worker >= m_maxWorkers)
                 continue;
             ++m_active;
@@ -91,19 +90,18 @@ void TaskPool::run(int count, const Task& fn, int maxWorkers) {
         m_maxWorkers = workers;
         m_next.store(0, std::memory_order_relaxed);
         m_done.store(0, std::memory_order_relaxed);
-        ++m_generation;
-        m_posted.store(m_generation, std::memory_order_release);
+        m_generation.fetch_add(1, std::memory_order_release);
     }
     m_wake.notify_all();
     work(0);
     // Wait for tasks that helpers have started, never for helpers that have not.
-    spinFor([&] {
+    const auto finished = [&] {
         return m_done.load(std::memory_order_acquire) == count &&
                m_active.load(std::memory_order_acquire) == 0;
-    });
+    };
+    spinFor(finished);
     std::unique_lock lock(m_mutex);
-    m_finished.wait(
-        lock, [&] { return m_done.load(std::memory_order_acquire) == count && m_active == 0; });
+    m_finished.wait(lock, finished);
     m_fn = nullptr; // late helpers of this generation will find no job
 }
 

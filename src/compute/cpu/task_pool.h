@@ -50,11 +50,10 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::condition_variable m_finished;
-    std::uint64_t m_generation = 0;
-    bool m_stop = false;
-    /** m_generation and m_stop as spinning threads read them without the lock. */
-    std::atomic<std::uint64_t> m_posted{0};
-    std::atomic<bool> m_stopping{false};
+    // Changed under m_mutex (the condition variables' waits read them there); atomic so that
+    // spinning threads can read them without it.
+    std::atomic<std::uint64_t> m_generation{0};
+    std::atomic<bool> m_stop{false};
     // The current job (valid while m_active > 0 or the caller is in run()).
     const Task* m_fn = nullptr;
     int m_count = 0;

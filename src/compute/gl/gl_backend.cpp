@@ -277,8 +277,7 @@ struct GlBackend::Impl {
         } else if (done) {
             f.BindBuffer(GL_COPY_READ_BUFFER, id);
             f.CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER,
-                                static_cast<GLintptr>(offset), 0,
-                                static_cast<GLsizeiptr>(bytes));
+                                static_cast<GLintptr>(offset), 0, static_cast<GLsizeiptr>(bytes));
             const void* m =
                 f.MapBufferRange(target, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
             if (m) {
@@ -302,13 +301,11 @@ struct GlBackend::Impl {
             f.Finish(); // the dispatches before count as theirs
         const auto t0 = std::chrono::steady_clock::now();
         f.MemoryBarrier(GL_ALL_BARRIER_BITS);
-        const bool staged =
-            useStaging(count * sizeof(T)) && stagedCopy(id, offset * sizeof(T), count * sizeof(T),
-                                                        dst, false);
+        const bool staged = useStaging(count * sizeof(T)) &&
+                            stagedCopy(id, offset * sizeof(T), count * sizeof(T), dst, false);
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         if (!staged)
-            f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER,
-                               static_cast<GLintptr>(offset * sizeof(T)),
+            f.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset * sizeof(T)),
                                static_cast<GLsizeiptr>(count * sizeof(T)), dst);
         if (profile)
             profileMs["host: read back"] +=
@@ -362,8 +359,8 @@ struct GlBackend::Impl {
         }
         if (!defines.empty()) {
             const std::size_t version = src.find("#version");
-            const std::size_t eol = version == std::string::npos ? std::string::npos
-                                                                 : src.find('\n', version);
+            const std::size_t eol =
+                version == std::string::npos ? std::string::npos : src.find('\n', version);
             src.insert(eol == std::string::npos ? 0 : eol + 1, defines);
         }
         const GLuint sh = f.CreateShader(GL_COMPUTE_SHADER);
@@ -791,8 +788,8 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         if (g.maxSsbo > 0)
             budget = std::min<std::int64_t>(budget, g.maxSsbo / 4);
         budget = std::min<std::int64_t>(budget, INT_MAX);
-        int rc = static_cast<int>(
-            std::clamp<std::int64_t>(budget / (3 * std::int64_t{H} * R), 1, L));
+        int rc =
+            static_cast<int>(std::clamp<std::int64_t>(budget / (3 * std::int64_t{H} * R), 1, L));
         if (maxRowsPerChunk > 0)
             rc = std::min(rc, maxRowsPerChunk);
         const int plane = H * rc * R;
@@ -804,14 +801,9 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         const GLuint rows = g.program("pool_rows");
         if (!g.ok())
             return Error{g.error};
-        auto cellStart = [&](std::int64_t v) { return static_cast<int>(v * L / R); };
-        auto cellRowOf = [&](int i) { // the cell row holding query row i
-            int u = static_cast<int>(std::int64_t{i} * R / L);
-            while (u + 1 < R && cellStart(u + 1) <= i)
-                ++u;
-            while (u > 0 && cellStart(u) > i)
-                --u;
-            return u;
+        // The cell row holding query row i: the last u with ⌊u·L/R⌋ ≤ i, i.e. u·L < (i + 1)·R.
+        auto cellRowOf = [&](int i) {
+            return static_cast<int>(((std::int64_t{i} + 1) * R - 1) / L);
         };
         for (int i0 = 0; i0 < L; i0 += rc) {
             if (cancelled(cancel))
