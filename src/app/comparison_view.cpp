@@ -261,11 +261,16 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
         m_head->setRange(0, std::max(0, m_a->params.heads - 1));
     }
     request();
+    // A is drawn now, B when it comes (addTrace) or now where it is at hand (B's scheme is
+    // A's). Hidden, the tab is drawn when shown: no slicing of every trace for a hidden tab.
+    if (isVisible())
+        redraw();
 }
 
 void ComparisonView::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
     request();
+    redraw();
 }
 
 void ComparisonView::request() {

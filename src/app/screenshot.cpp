@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include "comparison_view.h"
 #include "insights_panel.h"
 #include "lab_panel.h"
 #include "main_window.h"
@@ -100,11 +101,14 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
             app.quit();
         });
     };
-    // An insights page arrives from its own worker, after the trace.
-    if (opts.insight.isEmpty())
-        QObject::connect(&w, &MainWindow::frameShown, &w, grab);
-    else
+    // An insights page and the Compare tab's second trace arrive from their own workers, after
+    // the window's trace: grabbed at the window's first frame, the Compare tab showed empty axes.
+    if (!opts.insight.isEmpty())
         QObject::connect(w.insights(), &InsightsPanel::resultShown, &w, grab);
+    else if (w.views()->currentWidget() == w.comparison())
+        QObject::connect(w.comparison(), &ComparisonView::updated, &w, grab);
+    else
+        QObject::connect(&w, &MainWindow::frameShown, &w, grab);
     QTimer::singleShot(60000, &app, [&] {
         std::fprintf(stderr, "pe-explorer: no result within 60 s\n");
         app.quit();

@@ -12,6 +12,7 @@ class TestComparisonView : public QObject {
 private Q_SLOTS:
     void galleryShowsEveryChosenScheme();
     void newReferenceRecomputesTheGallery();
+    void sameSchemeAsTheReferenceIsDrawnAtOnce();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -94,6 +95,25 @@ void TestComparisonView::newReferenceRecomputesTheGallery() {
     QTRY_VERIFY_WITH_TIMEOUT(v.traceOf(Scheme::Shaw), 10000);
     QCOMPARE(v.traceOf(Scheme::Shaw)->params.n, 10);
     QTRY_COMPARE(v.galleryView(Scheme::Shaw)->data().rows, 10);
+}
+
+// B the reference's own scheme: nothing to compute, and every new reference is drawn at once
+// (it used to wait for a computation that was never asked for: empty or stale maps).
+void TestComparisonView::sameSchemeAsTheReferenceIsDrawnAtOnce() {
+    const InputChoice in;
+    ComparisonView v;
+    v.setOtherScheme(Scheme::Sinusoidal);
+    v.show();
+    QSignalSpy updated(&v, &ComparisonView::updated);
+    v.setReference(compute(small(), in), in);
+    QTRY_COMPARE_WITH_TIMEOUT(updated.count(), 1, 5000);
+    QCOMPARE(v.difference()->data().rows, 24);
+    QCOMPARE(v.difference()->data().at(5, 3), 0.0); // A − A
+    Params p = small();
+    p.n = 10;
+    v.setReference(compute(p, in), in);
+    QTRY_COMPARE_WITH_TIMEOUT(updated.count(), 2, 5000);
+    QCOMPARE(v.difference()->data().rows, 10);
 }
 
 QTEST_MAIN(TestComparisonView)
