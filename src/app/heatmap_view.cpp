@@ -181,6 +181,28 @@ bool isDiverging(ColorMapKind k) {
     return k == ColorMapKind::RdBu || k == ColorMapKind::PuOr;
 }
 
+/**
+ * `text` with line breaks at the ", " between its items wherever the next item would pass
+ * `width` pixels; an item wider than that stays on a line of its own (and is clipped).
+ */
+QString wrapAtCommas(const QString& text, const QFontMetrics& fm, int width) {
+    QStringList lines;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        QString current;
+        for (const QString& item : line.split(QStringLiteral(", "))) {
+            const QString longer = current.isEmpty() ? item : current + QStringLiteral(", ") + item;
+            if (!current.isEmpty() && fm.horizontalAdvance(longer) > width) {
+                lines << current + QLatin1Char(',');
+                current = item;
+            } else {
+                current = longer;
+            }
+        }
+        lines << current;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 } // namespace
 
 QString toString(ColorMapKind k) {
@@ -263,6 +285,9 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_subtitle->setTextColor(QColor(80, 80, 80));
         m_subtitle->setMinimumSize(QSize(1, 0));
         m_plot->plotLayout()->addElement(1, 0, m_subtitle);
+        // Before each replot lays the plot out: a parameters line wider than the map (three
+        // maps side by side at 1280 × 720) takes two lines instead of being clipped at both ends.
+        connect(m_plot, &QCustomPlot::beforeReplot, this, [this] { fitSubtitle(); });
         m_scale = new QCPColorScale(m_plot);
         m_plot->plotLayout()->addElement(2, 1, m_scale);
         m_scale->setType(QCPAxis::atRight);
@@ -462,8 +487,7 @@ void HeatmapView::showMatrix(const HeatmapInfo& info, bool any) {
     }
     m_signed = m_lo < 0 && m_hi > 0;
     m_title->setText(info.title);
-    if (m_subtitle)
-        m_subtitle->setText(info.subtitle);
+    fitSubtitle();
     if (!m_compact) {
         m_plot->xAxis->setLabel(info.xTitle);
         m_plot->yAxis->setLabel(info.yTitle);
@@ -674,10 +698,27 @@ void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
     m_tileMap->setVisible(true);
     m_tileNote = note;
     if (m_subtitle) // under the title: "tile i a–b × j c–d, full resolution"
-        m_subtitle->setText(QStringLiteral("%1\n%2").arg(m_info.subtitle, note));
+        fitSubtitle();
     else
         m_title->setText(QStringLiteral("%1 [%2]").arg(m_info.title, note));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapView::fitSubtitle() {
+    if (!m_subtitle)
+        return;
+    const QString full =
+        m_tileNote.isEmpty() ? m_info.subtitle : m_info.subtitle + QLatin1Char('\n') + m_tileNote;
+    // The subtitle's column: the plot less the colour scale's (its last laid-out width, or the
+    // width it asks for before the first layout).
+    const int scaleWidth =
+        std::max(m_scale->outerRect().width(), m_scale->minimumOuterSizeHint().width());
+    const int width = m_plot->viewport().width() - scaleWidth - 8;
+    const QString text = wrapAtCommas(full, QFontMetrics(m_subtitle->font()), std::max(width, 1));
+    if (text != m_subtitleShown) {
+        m_subtitleShown = text;
+        m_subtitle->setText(text);
+    }
 }
 
 QString HeatmapView::titleText() const {

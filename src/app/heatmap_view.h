@@ -143,6 +143,9 @@ private:
     void onMousePress(QMouseEvent* e);
     void checkTile(bool zoomedPast);
     void showMatrix(const HeatmapInfo& info, bool any);
+    /** The subtitle (parameters line, and a tile's note) broken at its commas to the plot's width.
+     */
+    void fitSubtitle();
     /** Cells wanted across × down: the axis rect's size in device pixels (16 at least). */
     QSize poolTarget() const;
     double cell(int r, int c) const;
@@ -160,6 +163,7 @@ private:
     PoolRegion m_tileRegion;
     PoolRegion m_wanted;
     QString m_tileNote;
+    QString m_subtitleShown; ///< the subtitle text fitSubtitle last set (to skip unchanged ones)
     int m_sourceRows = 0;
     int m_sourceCols = 0;
     mutable Grid m_grid; ///< the matrix, or (setSlice) a copy made on demand by data()

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void colourRangeSkipsMaskedCells();
     void zoomPastPooledCellsAsksForATile();
     void longTitleKeepsTheColourScale();
+    void longSubtitleIsBrokenAtItsCommas();
     void sliceInPlaceMatchesItsGrid();
     void resizeBeforeTheFirstPaintPoolsAtOnce();
     void hiddenDataIsPooledWhenShown();
@@ -154,6 +155,38 @@ void TestHeatmapView::zoomPastPooledCellsAsksForATile() {
     v.setData(ramp(8), HeatmapInfo{});
     QVERIFY(!v.hasTile());
     QCOMPARE(v.visibleSource(), PoolRegion{});
+}
+
+void TestHeatmapView::longSubtitleIsBrokenAtItsCommas() {
+    // The parameters line of a narrow map (three maps side by side on the Compare tab at
+    // 1280 × 720) takes as many lines as it needs instead of being clipped at both ends.
+    HeatmapView v;
+    v.resize(320, 320);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    HeatmapInfo info;
+    info.title = QStringLiteral("A: sinusoidal, head 0");
+    info.subtitle = QStringLiteral("sinusoidal, n=64, d=128, heads=4, softmax, base=10000, seed=0, "
+                                   "layout=interleaved, mask=none");
+    v.setData(ramp(10), info);
+    v.plot()->replot();
+    QCPTextElement* subtitle = nullptr;
+    for (QCPLayoutElement* e : v.plot()->plotLayout()->elements(true))
+        if (auto* t = qobject_cast<QCPTextElement*>(e); t && !t->font().bold())
+            subtitle = t;
+    QVERIFY(subtitle);
+    const QStringList lines = subtitle->text().split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() >= 2, qPrintable(subtitle->text()));
+    const QFontMetrics fm(subtitle->font());
+    for (const QString& line : lines)
+        QVERIFY2(fm.horizontalAdvance(line) <= subtitle->outerRect().width(), qPrintable(line));
+    // Nothing is lost: the lines, joined, give the line back.
+    QString joined = lines.join(QLatin1Char(' '));
+    QCOMPARE(joined, info.subtitle);
+    // Wide enough again: one line.
+    v.resize(1400, 320);
+    v.plot()->replot();
+    QCOMPARE(subtitle->text(), info.subtitle);
 }
 
 void TestHeatmapView::longTitleKeepsTheColourScale() {
