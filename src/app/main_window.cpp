@@ -58,6 +58,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     , m_frameTimer(new QTimer(this))
     , m_progressDelay(new QTimer(this)) {
     setWindowTitle(tr("pe-explorer"));
+    m_undo->setUndoLimit(kUndoSteps); // only an empty stack takes a limit
     setCentralWidget(m_views);
     m_views->addTab(m_compare, tr("Com&pare"));
     m_views->addTab(m_stepper, tr("&Stepper"));

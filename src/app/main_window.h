@@ -48,6 +48,12 @@ public:
     QString schemeHelpText() const;
     ComputeController* controller() const { return m_controller; }
     QUndoStack* undoStack() const { return m_undo; }
+    /**
+     * Steps of Edit → Undo kept: each holds two sessions (0.7 kB measured, and a trained model's
+     * weights while one refers to them), so an unbounded history grew with every change of a long
+     * session (7 MB per 10,000 changes).
+     */
+    static constexpr int kUndoSteps = 1000;
     Session session() const;
     /** Applies a session: controls, then a computation (no undo entry). */
     void applySession(const Session& s);

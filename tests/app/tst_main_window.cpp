@@ -38,6 +38,7 @@ private Q_SLOTS:
     void quickChangesEndOnTheLast();
     void sliderDragCoalesces();
     void undoRedoRestoresParameters();
+    void undoHistoryIsBounded();
     void presetsMenuAppliesAModel();
     void everySchemeShowsItsViews_data();
     void everySchemeShowsItsViews();
@@ -164,6 +165,17 @@ void TestMainWindow::undoRedoRestoresParameters() {
     m_w->undoStack()->redo();
     QCOMPARE(m_w->panel()->params().d, 32);
     QVERIFY(waitForShown([](const Params& s) { return s.d == 32; }));
+}
+
+void TestMainWindow::undoHistoryIsBounded() {
+    // Hours of changes must not grow the window without end: the oldest steps are dropped.
+    QUndoStack* undo = m_w->undoStack();
+    QCOMPARE(undo->undoLimit(), MainWindow::kUndoSteps);
+    for (int k = 0; k < MainWindow::kUndoSteps + 10; ++k)
+        undo->push(new QUndoCommand(QStringLiteral("step %1").arg(k)));
+    QCOMPARE(undo->count(), MainWindow::kUndoSteps);
+    QCOMPARE(undo->text(0), QStringLiteral("step 10")); // the first ten went
+    undo->clear();
 }
 
 void TestMainWindow::presetsMenuAppliesAModel() {
