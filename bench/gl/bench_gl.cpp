@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // GL backend against the CPU reference: ms per forward pass, one JSON object per line.
 //
-//   pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] [--pool RES] [--cpu-max N]
-//               [--full-max N] [--fast-max N] [--threads T] [n ...]
-//               (defaults: t5, 512, 8, 3, 512, 2048, 4096, 16384, all hardware threads, 1024)
+//   pe_bench_gl [--scheme S] [--d D] [--heads H] [--clip K] [--reps R] [--pool RES]
+//               [--cpu-max N] [--full-max N] [--fast-max N] [--threads T] [n ...]
+//               (defaults: t5, 512, 8, 16, 3, 512, 2048, 4096, 16384, all hardware threads, 1024)
 //
 // For each n: "gl_full_ms" (compute(): every tensor read back), "gl_pooled_ms"
 // (computePooled(): logits/weights pooled to RES×RES on the GPU, the large-n path; full
@@ -11,10 +11,12 @@
 // "fast_full_ms" and "fast_pooled_ms" (the fast CPU engine on T threads, the same two requests,
 // measured in the same run on the same host: the ratio the README states; full skipped above
 // --full-max, both above --fast-max) and "cpu_ms" (pe::computeTrace, the single-threaded
-// reference, skipped above --cpu-max); skipped runs print −1. "gemm_gflop" counts the products
-// (8·n·d² + 4·n²·d) and "gl_pooled_gflops" is that over gl_pooled_ms. Each figure is the median
-// of R runs after one warm-up (shader compilation, first-touch buffers). The first line names
-// the GL renderer and the CPU engine.
+// reference, skipped above --cpu-max); skipped runs print −1. "gl_pooled_fused" says whether
+// the GPU pooled through the fused pass (PE_GL_FUSED_POOL=0: the chunked passes, to compare).
+// "gemm_gflop" counts the products (8·n·d² + 4·n²·d) and "gl_pooled_gflops" is that over
+// gl_pooled_ms. Each figure is the median of R runs after one warm-up (shader compilation,
+// first-touch buffers). --clip sets Shaw's k and DeBERTa's span. The first line names the GL
+// renderer and the CPU engine.
 
 #include "backend.h"
 #include "cpu/cpu_fast_backend.h"
@@ -59,9 +61,9 @@ std::string jsonEscape(const std::string& s) {
 }
 
 int usage() {
-    std::fprintf(stderr, "usage: pe_bench_gl [--scheme S] [--d D] [--heads H] [--reps R] "
-                         "[--pool RES] [--cpu-max N] [--full-max N] [--fast-max N] [--threads T] "
-                         "[n ...]\n");
+    std::fprintf(stderr, "usage: pe_bench_gl [--scheme S] [--d D] [--heads H] [--clip K] "
+                         "[--reps R] [--pool RES] [--cpu-max N] [--full-max N] [--fast-max N] "
+                         "[--threads T] [n ...]\n");
     return 2;
 }
 
@@ -87,6 +89,8 @@ int main(int argc, char** argv) {
             base.d = std::atoi(v);
         } else if (arg == "--heads" && (v = next())) {
             base.heads = std::atoi(v);
+        } else if (arg == "--clip" && (v = next())) {
+            base.clip = std::atoi(v);
         } else if (arg == "--reps" && (v = next())) {
             reps = std::max(1, std::atoi(v));
         } else if (arg == "--pool" && (v = next())) {
@@ -116,10 +120,10 @@ int main(int argc, char** argv) {
     }
     CpuFastBackend fast(threads);
     std::printf("{\"renderer\":\"%s\",\"cpu\":\"%s\",\"scheme\":\"%s\",\"d\":%d,"
-                "\"heads\":%d}\n",
+                "\"heads\":%d,\"clip\":%d}\n",
                 jsonEscape(gl->device().toStdString()).c_str(),
                 jsonEscape(fast.device().toStdString()).c_str(),
-                std::string(toString(base.scheme)).c_str(), base.d, base.heads);
+                std::string(toString(base.scheme)).c_str(), base.d, base.heads, base.clip);
     std::fflush(stdout);
 
     for (int n : sizes) {
@@ -149,6 +153,7 @@ int main(int argc, char** argv) {
         };
         runPooled(); // warm-up: shader compilation
         const double pooledMs = medianMs(reps, runPooled);
+        const bool pooledFused = gl->lastPoolFused();
         const double fullMs = err.empty() && n <= fullMax ? medianMs(reps, runFull) : -1;
         double fastPooledMs = -1, fastFullMs = -1;
         if (n <= fastMax) {
@@ -176,9 +181,9 @@ int main(int argc, char** argv) {
         const double gflop = (8.0 * nn * dd * dd + 4.0 * nn * nn * dd) * 1e-9;
         std::printf("{\"n\":%d,\"gl_pooled_ms\":%.2f,\"gl_full_ms\":%.2f,\"fast_pooled_ms\":%.2f,"
                     "\"fast_full_ms\":%.2f,\"cpu_ms\":%.2f,\"pool\":%d,\"gemm_gflop\":%.1f,"
-                    "\"gl_pooled_gflops\":%.0f",
+                    "\"gl_pooled_gflops\":%.0f,\"gl_pooled_fused\":%s",
                     n, pooledMs, fullMs, fastPooledMs, fastFullMs, cpuMs, pool, gflop,
-                    pooledMs > 0 ? gflop / pooledMs * 1e3 : -1.0);
+                    pooledMs > 0 ? gflop / pooledMs * 1e3 : -1.0, pooledFused ? "true" : "false");
         if (!err.empty())
             std::printf(",\"error\":\"%s\"", jsonEscape(err).c_str());
         std::printf("}\n");

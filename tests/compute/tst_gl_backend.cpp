@@ -5,6 +5,7 @@
 
 #include <QtTest>
 
+#include <array>
 #include <cmath>
 #include <memory>
 #include <thread>
@@ -125,7 +126,7 @@ private Q_SLOTS:
     void pooledMatchesCpuPooled();
     void fusedPoolingEqualsChunkedPooling_data();
     void fusedPoolingEqualsChunkedPooling();
-    void fusedPoolingSkipsPerQueryTables();
+    void fusedPoolingSkipsWideHeads();
     void stagedTransfersMatchReference();
     void factoryReturnsGl();
     void cancelledRunReturnsCancelled();
@@ -498,10 +499,13 @@ void TstGlBackend::pooledMatchesCpuPooled_data() {
     p = base(Scheme::DeBERTa, 33, 32, 4);
     p.clip = 5;
     p.validLen = 28;
-    QTest::newRow("deberta/valid-len/mean") << p << 0 << false;
+    QTest::newRow("deberta/valid-len/mean (fused)") << p << 0 << false;
     p = base(Scheme::Shaw, 35, 32, 4);
     p.clip = 4;
-    QTest::newRow("shaw/mean") << p << 0 << false;
+    QTest::newRow("shaw/mean (fused)") << p << 0 << false;
+    p = base(Scheme::TransformerXL, 41, 32, 4);
+    p.mask = MaskKind::Causal;
+    QTest::newRow("txl/causal/mean") << p << 0 << false; // chunked unless PE_GL_TXL_SHAPE
     p = base(Scheme::T5, 47, 32, 4);
     p.mask = MaskKind::Causal;
     p.validLen = 40;
@@ -543,50 +547,142 @@ void TstGlBackend::pooledMatchesCpuPooled() {
 void TstGlBackend::fusedPoolingEqualsChunkedPooling_data() {
     QTest::addColumn<Params>("params");
     QTest::addColumn<int>("resolution");
-    QTest::addColumn<int>("maxRows"); // rows per fused chunk (0: as many as fit)
-    auto row = [](const char* name, const Params& p, int R, int maxRows = 0) {
-        QTest::newRow(name) << p << R << maxRows;
+    QTest::addColumn<int>("maxRows");      // rows per fused chunk (0: as many as fit)
+    QTest::addColumn<QByteArray>("shape"); // PE_GL_TXL_SHAPE (TXL; empty: "auto")
+    auto row = [](const QString& name, const Params& p, int R, int maxRows = 0,
+                  const QByteArray& shape = {}) {
+        QTest::newRow(qPrintable(name)) << p << R << maxRows << shape;
     };
+    auto normName = [](Normaliser nm) { return QString::fromStdString(std::string(toString(nm))); };
+    const std::array<Normaliser, 4> otherNorms{Normaliser::Exp, Normaliser::L2, Normaliser::Relu2,
+                                               Normaliser::Relu2Visible};
     Params p = base(Scheme::T5, 45, 32, 4);
     p.mask = MaskKind::Causal;
-    row("t5/causal, cells of 6 and 7 rows", p, 7);
-    row("t5/causal, chunks of 5 rows across cells", p, 7, 5);
-    row("t5/causal, one cell", p, 1);
-    row("t5/causal, 2 cells (fewer than the lanes)", p, 2);
-    row("t5/causal, cells of one entry", p, 45);
+    row(QStringLiteral("t5/causal, cells of 6 and 7 rows"), p, 7);
+    row(QStringLiteral("t5/causal, chunks of 5 rows across cells"), p, 7, 5);
+    row(QStringLiteral("t5/causal, one cell"), p, 1);
+    row(QStringLiteral("t5/causal, 2 cells (fewer than the lanes)"), p, 2);
+    row(QStringLiteral("t5/causal, cells of one entry"), p, 45);
     p.validLen = 31;
-    row("t5/causal/valid-len, chunks of 64 rows", p, 9);
-    for (Normaliser nm :
-         {Normaliser::Exp, Normaliser::L2, Normaliser::Relu2, Normaliser::Relu2Visible}) {
+    row(QStringLiteral("t5/causal/valid-len, chunks of 64 rows"), p, 9);
+    for (Normaliser nm : otherNorms) {
         Params q = base(Scheme::ALiBi, 70, 24, 3); // d_h = 8; two work groups of rows
         q.norm = nm;
         q.validLen = 60;
-        QTest::newRow(qPrintable(QStringLiteral("alibi/%1/valid-len")
-                                     .arg(QString::fromStdString(std::string(toString(nm))))))
-            << q << 11 << 0;
+        row(QStringLiteral("alibi/%1/valid-len").arg(normName(nm)), q, 11);
     }
     p = base(Scheme::URPE, 40, 32, 2);
     p.urpeBias = UrpeBias::T5;
     p.cls = true;
     p.sep = true;
-    row("urpe+t5/cls/sep", p, 13);
+    row(QStringLiteral("urpe+t5/cls/sep"), p, 13);
     p = base(Scheme::Sinusoidal, 33, 36, 4); // d_h = 9: a partial vec4
     p.mask = MaskKind::Causal;
-    row("sinusoidal/causal, d_h 9", p, 8);
+    row(QStringLiteral("sinusoidal/causal, d_h 9"), p, 8);
     p = base(Scheme::Learned, 150, 256, 2); // d_h = 128, the widest fused
-    row("learned, d_h 128", p, 16, 70);
+    row(QStringLiteral("learned, d_h 128"), p, 16, 70);
     p = base(Scheme::None, 300, 16, 4); // d_h = 4; five work groups of rows
     p.norm = Normaliser::L2;
-    row("none/l2, 300 positions", p, 64);
+    row(QStringLiteral("none/l2, 300 positions"), p, 64);
+
+    // Shaw: the key term per clipped index, and the value term from the weight per index.
+    p = base(Scheme::Shaw, 45, 32, 4);
+    p.clip = 4;
+    row(QStringLiteral("shaw k 4"), p, 7);
+    p.mask = MaskKind::Causal;
+    row(QStringLiteral("shaw k 4/causal, chunks of 5 rows across cells"), p, 7, 5);
+    p.clip = 0;
+    row(QStringLiteral("shaw k 0/causal (every key at one index)"), p, 6);
+    p = base(Scheme::Shaw, 21, 32, 4);
+    p.clip = 21;
+    row(QStringLiteral("shaw k = n (no clipped key)"), p, 5);
+    p.clip = 30;
+    p.validLen = 17;
+    row(QStringLiteral("shaw k > n/valid-len, cells of one entry, chunks of 5 rows"), p, 21, 5);
+    for (Normaliser nm : otherNorms) {
+        Params q = base(Scheme::Shaw, 70, 24, 3);
+        q.clip = 6;
+        q.norm = nm;
+        q.validLen = 60;
+        row(QStringLiteral("shaw/%1/valid-len").arg(normName(nm)), q, 11);
+    }
+    p = base(Scheme::Shaw, 33, 36, 4); // d_h = 9
+    p.clip = 3;
+    p.cls = true;
+    row(QStringLiteral("shaw/cls, d_h 9"), p, 8);
+    p = base(Scheme::Shaw, 150, 256, 2);
+    p.clip = 16;
+    row(QStringLiteral("shaw, d_h 128"), p, 16, 70);
+
+    // Transformer-XL: the band (q + v)_i · r_{n−1−i+j} from each lane's window of r rows.
+    p = base(Scheme::TransformerXL, 45, 32, 4);
+    row(QStringLiteral("txl"), p, 7);
+    p.mask = MaskKind::Causal;
+    row(QStringLiteral("txl/causal, chunks of 5 rows across cells"), p, 7, 5);
+    p.txlClampLen = 6;
+    row(QStringLiteral("txl/causal/clamp-len 6"), p, 9);
+    for (Normaliser nm : otherNorms) {
+        Params q = base(Scheme::TransformerXL, 70, 24, 3); // five work groups of 16 rows
+        q.norm = nm;
+        q.validLen = 60;
+        row(QStringLiteral("txl/%1/valid-len").arg(normName(nm)), q, 11);
+    }
+    p = base(Scheme::TransformerXL, 37, 36, 4); // d_h = 9
+    p.sep = true;
+    row(QStringLiteral("txl/sep, d_h 9"), p, 8);
+    p = base(Scheme::TransformerXL, 100, 256, 2);
+    row(QStringLiteral("txl, d_h 128"), p, 16, 70);
+    p = base(Scheme::TransformerXL, 70, 32, 2);
+    p.mask = MaskKind::Causal;
+    for (const char* shape : {"16x2x8", "8x4x4", "5x3x2", "1x1x1"})
+        row(QStringLiteral("txl/causal, work groups of %1").arg(QLatin1String(shape)), p, 9, 0,
+            shape);
+
+    // DeBERTa: c2p and p2c gathered per logit, both conventions, each term alone.
+    p = base(Scheme::DeBERTa, 45, 32, 4);
+    p.clip = 5;
+    row(QStringLiteral("deberta"), p, 7);
+    p.p2cConvention = P2CConvention::Paper;
+    row(QStringLiteral("deberta/paper p2c"), p, 7);
+    p.mask = MaskKind::Causal;
+    row(QStringLiteral("deberta/paper p2c/causal, chunks of 5 rows across cells"), p, 7, 5);
+    p = base(Scheme::DeBERTa, 45, 32, 4);
+    p.clip = 5;
+    p.debertaP2C = false;
+    row(QStringLiteral("deberta c2p alone"), p, 9);
+    p.debertaP2C = true;
+    p.debertaC2P = false;
+    row(QStringLiteral("deberta p2c alone"), p, 9);
+    p.p2cConvention = P2CConvention::Paper;
+    row(QStringLiteral("deberta paper p2c alone"), p, 9);
+    p = base(Scheme::DeBERTa, 60, 32, 4);
+    p.debertaLogBuckets = true;
+    p.debertaBuckets = 8;
+    p.debertaMaxPosition = 24;
+    p.validLen = 50;
+    row(QStringLiteral("deberta/log buckets/valid-len"), p, 11);
+    for (Normaliser nm : otherNorms) {
+        Params q = base(Scheme::DeBERTa, 70, 24, 3);
+        q.clip = 7;
+        q.norm = nm;
+        q.validLen = 60;
+        row(QStringLiteral("deberta/%1/valid-len").arg(normName(nm)), q, 11);
+    }
+    p = base(Scheme::DeBERTa, 33, 36, 4); // d_h = 9
+    p.clip = 4;
+    row(QStringLiteral("deberta, d_h 9"), p, 8);
+    p = base(Scheme::DeBERTa, 150, 256, 2);
+    row(QStringLiteral("deberta, d_h 128"), p, 16, 70);
 }
 
 // The fused pooled pass (pool_fused.comp + pool_rows.comp) against the chunked one (n × n
 // buffers, combine, normalise, pool), both on this GL: same −inf cells, the rest within
-// 1e-5 · (1 + max), `out` within 1e-4 · (1 + max).
+// 1e-5 · (1 + max), `out` (Shaw: its value term included) within 1e-4 · (1 + max).
 void TstGlBackend::fusedPoolingEqualsChunkedPooling() {
     QFETCH(Params, params);
     QFETCH(int, resolution);
     QFETCH(int, maxRows);
+    QFETCH(QByteArray, shape);
     Weights w;
     completeWeights(params, w);
     m_gl->setFusedPooling(false);
@@ -594,7 +690,10 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling() {
     QVERIFY(!m_gl->lastPoolFused());
     m_gl->setFusedPooling(true);
     m_gl->setMaxRowsPerChunkForTesting(maxRows);
+    if (params.scheme == Scheme::TransformerXL) // fused only when asked (gl_backend.cpp)
+        qputenv("PE_GL_TXL_SHAPE", shape.isEmpty() ? QByteArray("auto") : shape);
     const Expected<PooledTrace> fused = m_gl->computePooled(params, w, resolution);
+    qunsetenv("PE_GL_TXL_SHAPE");
     m_gl->setMaxRowsPerChunkForTesting(0);
     QVERIFY2(chunked.ok(), chunked.ok() ? "" : chunked.error().message.c_str());
     QVERIFY2(fused.ok(), fused.ok() ? "" : fused.error().message.c_str());
@@ -607,23 +706,28 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling() {
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 
-// Shaw, Transformer-XL and DeBERTa (a table per query row) and heads wider than 128 pool
-// through the chunked path, with the same cells.
-void TstGlBackend::fusedPoolingSkipsPerQueryTables() {
+// Heads wider than 128 (q and the output accumulators live in registers) pool through the
+// chunked path, with the same cells; 128 runs fused, for every scheme with a position term.
+// Transformer-XL runs fused only when PE_GL_TXL_SHAPE asks (slower than chunked on an H200).
+void TstGlBackend::fusedPoolingSkipsWideHeads() {
     m_gl->setFusedPooling(true);
-    for (Params p : {base(Scheme::Shaw), base(Scheme::TransformerXL), base(Scheme::DeBERTa),
-                     base(Scheme::RoPE, 21, 272, 2)}) {
-        Weights w;
-        completeWeights(p, w);
-        const Expected<PooledTrace> pooled = m_gl->computePooled(p, w, 5);
-        QVERIFY2(pooled.ok(), pooled.ok() ? "" : pooled.error().message.c_str());
-        QVERIFY(!m_gl->lastPoolFused());
+    for (Scheme s : {Scheme::RoPE, Scheme::Shaw, Scheme::TransformerXL, Scheme::DeBERTa}) {
+        for (int d : {272, 256}) {
+            for (const char* txlShape : {"", "auto"}) {
+                if (s != Scheme::TransformerXL && *txlShape)
+                    continue;
+                Params p = base(s, 21, d, 2);
+                Weights w;
+                completeWeights(p, w);
+                qputenv("PE_GL_TXL_SHAPE", txlShape);
+                const Expected<PooledTrace> pooled = m_gl->computePooled(p, w, 5);
+                qunsetenv("PE_GL_TXL_SHAPE");
+                QVERIFY2(pooled.ok(), pooled.ok() ? "" : pooled.error().message.c_str());
+                const bool asked = s != Scheme::TransformerXL || *txlShape;
+                QCOMPARE(m_gl->lastPoolFused(), d == 256 && asked);
+            }
+        }
     }
-    Params p = base(Scheme::RoPE, 21, 256, 2);
-    Weights w;
-    completeWeights(p, w);
-    QVERIFY(m_gl->computePooled(p, w, 5).ok());
-    QVERIFY(m_gl->lastPoolFused());
 }
 
 // Every upload and read-back through a staging buffer (the path of transfers of 4 MiB and

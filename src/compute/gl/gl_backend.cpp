@@ -19,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 // Debug messages (context creation) are off unless QT_LOGGING_RULES="pe.gl.debug=true".
@@ -105,6 +106,7 @@ struct GlBackend::Impl {
     std::vector<GLuint> buffers;
     std::string error;
     GLint64 maxSsbo = 0;
+    GLint maxShared = 0; ///< GL_MAX_COMPUTE_SHARED_MEMORY_SIZE (at least 32 KiB in GL 4.3)
     // PE_GL_PROFILE=1: finish after every dispatch and log the time per shader (pe.gl).
     bool profile = qEnvironmentVariableIsSet("PE_GL_PROFILE");
     std::map<std::string, double> profileMs;
@@ -120,6 +122,7 @@ struct GlBackend::Impl {
         : be(b)
         , f(b.m_ctx->f()) {
         f.GetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &maxSsbo);
+        f.GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &maxShared);
         drainErrors();
     }
     /**
@@ -226,14 +229,18 @@ struct GlBackend::Impl {
     /** A buffer of `floats` zeros, cleared on the GPU (nothing to allocate or send from here). */
     GLuint zeros(std::size_t floats) {
         const GLuint id = buffer(floats * sizeof(float));
+        clear(id);
+        return id;
+    }
+    /** Sets every float of buffer `id` to zero, on the GPU. */
+    void clear(GLuint id) {
         if (!ok())
-            return id;
+            return;
         f.BindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         const float zero = 0.0f;
         f.ClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32F, GL_RED, GL_FLOAT, &zero);
         if (const GLenum e = check(); e != GL_NO_ERROR && e != kGlContextLost)
             error = "glClearBufferData failed (GL error " + std::to_string(e) + ")";
-        return id;
     }
     GLuint upload(const std::vector<float>& v) {
         return buffer(v.size() * sizeof(float), v.data());
@@ -527,16 +534,68 @@ struct Forward {
 using ChunkSink = std::function<void(int h0, int count, int i0, int m,
                                      const std::map<std::string, GLuint>& buffers)>;
 
+/** A work group of pool_fused.comp: BR query rows × LANES key runs, TK keys of each per tile. */
+struct FusedShape {
+    int rows = 64, lanes = 4, keys = 8;
+};
+
 /** The pooled cells' sums and counts [H, R, R] that the fused pass adds to (pool_fused.comp). */
 struct FusedPool {
     int R = 0;
+    FusedShape shape;
     GLuint logitSum = 0, logitCount = 0, weightSum = 0, weightCount = 0;
 };
 
-/** Whether pool_fused.comp computes this forward pass: no per-query table, d_h ≤ 128. */
-static bool fusedPoolApplies(const Params& p) {
-    return p.scheme != Scheme::Shaw && p.scheme != Scheme::TransformerXL &&
-           p.scheme != Scheme::DeBERTa && p.headDim() <= 128;
+/** pool_fused.comp's shared memory: key tile, TXL's r windows, weights, reductions. */
+static std::int64_t fusedSharedBytes(const FusedShape& s, int dh, bool band) {
+    const std::int64_t row = 16 * std::int64_t{(dh + 3) / 4 + 1}; // a padded row of vec4
+    const std::int64_t tile = std::int64_t{s.lanes} * s.keys;
+    const std::int64_t windows = band ? std::int64_t{s.lanes} * (s.rows + s.keys - 1) : 0;
+    return row * (tile + windows) + 4 * std::int64_t{s.rows} * (tile + 1) +
+           12 * std::int64_t{s.rows} * s.lanes;
+}
+
+/**
+ * The work group pool_fused.comp runs this forward pass with, or none (the chunked path): the
+ * head width must be at most 128 (q and the output accumulators live in registers), DeBERTa's
+ * p2c table for every head ([H, L, 2s]) must fit one buffer, and the shape must fit the shared
+ * memory. Transformer-XL pools through the chunked passes unless PE_GL_TXL_SHAPE asks for the
+ * fused one: its band term reads a distinct r row per logit from shared memory, and on an H200
+ * the fused pass took 1.6–1.85 s at n = 16,384 (1.2 s with its best shape, 32x4x4) against
+ * 1.14–1.16 s chunked. PE_GL_TXL_SHAPE=auto takes the first of a few shapes that fits (each lane
+ * holds its window of r rows too, so they are smaller than the others' 64x4x8);
+ * PE_GL_TXL_SHAPE=BRxLANESxTK (e.g. 16x4x8) asks for one, where it fits.
+ */
+static std::optional<FusedShape> fusedPoolShape(const Params& p, std::int64_t maxSsbo,
+                                                std::int64_t maxShared) {
+    const int dh = p.headDim();
+    if (dh > 128)
+        return std::nullopt;
+    if (p.scheme == Scheme::DeBERTa && p.debertaP2C) {
+        std::int64_t limit = kChunkElems;
+        if (maxSsbo > 0)
+            limit = std::min(limit, maxSsbo / 4);
+        if (std::int64_t{p.heads} * p.seqLen() * 2 * p.debertaSpan() > limit)
+            return std::nullopt;
+    }
+    const bool band = p.scheme == Scheme::TransformerXL;
+    std::vector<FusedShape> shapes{FusedShape{}};
+    if (band) {
+        const QByteArray asked = qgetenv("PE_GL_TXL_SHAPE");
+        if (asked.isEmpty())
+            return std::nullopt;
+        shapes = {{32, 4, 4}, {16, 4, 8}, {16, 4, 4}, {16, 2, 8}, {8, 4, 4}, {8, 2, 4}};
+        const QList<QByteArray> dims = asked.split('x');
+        if (dims.size() == 3) {
+            const FusedShape s{dims[0].toInt(), dims[1].toInt(), dims[2].toInt()};
+            if (s.rows > 0 && s.lanes > 0 && s.keys > 0 && s.rows * s.lanes <= 1024)
+                shapes.insert(shapes.begin(), s);
+        }
+    }
+    for (const FusedShape& s : shapes)
+        if (fusedSharedBytes(s, dh, band) <= maxShared)
+            return s;
+    return std::nullopt;
 }
 
 /** Scratch of the fused pass: three planes of [H, rows, R] floats, at most this many bytes. */
@@ -661,16 +720,19 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     GLuint queryBuf = bufQ; // rows of the content product: q, or q + u for TXL
     GLuint bufQv = 0;
     if (p.scheme == Scheme::TransformerXL) {
-        std::vector<float> qu = q, qv = q;
+        // The fused pass needs no q + v: it adds (v − u)·r_o to (q + u)·r_o instead.
+        std::vector<float> qu = q, qv = fused ? std::vector<float>{} : q;
         for (int h = 0; h < H; ++h)
             for (int i = 0; i < L; ++i)
                 for (int c = 0; c < dh; ++c) {
                     const std::size_t e = (static_cast<std::size_t>(h) * L + i) * dh + c;
                     qu[e] += static_cast<float>(w.txlU(h, c));
-                    qv[e] += static_cast<float>(w.txlV(h, c));
+                    if (!fused)
+                        qv[e] += static_cast<float>(w.txlV(h, c));
                 }
         queryBuf = g.upload(qu);
-        bufQv = g.upload(qv);
+        if (!fused)
+            bufQv = g.upload(qv);
     }
     auto relIndexTensor = [&](const std::vector<int>& idx) {
         if (!keep)
@@ -781,22 +843,103 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         return std::move(fw);
     };
 
+    // A [m, cols] table per head of the chunk: rows [i0, i0 + m) of [H, L, d_h] · colsᵀ, with
+    // cols either shared [cols, d_h] or a head slice of [cols, d].
+    auto rowTable = [&](GLuint rows, int h0, int hn, int i0, int m, GLuint colsBuf, int cols,
+                        bool perHeadCols, GLuint out) {
+        GemmDesc t;
+        t.M = m;
+        t.N = cols;
+        t.K = dh;
+        t.batch = hn;
+        t.aOff = h0 * L * dh + i0 * dh;
+        t.aBatch = L * dh;
+        t.aRow = dh;
+        t.bOff = perHeadCols ? h0 * dh : 0;
+        t.bBatch = perHeadCols ? dh : 0;
+        t.bRow = 1;
+        t.bCol = perHeadCols ? d : dh;
+        t.cBatch = m * cols;
+        t.cRow = cols;
+        t.alpha = static_cast<float>(scale);
+        g.gemm(rows, colsBuf, out, t);
+    };
+
     if (fused) {
         // --- Fused pooling: key tiles in shared memory, rows of cells to a scratch ----------
         const int R = fused->R;
+        const FusedShape& shape = fused->shape;
+        const bool shaw = p.scheme == Scheme::Shaw, txl = p.scheme == Scheme::TransformerXL;
+        const bool deberta = p.scheme == Scheme::DeBERTa;
+        // Per query row and head: three planes of R cells, and the chunk's own table rows.
+        std::int64_t rowFloats = 3 * std::int64_t{R};
+        if (shaw)
+            rowFloats += 2 * std::int64_t{shawR}; // the key term and the weight per index
+        if (deberta && p.debertaC2P)
+            rowFloats += debR;
         std::int64_t budget = kFusedScratchBytes / 4;
         if (g.maxSsbo > 0)
             budget = std::min<std::int64_t>(budget, g.maxSsbo / 4);
         budget = std::min<std::int64_t>(budget, INT_MAX);
-        int rc =
-            static_cast<int>(std::clamp<std::int64_t>(budget / (3 * std::int64_t{H} * R), 1, L));
+        int rc = static_cast<int>(
+            std::clamp<std::int64_t>(budget / (std::int64_t{H} * rowFloats), 1, L));
         if (maxRowsPerChunk > 0)
             rc = std::min(rc, maxRowsPerChunk);
+        rc = std::min(rc, 65535 * shape.rows); // work groups per dispatch dimension
         const int plane = H * rc * R;
         const GLuint rowSums = g.buffer(3 * static_cast<std::size_t>(plane) * sizeof(float));
         fw.concat = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
-        const int dh4 = (dh + 3) / 4;
-        const std::string defines = "#define DH4 " + std::to_string(dh4) + "\n";
+        auto chunkTable = [&](int cols) {
+            return g.buffer(static_cast<std::size_t>(H) * rc * cols * sizeof(float));
+        };
+        // Bindings 3 and 4 (and 7) of the variant; see pool_fused.comp.
+        GLuint slot3 = biasTab ? biasTab : dummyIdx, slot4 = urpeTab ? urpeTab : dummyIdx;
+        GLuint slot7 = dummyIdx;
+        std::string defines = "#define DH4 " + std::to_string((dh + 3) / 4) + "\n#define BR " +
+                              std::to_string(shape.rows) + "\n#define LANES " +
+                              std::to_string(shape.lanes) + "\n#define TK " +
+                              std::to_string(shape.keys) + "\n#define GROUP " +
+                              std::to_string(shape.rows * shape.lanes) + "\n";
+        if (shaw) {
+            defines += "#define SHAW 1\n";
+            slot3 = chunkTable(shawR); // q_i · w^K_t, scaled
+            slot4 = chunkTable(shawR); // the weight row i puts on index t
+        } else if (deberta) {
+            defines += "#define DEBERTA 1\n";
+            if (p.debertaC2P)
+                slot3 = chunkTable(debR);
+            if (p.debertaP2C) {
+                slot4 = g.buffer(static_cast<std::size_t>(H) * L * debR * sizeof(float));
+                rowTable(bufK, 0, H, 0, L, debQr, debR, true, slot4);
+            }
+            slot7 = debIdx;
+        } else if (txl) {
+            // (q + v)·r = (q + u)·r + (v − u)·r: the shader adds r to the key of the content's
+            // dot product and the second term, one per head and offset, as a bias.
+            defines += "#define TXL 1\n";
+            std::vector<float> vu(static_cast<std::size_t>(H) * dh);
+            for (int h = 0; h < H; ++h)
+                for (int c = 0; c < dh; ++c)
+                    vu[static_cast<std::size_t>(h) * dh + c] =
+                        static_cast<float>(w.txlV(h, c) - w.txlU(h, c));
+            const GLuint bufVu = g.upload(vu);
+            slot3 = g.buffer(static_cast<std::size_t>(H) * nOff * sizeof(float));
+            slot4 = txlr;
+            GemmDesc vr; // [H] rows of 1 × d_h against the head's slice of r
+            vr.M = 1;
+            vr.N = nOff;
+            vr.K = dh;
+            vr.batch = H;
+            vr.aBatch = dh;
+            vr.aRow = dh;
+            vr.bBatch = dh;
+            vr.bRow = 1;
+            vr.bCol = d;
+            vr.cBatch = nOff;
+            vr.cRow = nOff;
+            vr.alpha = static_cast<float>(scale);
+            g.gemm(bufVu, txlr, slot3, vr);
+        }
         const GLuint prog = g.program("pool_fused", defines);
         const GLuint rows = g.program("pool_rows");
         if (!g.ok())
@@ -809,10 +952,15 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
             if (cancelled(cancel))
                 return Error{"cancelled"};
             const int m = std::min(rc, L - i0);
+            if (shaw) {
+                rowTable(bufQ, 0, H, i0, m, shawWk, shawR, false, slot3);
+                g.clear(slot4); // indices without a key (j outside [0, L)) stay 0
+            }
+            if (deberta && p.debertaC2P)
+                rowTable(bufQ, 0, H, i0, m, debKr, debR, true, slot3);
             g.program("pool_fused", defines); // PE_GL_PROFILE counts the dispatch as its
             g.f.UseProgram(prog);
-            g.bind({bufQ, bufK, bufV, biasTab ? biasTab : dummyIdx, urpeTab ? urpeTab : dummyIdx,
-                    fw.concat, rowSums});
+            g.bind({queryBuf, bufK, bufV, slot3, slot4, fw.concat, rowSums, slot7});
             g.seti(prog, "L", L);
             g.seti(prog, "dh", dh);
             g.seti(prog, "d", d);
@@ -826,7 +974,28 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
             g.seti(prog, "validLen", p.validLen < 0 ? L : p.validLen);
             g.seti(prog, "hasBias", biasTab ? 1 : 0);
             g.seti(prog, "hasC", urpeTab ? 1 : 0);
-            g.dispatch(ceilDiv(m, 64), H, 1);
+            g.seti(prog, "shawK", p.clip);
+            g.seti(prog, "debSpan2", debR);
+            g.seti(prog, "hasC2P", p.debertaC2P ? 1 : 0);
+            g.seti(prog, "hasP2C", p.debertaP2C ? 1 : 0);
+            g.seti(prog, "p2cPaper", p.p2cConvention == P2CConvention::Paper ? 1 : 0);
+            g.dispatch(ceilDiv(m, shape.rows), H, 1);
+            if (shaw) {
+                // Shaw's value term: the weight per index times w^V_t, added to the head output.
+                GemmDesc sv;
+                sv.M = m;
+                sv.N = dh;
+                sv.K = shawR;
+                sv.batch = H;
+                sv.aBatch = m * shawR;
+                sv.aRow = shawR;
+                sv.bRow = dh;
+                sv.cOff = i0 * d;
+                sv.cBatch = dh;
+                sv.cRow = d;
+                sv.beta = 1.0f;
+                g.gemm(slot4, shawWv, fw.concat, sv);
+            }
 
             const int uLo = cellRowOf(i0), uHi = cellRowOf(i0 + m - 1);
             g.program("pool_rows");
@@ -906,28 +1075,6 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         fw.shawV = g.buffer(static_cast<std::size_t>(L) * d * sizeof(float));
     if (!g.ok())
         return Error{g.error};
-
-    // A [m, cols] table per head of the chunk: rows [i0, i0 + m) of [H, L, d_h] · colsᵀ, with
-    // cols either shared [cols, d_h] or a head slice of [cols, d].
-    auto rowTable = [&](GLuint rows, int h0, int hn, int i0, int m, GLuint colsBuf, int cols,
-                        bool perHeadCols, GLuint out) {
-        GemmDesc t;
-        t.M = m;
-        t.N = cols;
-        t.K = dh;
-        t.batch = hn;
-        t.aOff = h0 * L * dh + i0 * dh;
-        t.aBatch = L * dh;
-        t.aRow = dh;
-        t.bOff = perHeadCols ? h0 * dh : 0;
-        t.bBatch = perHeadCols ? dh : 0;
-        t.bRow = 1;
-        t.bCol = perHeadCols ? d : dh;
-        t.cBatch = m * cols;
-        t.cRow = cols;
-        t.alpha = static_cast<float>(scale);
-        g.gemm(rows, colsBuf, out, t);
-    };
 
     for (int h0 = 0; h0 < H; h0 += hc) {
         if (cancelled(cancel))
@@ -1236,9 +1383,12 @@ Expected<PooledTrace> GlBackend::computePooled(const Params& p, const Weights& w
         const std::map<std::string, std::pair<GLuint, GLuint>> acc{
             {"logits", {g.zeros(cells), g.zeros(cells)}},
             {"weights", {g.zeros(cells), g.zeros(cells)}}};
-        m_lastPoolFused = m_fusedPool && fusedPoolApplies(p);
+        const std::optional<FusedShape> shape =
+            m_fusedPool ? fusedPoolShape(p, g.maxSsbo, g.maxShared) : std::nullopt;
+        m_lastPoolFused = shape.has_value();
         FusedPool fused;
         fused.R = R;
+        fused.shape = shape.value_or(FusedShape{});
         fused.logitSum = acc.at("logits").first;
         fused.logitCount = acc.at("logits").second;
         fused.weightSum = acc.at("weights").first;

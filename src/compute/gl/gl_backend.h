@@ -104,9 +104,13 @@ public:
     void setGemmKernel(GemmKernel k) { m_gemmKernel = k; }
 
     /**
-     * Whole-matrix mean pooling of a scheme without a per-query table (all but Shaw,
-     * Transformer-XL and DeBERTa) at a head width up to 128 runs fused (pool_fused.comp: key
-     * tiles in shared memory, no n × n buffer); otherwise, or with this off, as chunks of n × n
+     * Whole-matrix mean pooling at a head width up to 128 runs fused (pool_fused.comp: key
+     * tiles in shared memory, no n × n buffer), every scheme included: Shaw reads its key term
+     * from a [heads, rows, 2k + 1] table of the chunk's rows and collects the weight per
+     * clipped index for its value term; Transformer-XL loads each lane's window of r rows
+     * with the keys (PE_GL_TXL_SHAPE=BRxLANESxTK picks its work-group shape); DeBERTa gathers
+     * c2p from the chunk's rows and p2c from a [heads, n, 2s] table of every key, which must
+     * fit one buffer (1 GiB). Otherwise, or with this off, the pass runs as chunks of n × n
      * buffers pooled afterwards. PE_GL_FUSED_POOL=0 turns it off for a process.
      */
     void setFusedPooling(bool on) { m_fusedPool = on; }
