@@ -105,13 +105,14 @@ public:
 
     /**
      * Whole-matrix mean pooling at a head width up to 128 runs fused (pool_fused.comp: key
-     * tiles in shared memory, no n × n buffer), every scheme included: Shaw reads its key term
-     * from a [heads, rows, 2k + 1] table of the chunk's rows and collects the weight per
-     * clipped index for its value term; Transformer-XL loads each lane's window of r rows
-     * with the keys (PE_GL_TXL_SHAPE=BRxLANESxTK picks its work-group shape); DeBERTa gathers
-     * c2p from the chunk's rows and p2c from a [heads, n, 2s] table of every key, which must
-     * fit one buffer (1 GiB). Otherwise, or with this off, the pass runs as chunks of n × n
-     * buffers pooled afterwards. PE_GL_FUSED_POOL=0 turns it off for a process.
+     * tiles in shared memory, no n × n buffer) for every scheme but Transformer-XL. Shaw reads
+     * its key term from a [heads, rows, 2k + 1] table of the chunk's rows and collects the weight
+     * per clipped index for its value term; DeBERTa gathers c2p from the chunk's rows and p2c
+     * from a [heads, n, 2s] table of every key, which must fit one buffer (1 GiB).
+     * Transformer-XL runs fused only when PE_GL_TXL_SHAPE asks (auto or BRxLANESxTK: each lane
+     * loads its window of r rows with the keys, which measured slower than the chunked passes
+     * on an H200). Otherwise, or with this off, the pass runs as chunks of n × n buffers pooled
+     * afterwards. PE_GL_FUSED_POOL=0 turns it off for a process.
      */
     void setFusedPooling(bool on) { m_fusedPool = on; }
     bool fusedPooling() const { return m_fusedPool; }
