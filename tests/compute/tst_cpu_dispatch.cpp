@@ -8,12 +8,14 @@
 //    streaming destinations at every alignment;
 //  - streamCopy and sum exactly / within float rounding;
 //  - each Eigen GEMM build against a float64 product;
-//  - a whole forward pass of the fast engine against the core's reference.
+//  - a whole forward pass of the fast engine against the core's reference, and the pooled
+//    path's fused tile pass against the reference pooled.
 
 #include <QTest>
 
 #include <hwy/targets.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -23,6 +25,7 @@
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
 #include "cpu_kernels.h"
+#include "pooling.h"
 #include "weights.h"
 
 using namespace pe;
@@ -181,6 +184,51 @@ void TestCpuDispatch::kernelsOnEveryTarget() {
         QVERIFY(a && b && a->size() == b->size());
         for (std::int64_t i = 0; i < a->size(); ++i)
             QVERIFY2(near(b->at(i), a->at(i), 1e-4), name);
+    }
+
+    // The pooled path's fused tile pass on this target (its register blocks are 8 rows on
+    // AVX-512, 4 on the others; the online normalisers' exponential is its own): 47 rows make
+    // groups of 8 and a last one of 7, a partial block on every target; softmax, L2 and exp
+    // weigh keys over several tiles.
+    for (const Normaliser norm : {Normaliser::Softmax, Normaliser::L2, Normaliser::Exp}) {
+        Params q;
+        q.scheme = Scheme::T5;
+        q.n = 47;
+        q.d = 40; // d_h 20: a partial vector
+        q.heads = 2;
+        q.norm = norm;
+        q.mask = MaskKind::Causal;
+        Weights w;
+        completeWeights(q, w);
+        const Expected<Trace> want = computeTrace(q, w);
+        QVERIFY(want.ok());
+        CpuFastBackend tiles(2);
+        tiles.setMinParallelWork(0);
+        tiles.setTileColumns(16);
+        const PoolRequest request{9, PoolMode::Mean, false, {}};
+        const Expected<PooledTrace> pooled = tiles.computePooled(q, w, request);
+        QVERIFY(pooled.ok());
+        const PoolRegion region = poolRegion(request, q.seqLen());
+        const Tensor wantW = poolHeads(*want->find("weights"), region, 9, PoolMode::Mean);
+        const Tensor wantL = poolHeads(*want->find("logits"), region, 9, PoolMode::Mean);
+        QVERIFY(pooled->weights.size() == wantW.size() && pooled->logits.size() == wantL.size());
+        for (std::int64_t i = 0; i < wantW.size(); ++i) {
+            QVERIFY2(near(pooled->weights.at(i), wantW.at(i), 1e-5), "pooled weights");
+            QVERIFY2(near(pooled->logits.at(i), wantL.at(i), 1e-5), "pooled logits");
+        }
+        // out within 1e-4 of its largest entry: exp's unnormalised weights add large terms
+        // that cancel, so an entry's float32 error follows the tensor's scale, not its own.
+        const Tensor* out = want->find("out");
+        double outMax = 0.0;
+        for (std::int64_t i = 0; i < out->size(); ++i)
+            outMax = std::max(outMax, std::abs(out->at(i)));
+        for (std::int64_t i = 0; i < out->size(); ++i)
+            QVERIFY2(std::abs(pooled->out.at(i) - out->at(i)) <= 1e-4 * (1.0 + outMax),
+                     qPrintable(QStringLiteral("pooled out, normaliser %1, entry %2: %3 against %4")
+                                    .arg(static_cast<int>(norm))
+                                    .arg(i)
+                                    .arg(pooled->out.at(i))
+                                    .arg(out->at(i))));
     }
 }
 

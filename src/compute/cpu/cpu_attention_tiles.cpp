@@ -25,14 +25,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr int kSoftmax = 0;
 constexpr int kExp = 1;
 constexpr int kL2 = 2;
-constexpr int kGroup = 8; // query rows per register block
-// Vectors per row and step of the register blocks: 8 rows × 2 vectors = 16 accumulators where
-// there are 32 vector registers (AVX-512), 8 × 1 where there are 16.
+constexpr int kGroup = 8; // query rows per group: a tile row of S and P each
+// Register blocks of the two products: kBlockRows rows × kVecs vectors of accumulators. With 32
+// vector registers (AVX-512) 8 × 2 = 16; with 16 (AVX2), 4 × 2 = 8, two blocks per group. Each
+// step of a block loads kVecs vectors and broadcasts kBlockRows scalars for kBlockRows · kVecs
+// multiply-adds: AVX2's former 8 × 1 made that 9 loads per 8 multiply-adds, and its two loads a
+// cycle, not the two FMA units, set the pace (89 % of the peak at best); 4 × 2 needs 6.
 #if HWY_TARGET <= HWY_AVX3
-constexpr int kVecs = 2;
+constexpr int kBlockRows = 8;
 #else
-constexpr int kVecs = 1;
+constexpr int kBlockRows = 4;
 #endif
+constexpr int kVecs = 2;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 int LanesImpl() {
@@ -102,26 +106,50 @@ HWY_INLINE void DotPanels(const float* q, int dh, const float* panels, int count
     }
 }
 
+/** Calls F<R>(r0) for blocks of R ≤ kBlockRows rows covering [0, rows). */
+template <template <int> class F, class... Args> HWY_INLINE void ByBlocks(int rows, Args... args) {
+    for (int r0 = 0; r0 < rows; r0 += kBlockRows) {
+        switch (std::min(kBlockRows, rows - r0)) {
+#if HWY_TARGET <= HWY_AVX3
+        case 8:
+            F<8>::run(r0, args...);
+            break;
+        case 7:
+            F<7>::run(r0, args...);
+            break;
+        case 6:
+            F<6>::run(r0, args...);
+            break;
+        case 5:
+            F<5>::run(r0, args...);
+            break;
+#endif
+        case 4:
+            F<4>::run(r0, args...);
+            break;
+        case 3:
+            F<3>::run(r0, args...);
+            break;
+        case 2:
+            F<2>::run(r0, args...);
+            break;
+        default:
+            F<1>::run(r0, args...);
+        }
+    }
+}
+
+template <int R> struct DotPanelsBlock {
+    static void run(int r0, const float* q, int dh, const float* panels, int count, float* s,
+                    int sStride) {
+        DotPanels<R>(q + static_cast<std::int64_t>(r0) * dh, dh, panels, count,
+                     s + static_cast<std::int64_t>(r0) * sStride, sStride);
+    }
+};
+
 void DotPanelsRows(int rows, const float* q, int dh, const float* panels, int count, float* s,
                    int sStride) {
-    switch (rows) {
-    case 8:
-        return DotPanels<8>(q, dh, panels, count, s, sStride);
-    case 7:
-        return DotPanels<7>(q, dh, panels, count, s, sStride);
-    case 6:
-        return DotPanels<6>(q, dh, panels, count, s, sStride);
-    case 5:
-        return DotPanels<5>(q, dh, panels, count, s, sStride);
-    case 4:
-        return DotPanels<4>(q, dh, panels, count, s, sStride);
-    case 3:
-        return DotPanels<3>(q, dh, panels, count, s, sStride);
-    case 2:
-        return DotPanels<2>(q, dh, panels, count, s, sStride);
-    default:
-        return DotPanels<1>(q, dh, panels, count, s, sStride);
-    }
+    ByBlocks<DotPanelsBlock>(rows, q, dh, panels, count, s, sStride);
 }
 
 /**
@@ -168,27 +196,19 @@ HWY_INLINE void AccumulateValues(const float* p, int pStride, int width, const f
     }
 }
 
+template <int R> struct AccumulateValuesBlock {
+    static void run(int r0, const float* p, int pStride, int width, const float* v,
+                    std::int64_t vStride, int dhPad, float* o, int oStride, const float* alpha) {
+        AccumulateValues<R>(p + static_cast<std::int64_t>(r0) * pStride, pStride, width, v, vStride,
+                            dhPad, o + static_cast<std::int64_t>(r0) * oStride, oStride,
+                            alpha + r0);
+    }
+};
+
 void AccumulateValuesRows(int rows, const float* p, int pStride, int width, const float* v,
                           std::int64_t vStride, int dhPad, float* o, int oStride,
                           const float* alpha) {
-    switch (rows) {
-    case 8:
-        return AccumulateValues<8>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-    case 7:
-        return AccumulateValues<7>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-    case 6:
-        return AccumulateValues<6>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-    case 5:
-        return AccumulateValues<5>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-    case 4:
-        return AccumulateValues<4>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-    case 3:
-        return AccumulateValues<3>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-    case 2:
-        return AccumulateValues<2>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-    default:
-        return AccumulateValues<1>(p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-    }
+    ByBlocks<AccumulateValuesBlock>(rows, p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
 }
 
 /** Sum (or maximum) of a[0, count). */
@@ -298,6 +318,39 @@ HWY_INLINE void CellTotalsVar(const float* x, const int* bounds, int offset, int
 }
 
 /**
+ * e^x for x ≤ 0, as the online normalisers need it (x = logit − running maximum), within 1.01 ulp
+ * of the exact value (2·10⁷ points of [−87.3, 0] checked against double precision);
+ * 0 where e^x would be subnormal (x < −87.34): such a weight is nothing next to the row's
+ * maximum, which weighs 1. About half the instructions of hn::Exp, which also serves x > 0 and
+ * converts through a range-checked float→int: that conversion and the reconstruction of 2^n in
+ * two steps took half the per-logit work of the fused pass on AVX2. Here n = round(x / ln 2)
+ * comes with its integer bits from adding 1.5·2²³, r = x − n·ln 2 (ln 2 in two parts, the first
+ * exact in products with n), Cephes's degree-5 minimax polynomial for e^r, and 2^n from n's bits.
+ */
+template <class D, class V> HWY_INLINE V ExpNonPositive(D d, V x) {
+    const hn::RebindToSigned<D> di;
+    const auto kMin = hn::Set(d, -87.33654f);      // ln of the smallest normal float
+    const auto kShifter = hn::Set(d, 12582912.0f); // 1.5·2²³: its ulp is 1
+    const auto valid = hn::Ge(x, kMin);
+    x = hn::Max(x, kMin);
+    const auto t = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), kShifter);
+    const auto n = hn::Sub(t, kShifter); // round(x / ln 2), in [−126, 0]
+    auto r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), x);
+    r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
+    auto p = hn::Set(d, 1.9875691500e-4f);
+    p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
+    p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
+    p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
+    p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
+    p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
+    const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, 1.0f));
+    // t's bits are those of 1.5·2²³ plus n: n + 127 is 2^n's biased exponent.
+    const auto bits = hn::Add(hn::BitCast(di, t), hn::Set(di, 127 - 0x4B400000));
+    const auto scale = hn::BitCast(d, hn::ShiftLeft<23>(bits));
+    return hn::IfThenElseZero(valid, hn::Mul(y, scale));
+}
+
+/**
  * The tile row's unnormalised weights into p[0, vis): softmax exp(l − m), L2 the same (the sum
  * of squares returned), exp exp(l), relu² (NORM −1) max(l, 0)²·inv; times post where given.
  * Returns the sum the online normalisers need (softmax: Σ, L2: Σ of squares; others 0).
@@ -311,7 +364,7 @@ HWY_INLINE float Weigh(const float* l, const float* post, float* p, int vis, flo
     auto vsum = hn::Zero(d);
     auto weigh = [&](auto x) {
         if constexpr (NORM == kSoftmax || NORM == kL2)
-            return hn::Exp(d, hn::Sub(x, vm));
+            return ExpNonPositive(d, hn::Sub(x, vm));
         else if constexpr (NORM == kExp)
             return hn::Exp(d, x);
         else {
