@@ -556,6 +556,18 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling_data() {
     auto normName = [](Normaliser nm) { return QString::fromStdString(std::string(toString(nm))); };
     const std::array<Normaliser, 4> otherNorms{Normaliser::Exp, Normaliser::L2, Normaliser::Relu2,
                                                Normaliser::Relu2Visible};
+    // The four normalisers besides softmax, with a padded tail: n = 70, d = 24, 3 heads (d_h = 8;
+    // several work groups of rows), 11 cells.
+    auto otherNormalisers = [&](Scheme s, const char* name, int clip = 0) {
+        for (Normaliser nm : otherNorms) {
+            Params q = base(s, 70, 24, 3);
+            if (clip > 0)
+                q.clip = clip;
+            q.norm = nm;
+            q.validLen = 60;
+            row(QStringLiteral("%1/%2/valid-len").arg(QLatin1String(name), normName(nm)), q, 11);
+        }
+    };
     Params p = base(Scheme::T5, 45, 32, 4);
     p.mask = MaskKind::Causal;
     row(QStringLiteral("t5/causal, cells of 6 and 7 rows"), p, 7);
@@ -565,12 +577,7 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling_data() {
     row(QStringLiteral("t5/causal, cells of one entry"), p, 45);
     p.validLen = 31;
     row(QStringLiteral("t5/causal/valid-len, chunks of 64 rows"), p, 9);
-    for (Normaliser nm : otherNorms) {
-        Params q = base(Scheme::ALiBi, 70, 24, 3); // d_h = 8; two work groups of rows
-        q.norm = nm;
-        q.validLen = 60;
-        row(QStringLiteral("alibi/%1/valid-len").arg(normName(nm)), q, 11);
-    }
+    otherNormalisers(Scheme::ALiBi, "alibi");
     p = base(Scheme::URPE, 40, 32, 2);
     p.urpeBias = UrpeBias::T5;
     p.cls = true;
@@ -599,13 +606,7 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling_data() {
     p.clip = 30;
     p.validLen = 17;
     row(QStringLiteral("shaw k > n/valid-len, cells of one entry, chunks of 5 rows"), p, 21, 5);
-    for (Normaliser nm : otherNorms) {
-        Params q = base(Scheme::Shaw, 70, 24, 3);
-        q.clip = 6;
-        q.norm = nm;
-        q.validLen = 60;
-        row(QStringLiteral("shaw/%1/valid-len").arg(normName(nm)), q, 11);
-    }
+    otherNormalisers(Scheme::Shaw, "shaw", 6);
     p = base(Scheme::Shaw, 33, 36, 4); // d_h = 9
     p.clip = 3;
     p.cls = true;
@@ -621,12 +622,7 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling_data() {
     row(QStringLiteral("txl/causal, chunks of 5 rows across cells"), p, 7, 5);
     p.txlClampLen = 6;
     row(QStringLiteral("txl/causal/clamp-len 6"), p, 9);
-    for (Normaliser nm : otherNorms) {
-        Params q = base(Scheme::TransformerXL, 70, 24, 3); // five work groups of 16 rows
-        q.norm = nm;
-        q.validLen = 60;
-        row(QStringLiteral("txl/%1/valid-len").arg(normName(nm)), q, 11);
-    }
+    otherNormalisers(Scheme::TransformerXL, "txl");
     p = base(Scheme::TransformerXL, 37, 36, 4); // d_h = 9
     p.sep = true;
     row(QStringLiteral("txl/sep, d_h 9"), p, 8);
@@ -661,13 +657,7 @@ void TstGlBackend::fusedPoolingEqualsChunkedPooling_data() {
     p.debertaMaxPosition = 24;
     p.validLen = 50;
     row(QStringLiteral("deberta/log buckets/valid-len"), p, 11);
-    for (Normaliser nm : otherNorms) {
-        Params q = base(Scheme::DeBERTa, 70, 24, 3);
-        q.clip = 7;
-        q.norm = nm;
-        q.validLen = 60;
-        row(QStringLiteral("deberta/%1/valid-len").arg(normName(nm)), q, 11);
-    }
+    otherNormalisers(Scheme::DeBERTa, "deberta", 7);
     p = base(Scheme::DeBERTa, 33, 36, 4); // d_h = 9
     p.clip = 4;
     row(QStringLiteral("deberta, d_h 9"), p, 8);
