@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 namespace pe {
 
@@ -52,6 +53,24 @@ Eigen::RowVectorXd txlRelativeSinusoid(double t, int d) {
         r(half + m) = std::cos(a);
     }
     return r;
+}
+
+void txlRelativeSinusoidRows(int n, int d, int clampLen, int r0, int r1, float* out) {
+    const int half = d / 2;
+    std::vector<double> freq(static_cast<std::size_t>(half));
+    for (int m = 0; m < half; ++m)
+        freq[static_cast<std::size_t>(m)] = std::pow(10000.0, -2.0 * m / d);
+    for (int r = r0; r < r1; ++r) {
+        int t = n - 1 - r;
+        if (clampLen > 0)
+            t = std::min(t, clampLen);
+        float* row = out + static_cast<std::size_t>(r - r0) * d;
+        for (int m = 0; m < half; ++m) {
+            const double a = static_cast<double>(t) * freq[static_cast<std::size_t>(m)];
+            row[m] = static_cast<float>(std::sin(a));
+            row[half + m] = static_cast<float>(std::cos(a));
+        }
+    }
 }
 
 namespace {

@@ -33,6 +33,15 @@ Eigen::VectorXd sinusoidFrequencies(int d, double base, SinLayout layout);
 /** Transformer-XL relative sinusoid R_t = [sin(t ω) | cos(t ω)], ω_m = 10000^(−2m/d), SPEC §4. */
 Eigen::RowVectorXd txlRelativeSinusoid(double t, int d);
 
+/**
+ * Rows [r0, r1) of the engines' table of txlRelativeSinusoid in float, [2n − 1, d] row-major:
+ * row r is t = n − 1 − r (i − j of offset r), clamped to clampLen when it is positive. The
+ * values equal txlRelativeSinusoid's cast to float (the same operations, the frequencies
+ * computed once per call instead of once per row: 2n − 1 rows of d/2 powers cost more than the
+ * sines). `out` is row r0; rows split across threads give the same table.
+ */
+void txlRelativeSinusoidRows(int n, int d, int clampLen, int r0, int r1, float* out);
+
 /** Shaw index clip(j − i, −k, k) + k ∈ [0, 2k], SPEC §3. */
 inline int shawIndex(int i, int j, int k) {
     const int r = j - i;

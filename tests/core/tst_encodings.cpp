@@ -31,6 +31,7 @@ private Q_SLOTS:
     void ropeConventionsPermute();
     void ropeIsOrthogonalAndComposes();
     void shawIndex();
+    void txlSinusoidRowsAreTheSinusoidInFloat();
     void mlpFourierFeatures();
     void mlpKnownValues_data();
     void mlpKnownValues();
@@ -438,6 +439,27 @@ void TestEncodings::ropeScaledStaysRelative() {
             applyRope(qd, {m - n}, f, RopeConvention::Half);
             QVERIFY(std::abs(qm.row(0).dot(kn.row(0)) - qd.row(0).dot(k.row(0))) < 1e-12);
             QVERIFY(std::abs(qm.norm() - q.norm()) < 1e-12);
+        }
+    }
+}
+
+void TestEncodings::txlSinusoidRowsAreTheSinusoidInFloat() {
+    // The engines' table (row r: t = n − 1 − r, clamped) holds txlRelativeSinusoid's values
+    // cast to float, bit for bit, however its rows are split across threads.
+    for (const int clamp : {0, 5}) {
+        const int n = 23, d = 16, rows = 2 * n - 1;
+        std::vector<float> whole(static_cast<std::size_t>(rows) * d, -1.0f);
+        txlRelativeSinusoidRows(n, d, clamp, 0, rows, whole.data());
+        std::vector<float> split(whole.size(), -1.0f);
+        for (const auto& [r0, r1] : {std::pair{0, 7}, std::pair{7, 8}, std::pair{8, rows}})
+            txlRelativeSinusoidRows(n, d, clamp, r0, r1,
+                                    split.data() + static_cast<std::size_t>(r0) * d);
+        QCOMPARE(split, whole);
+        for (int r = 0; r < rows; ++r) {
+            const int t = clamp > 0 ? std::min(n - 1 - r, clamp) : n - 1 - r;
+            const Eigen::RowVectorXd want = txlRelativeSinusoid(t, d);
+            for (int c = 0; c < d; ++c)
+                QCOMPARE(whole[static_cast<std::size_t>(r) * d + c], static_cast<float>(want(c)));
         }
     }
 }

@@ -447,27 +447,15 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     }
     std::vector<float> txlR, txlU, txlV; // txlR: projected r for t = N−1−r, rows r ∈ [0, 2N−1)
     if (isTxl) {
-        // The relative sinusoid of txlRelativeSinusoid (same operations, so the same values),
-        // its frequencies computed once, rows in parallel, and kept: it depends on (n, d, clamp).
+        // The relative sinusoid, rows in parallel, kept: it depends on (n, d, clamp) only.
         if (!m_txlSinusoid.holds({N, D, static_cast<double>(p.txlClampLen), 0},
                                  static_cast<std::size_t>(offs) * D)) {
-            const int half = D / 2;
-            std::vector<double> freq(static_cast<std::size_t>(half));
-            for (int m = 0; m < half; ++m)
-                freq[static_cast<std::size_t>(m)] = std::pow(10000.0, -2.0 * m / D);
             constexpr int kRows = 256;
             parallelFor((offs + kRows - 1) / kRows, [&](int b) {
-                for (int r = b * kRows; r < std::min(offs, (b + 1) * kRows); ++r) {
-                    int t = N - 1 - r;
-                    if (p.txlClampLen > 0)
-                        t = std::min(t, p.txlClampLen);
-                    float* row = m_txlSinusoid.values.data() + static_cast<std::size_t>(r) * D;
-                    for (int m = 0; m < half; ++m) {
-                        const double a = static_cast<double>(t) * freq[static_cast<std::size_t>(m)];
-                        row[m] = static_cast<float>(std::sin(a));
-                        row[half + m] = static_cast<float>(std::cos(a));
-                    }
-                }
+                const int r0 = b * kRows, r1 = std::min(offs, r0 + kRows);
+                txlRelativeSinusoidRows(N, D, p.txlClampLen, r0, r1,
+                                        m_txlSinusoid.values.data() +
+                                            static_cast<std::size_t>(r0) * D);
             });
         }
         const std::vector<float>& R = m_txlSinusoid.values;
