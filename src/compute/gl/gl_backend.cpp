@@ -583,10 +583,11 @@ static std::int64_t fusedSharedBytes(const FusedShape& s, int dh, bool band) {
  * memory. Transformer-XL pools through the chunked passes unless PE_GL_TXL_SHAPE asks for the
  * fused one: its band term reads a distinct r row per logit from shared memory, and on an H200
  * the fused pass took 1.6–1.85 s at n = 16,384 (1.2 s with its best shape, 32x4x4) against
- * 1.14–1.16 s chunked, both with a host-side table that took about 0.55 s then (0.59 s chunked
- * since). PE_GL_TXL_SHAPE=auto takes the first of a few shapes that fits (each lane
- * holds its window of r rows too, so they are smaller than the others' 64x4x8);
- * PE_GL_TXL_SHAPE=BRxLANESxTK (e.g. 16x4x8) asks for one, where it fits.
+ * 1.14–1.16 s chunked, both with a host-side table that took about 0.55 s then; since, 32x4x4
+ * measured 550–579 ms against 547–644 chunked: no gain to make it the default. PE_GL_TXL_SHAPE=auto
+ * takes the first of a few shapes that fits (each lane holds its window of r rows too, so they are
+ * smaller than the others' 64x4x8); PE_GL_TXL_SHAPE=BRxLANESxTK (e.g. 16x4x8) asks for one, where
+ * it fits.
  */
 static std::optional<FusedShape> fusedPoolShape(const Params& p, std::int64_t maxSsbo,
                                                 std::int64_t maxShared) {
