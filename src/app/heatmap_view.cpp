@@ -713,12 +713,12 @@ void HeatmapView::fitSubtitle() {
     // width it asks for before the first layout).
     const int scaleWidth =
         std::max(m_scale->outerRect().width(), m_scale->minimumOuterSizeHint().width());
-    const int width = m_plot->viewport().width() - scaleWidth - 8;
-    const QString text = wrapAtCommas(full, QFontMetrics(m_subtitle->font()), std::max(width, 1));
-    if (text != m_subtitleShown) {
-        m_subtitleShown = text;
-        m_subtitle->setText(text);
-    }
+    const int width = std::max(m_plot->viewport().width() - scaleWidth - 8, 1);
+    if (full == m_subtitleFull && width == m_subtitleWidth)
+        return; // every replot comes here: most change neither
+    m_subtitleFull = full;
+    m_subtitleWidth = width;
+    m_subtitle->setText(wrapAtCommas(full, QFontMetrics(m_subtitle->font()), width));
 }
 
 QString HeatmapView::titleText() const {

@@ -163,7 +163,8 @@ private:
     PoolRegion m_tileRegion;
     PoolRegion m_wanted;
     QString m_tileNote;
-    QString m_subtitleShown; ///< the subtitle text fitSubtitle last set (to skip unchanged ones)
+    QString m_subtitleFull; ///< the unbroken subtitle fitSubtitle last broke, and at which width
+    int m_subtitleWidth = -1;
     int m_sourceRows = 0;
     int m_sourceCols = 0;
     mutable Grid m_grid; ///< the matrix, or (setSlice) a copy made on demand by data()

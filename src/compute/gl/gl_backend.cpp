@@ -868,6 +868,23 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         return std::move(fw);
     };
 
+    // Shaw's value term for rows [i0, i0 + m) of heads [h0, h0 + hn): their [hn, m, 2k + 1]
+    // weights per clipped index times w^V, into those rows' head slices of an [L, d] buffer.
+    auto shawValueGemm = [&](int h0, int hn, int i0, int m) {
+        GemmDesc sv;
+        sv.M = m;
+        sv.N = dh;
+        sv.K = shawR;
+        sv.batch = hn;
+        sv.aBatch = m * shawR;
+        sv.aRow = shawR;
+        sv.bRow = dh;
+        sv.cOff = h0 * dh + i0 * d;
+        sv.cBatch = dh;
+        sv.cRow = d;
+        return sv;
+    };
+
     // A [m, cols] table per head of the chunk: rows [i0, i0 + m) of [H, L, d_h] · colsᵀ, with
     // cols either shared [cols, d_h] or a head slice of [cols, d].
     auto rowTable = [&](GLuint rows, int h0, int hn, int i0, int m, GLuint colsBuf, int cols,
@@ -1007,17 +1024,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
             g.dispatch(ceilDiv(m, shape.rows), H, 1);
             if (shaw) {
                 // Shaw's value term: the weight per index times w^V_t, added to the head output.
-                GemmDesc sv;
-                sv.M = m;
-                sv.N = dh;
-                sv.K = shawR;
-                sv.batch = H;
-                sv.aBatch = m * shawR;
-                sv.aRow = shawR;
-                sv.bRow = dh;
-                sv.cOff = i0 * d;
-                sv.cBatch = dh;
-                sv.cRow = d;
+                GemmDesc sv = shawValueGemm(0, H, i0, m);
                 sv.beta = 1.0f;
                 g.gemm(slot4, shawWv, fw.concat, sv);
             }
@@ -1199,17 +1206,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
                 g.seti(sp, "iOff", i0);
                 g.seti(sp, "k", p.clip);
                 g.dispatch(ceilDiv(shawR, 16), ceilDiv(m, 16), hn);
-                GemmDesc sv;
-                sv.M = m;
-                sv.N = dh;
-                sv.K = shawR;
-                sv.batch = hn;
-                sv.aBatch = m * shawR;
-                sv.aRow = shawR;
-                sv.bRow = dh;
-                sv.cOff = h0 * dh + i0 * d;
-                sv.cBatch = dh;
-                sv.cRow = d;
+                const GemmDesc sv = shawValueGemm(h0, hn, i0, m);
                 g.gemm(shawBuckets, shawWv, fw.shawV, sv);  // the term itself, for the trace
                 g.gemm(shawBuckets, shawWv, fw.concat, sv); // and the start of head_out
                 av.beta = 1.0f;
