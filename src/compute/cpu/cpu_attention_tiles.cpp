@@ -63,6 +63,25 @@ void PackPanelsImpl(const float* src, int rows, std::int64_t stride, int dh, flo
     }
 }
 
+int ValueChunkWidthImpl() {
+    return kVecs * LanesImpl();
+}
+
+void PackValueChunksImpl(const float* src, int rows, std::int64_t stride, int dh, float* out) {
+    const int W = ValueChunkWidthImpl();
+    const int chunks = (dh + W - 1) / W;
+    for (int k = 0; k < chunks; ++k) {
+        const int c0 = k * W, width = std::min(W, dh - c0);
+        float* chunk = out + static_cast<std::int64_t>(k) * rows * W;
+        for (int r = 0; r < rows; ++r) {
+            float* dst = chunk + static_cast<std::int64_t>(r) * W;
+            std::memcpy(dst, src + static_cast<std::int64_t>(r) * stride + c0,
+                        sizeof(float) * static_cast<std::size_t>(width));
+            std::fill(dst + width, dst + W, 0.0f);
+        }
+    }
+}
+
 /** s[r][p·L …] = q_r · panel p for R rows and `panels` panels (row stride of s: sStride). */
 template <int R>
 HWY_INLINE void DotPanels(const float* q, int dh, const float* panels, int count, float* s,
@@ -209,6 +228,57 @@ void AccumulateValuesRows(int rows, const float* p, int pStride, int width, cons
                           std::int64_t vStride, int dhPad, float* o, int oStride,
                           const float* alpha) {
     ByBlocks<AccumulateValuesBlock>(rows, p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
+}
+
+/**
+ * o[r][c0, c0 + W) = alpha[r]·o[r][…] + Σ_j p[r][j]·vc[j][0, W) for R rows, W = kVecs·L: one
+ * column chunk of the head output from the chunk's packed values (key j's W floats at vc + j·W,
+ * contiguous, so the tile's chunk stays in L1 for every row block).
+ */
+template <int R>
+HWY_INLINE void AccumulateChunk(const float* p, int pStride, int width, const float* vc, float* o,
+                                int oStride, const float* alpha) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    decltype(hn::Zero(d)) acc[R][kVecs];
+    for (int r = 0; r < R; ++r) {
+        const auto a = hn::Set(d, alpha[r]);
+        for (int k = 0; k < kVecs; ++k)
+            acc[r][k] = hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L));
+    }
+    for (int j = 0; j < width; ++j) {
+        const float* vj = vc + static_cast<std::int64_t>(j) * kVecs * L;
+        decltype(hn::Zero(d)) b[kVecs];
+        for (int k = 0; k < kVecs; ++k)
+            b[k] = hn::LoadU(d, vj + k * L);
+        for (int r = 0; r < R; ++r) {
+            const auto a = hn::Set(d, p[r * pStride + j]);
+            for (int k = 0; k < kVecs; ++k)
+                acc[r][k] = hn::MulAdd(a, b[k], acc[r][k]);
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int k = 0; k < kVecs; ++k)
+            hn::StoreU(acc[r][k], d, o + r * oStride + k * L);
+}
+
+template <int R> struct AccumulateChunkBlock {
+    static void run(int r0, const float* p, int pStride, int width, const float* vc, float* o,
+                    int oStride, const float* alpha) {
+        AccumulateChunk<R>(p + static_cast<std::int64_t>(r0) * pStride, pStride, width, vc,
+                           o + static_cast<std::int64_t>(r0) * oStride, oStride, alpha + r0);
+    }
+};
+
+/** AccumulateValuesRows from chunk-major values: chunk k of key j at vc + (k·n + j)·kVecs·L. */
+void AccumulateChunksRows(int rows, const float* p, int pStride, int width, const float* vc,
+                          std::int64_t chunkStride, int dhPad, float* o, int oStride,
+                          const float* alpha) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    for (int c = 0, k = 0; c < dhPad; c += kVecs * L, ++k)
+        ByBlocks<AccumulateChunkBlock>(rows, p, pStride, width, vc + k * chunkStride, o + c, oStride,
+                                       alpha);
 }
 
 /** Sum (or maximum) of a[0, count). */
@@ -729,9 +799,15 @@ void AttendTilesImpl(const TileAttention& t) {
                         oneCell(v);
                 }
             }
-            AccumulateValuesRows(gr, P, tc, w, t.v + static_cast<std::int64_t>(j0) * t.vStride,
-                                 t.vStride, dhPad, O + static_cast<std::size_t>(g0) * dhPad, dhPad,
-                                 alpha);
+            if (t.valueChunks)
+                AccumulateChunksRows(gr, P, tc, w,
+                                     t.valueChunks + static_cast<std::int64_t>(j0) * kVecs * L,
+                                     static_cast<std::int64_t>(t.valueChunkKeys) * kVecs * L, dhPad,
+                                     O + static_cast<std::size_t>(g0) * dhPad, dhPad, alpha);
+            else
+                AccumulateValuesRows(gr, P, tc, w, t.v + static_cast<std::int64_t>(j0) * t.vStride,
+                                     t.vStride, dhPad, O + static_cast<std::size_t>(g0) * dhPad,
+                                     dhPad, alpha);
         }
     }
 
@@ -816,6 +892,8 @@ namespace pe::cpu {
 HWY_EXPORT(LanesImpl);
 HWY_EXPORT(PackPanelsImpl);
 HWY_EXPORT(AttendTilesImpl);
+HWY_EXPORT(ValueChunkWidthImpl);
+HWY_EXPORT(PackValueChunksImpl);
 
 int tileLanes() {
     return HWY_DYNAMIC_DISPATCH(LanesImpl)();
@@ -828,6 +906,24 @@ std::int64_t panelFloats(int rows, int dh) {
 
 void packPanels(const float* src, int rows, std::int64_t stride, int dh, float* out) {
     HWY_DYNAMIC_DISPATCH(PackPanelsImpl)(src, rows, stride, dh, out);
+}
+
+int valueChunkWidth() {
+    return HWY_DYNAMIC_DISPATCH(ValueChunkWidthImpl)();
+}
+
+bool valueChunksFit(int dh) {
+    const int L = tileLanes();
+    return dh > 0 && ((dh + L - 1) / L * L) % valueChunkWidth() == 0;
+}
+
+std::int64_t valueChunkFloats(int rows, int dh) {
+    const int W = valueChunkWidth();
+    return static_cast<std::int64_t>((dh + W - 1) / W) * rows * W;
+}
+
+void packValueChunks(const float* src, int rows, std::int64_t stride, int dh, float* out) {
+    HWY_DYNAMIC_DISPATCH(PackValueChunksImpl)(src, rows, stride, dh, out);
 }
 
 void attendTiles(const TileAttention& t) {

@@ -641,16 +641,22 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const bool poolMax = logitAcc.mode() == PoolMode::Max;
         const int lanes = cpu::tileLanes();
         const std::int64_t panelSize = cpu::panelFloats(N, dh);
-        // Packed keys, padded values and TXL's packed R (O(n·d), freed at the end: kept, they
-        // would hold the largest n's share after the window moved to small n).
+        // Packed keys, values in column chunks (or padded rows) and TXL's packed R (O(n·d),
+        // freed at the end: kept, they would hold the largest n's share after the window moved
+        // to small n).
         std::vector<float> keyPanels(static_cast<std::size_t>(H * panelSize));
         const int dhPad = (dh + lanes - 1) / lanes * lanes;
-        const bool padV = dh % lanes != 0;
+        const bool chunkV = cpu::valueChunksFit(dh);
+        const std::int64_t chunkSize = chunkV ? cpu::valueChunkFloats(N, dh) : 0;
+        std::vector<float> vChunks(static_cast<std::size_t>(H * chunkSize));
+        const bool padV = !chunkV && dh % lanes != 0;
         std::vector<float> vPadded(padV ? static_cast<std::size_t>(H) * N * dhPad : 0);
         const std::int64_t bandSize = isTxl ? cpu::panelFloats(2 * N - 1, dh) : 0;
         std::vector<float> bandPanels(static_cast<std::size_t>(H * bandSize));
         parallelFor(H, [&](int h) {
             cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
+            if (chunkV)
+                cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
             if (padV)
                 for (int j = 0; j < N; ++j) {
                     float* dst = vPadded.data() + (static_cast<std::size_t>(h) * N + j) * dhPad;
@@ -699,6 +705,10 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             ta.keyPanels = keyPanels.data() + h * panelSize;
             ta.v = padV ? vPadded.data() + static_cast<std::size_t>(h) * N * dhPad : V + h * Ndh;
             ta.vStride = padV ? dhPad : dh;
+            if (chunkV) {
+                ta.valueChunks = vChunks.data() + h * chunkSize;
+                ta.valueChunkKeys = N;
+            }
             ta.scale = isDeberta ? debScale : (scheme == Scheme::T5 ? 1.0f : scale);
             ta.norm = normInt;
             ta.limit = limit.data();
