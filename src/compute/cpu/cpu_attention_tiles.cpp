@@ -596,6 +596,14 @@ void AttendTilesImpl(const TileAttention& t) {
                                      t.colStart) -
                     1;
         }
+        // One past the last cell that ends by key je (cells wholly inside [.., je)): where the
+        // cells a row totals at once stop. Searched once per tile for the rows that see it all.
+        auto cellsEndingBy = [&](int je) {
+            const int* cs = t.colStart;
+            return static_cast<int>(
+                std::upper_bound(cs + 1, cs + t.cells + 1, std::min(je, t.c1) - t.c0) - (cs + 1));
+        };
+        const int vEndFull = vFirst <= vLast ? cellsEndingBy(j1) : 0;
         for (int g0 = 0; g0 < rows; g0 += kGroup) {
             const int gr = std::min(kGroup, rows - g0);
             bool any = false;
@@ -767,9 +775,7 @@ void AttendTilesImpl(const TileAttention& t) {
                     // Cells wholly inside the tile's visible keys: [vA, vB), totalled together.
                     const int* cs = t.colStart;
                     const int vA = t.c0 + cs[vFirst] >= j0 ? vFirst : vFirst + 1;
-                    int vB = static_cast<int>(
-                        std::upper_bound(cs + 1, cs + t.cells + 1, std::min(je, t.c1) - t.c0) -
-                        (cs + 1));
+                    int vB = je == j1 ? vEndFull : cellsEndingBy(je);
                     vB = std::max(vA, std::min(vB, vLast + 1));
                     for (int v = vFirst; v < vA; ++v)
                         oneCell(v);
@@ -785,15 +791,34 @@ void AttendTilesImpl(const TileAttention& t) {
                             CellTotalsVar(s, cs + vA, offset, count, maxMode, lsum);
                             CellTotalsVar(prow, cs + vA, offset, count, maxMode, psum);
                         }
-                        for (int k = 0; k < count; ++k) {
+                        // The cells' first and only touch (each lies in this tile): rc and
+                        // ref are set, the logits added to the cell row's.
+                        int k = 0;
+#if HWY_TARGET != HWY_SCALAR
+                        const hn::RebindToSigned<decltype(d)> di;
+                        const auto vRef = hn::Set(d, mNew);
+                        for (; k + L <= count; k += L) {
+                            const int v = vA + k;
+                            const auto ls = hn::LoadU(d, lsum + k);
+                            const auto old = hn::LoadU(d, lc + v);
+                            hn::StoreU(maxMode ? hn::Max(old, ls) : hn::Add(old, ls), d, lc + v);
+                            hn::StoreU(hn::LoadU(d, psum + k), d, rc + v);
+                            hn::StoreU(vRef, d, ref + v);
+                            if (!maxMode) {
+                                const auto widths =
+                                    hn::Sub(hn::LoadU(di, cs + v + 1), hn::LoadU(di, cs + v));
+                                hn::StoreU(hn::Add(hn::LoadU(di, cnt + v), widths), di, cnt + v);
+                            }
+                        }
+#endif
+                        for (; k < count; ++k) {
                             const int v = vA + k;
                             lc[v] = maxMode ? std::fmax(lc[v], lsum[k]) : lc[v] + lsum[k];
-                            rc[v] = psum[k]; // first and only touch: the cell lies in this tile
+                            rc[v] = psum[k];
                             ref[v] = mNew;
-                        }
-                        if (!maxMode)
-                            for (int v = vA; v < vB; ++v)
+                            if (!maxMode)
                                 cnt[v] += cs[v + 1] - cs[v];
+                        }
                     }
                     for (int v = vB; v <= vLast; ++v)
                         oneCell(v);
