@@ -3,9 +3,9 @@
 //                       [--norm softmax|l2|exp|relu2] [--bias] [--pool 1024]
 //
 // The fused tile pass of the pooled path (cpu::attendTiles) alone, on one thread: one head's
-// blocks of 128 query rows against n keys, with a per-offset bias table (T5, ALiBi) when --bias
-// and the logits and weights pooled to --pool cells per side (0: none). Both value layouts run
-// in the same process, interleaved rep by rep: `chunks` (packValueChunks, the engine's choice
+// blocks of --rows (128) query rows against n keys, with a per-offset bias table (T5, ALiBi) when
+// --bias and the logits and weights pooled to --pool cells per side (0: none). Both value layouts
+// run in the same process, interleaved rep by rep: `chunks` (packValueChunks, the engine's choice
 // where the head width allows it) and `rows` (the values read in place). One JSON line per
 // layout: `ms_min`, `ms_median`, `products_gflops` (4·rows·n·dh per block at ms_min) and
 // `pct_peak` against `sgemm_1thread_gflops`, OpenBLAS's single-threaded 2048³ product measured
@@ -40,6 +40,7 @@ struct Options {
     int norm = 0; // pe::Normaliser: softmax 0, exp 1, l2 2, relu2 3
     bool bias = false;
     int pool = 1024;
+    int rows = 128; // query rows per block, as the engine's rowBlockSize at n ≥ 1024
 };
 
 double median(std::vector<double> v) {
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
             o.bias = true;
         else if (a == "--pool")
             o.pool = std::atoi(next().c_str());
+        else if (a == "--rows")
+            o.rows = std::atoi(next().c_str());
         else if (a == "--norm") {
             const std::string v = next();
             o.norm = v == "softmax" ? 0 : v == "exp" ? 1 : v == "l2" ? 2 : v == "relu2" ? 3 : -1;
@@ -85,18 +88,19 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "pe-bench-tiles [--n 16384] [--dh 64] [--blocks 4] [--repeat 15] "
                          "[--tile 256]\n               [--norm softmax|l2|exp|relu2] [--bias] "
-                         "[--pool 1024]\n");
+                         "[--pool 1024] [--rows 128]\n");
             return a == "--help" ? 0 : 2;
         }
     }
 #if defined(__SSE__) || defined(__x86_64__)
     _mm_setcsr(_mm_getcsr() | 0x8040u); // flush-to-zero, denormals-are-zero: as the engine runs
 #endif
-    const int rows = 128;
-    if (o.n < rows * o.blocks || o.dh < 1 || o.dh > 1024 || o.repeat < 1 || o.tile < 1 ||
-        o.pool < 0 || o.pool > o.n) {
-        std::fprintf(stderr, "pe-bench-tiles: need n ≥ 128·blocks, 1 ≤ dh ≤ 1024, repeat ≥ 1, "
-                             "tile ≥ 1, 0 ≤ pool ≤ n\n");
+    const int rows = o.rows;
+    if (rows < 1 || o.n < rows * o.blocks || o.dh < 1 || o.dh > 1024 || o.repeat < 1 ||
+        o.tile < 1 || o.pool < 0 || o.pool > o.n) {
+        std::fprintf(stderr,
+                     "pe-bench-tiles: need rows ≥ 1, n ≥ rows·blocks, 1 ≤ dh ≤ 1024, repeat ≥ 1, "
+                     "tile ≥ 1, 0 ≤ pool ≤ n\n");
         return 2;
     }
     const int n = o.n, dh = o.dh;
@@ -116,8 +120,8 @@ int main(int argc, char** argv) {
     std::vector<float> panels(static_cast<std::size_t>(pe::cpu::panelFloats(n, dh)));
     pe::cpu::packPanels(k.data(), n, dh, dh, panels.data());
     const bool chunksFit = pe::cpu::valueChunksFit(dh);
-    std::vector<float> chunks(
-        chunksFit ? static_cast<std::size_t>(pe::cpu::valueChunkFloats(n, dh)) : 0);
+    std::vector<float> chunks(chunksFit ? static_cast<std::size_t>(pe::cpu::valueChunkFloats(n, dh))
+                                        : 0);
     if (chunksFit)
         pe::cpu::packValueChunks(v.data(), n, dh, dh, chunks.data());
 
@@ -163,12 +167,11 @@ int main(int argc, char** argv) {
         for (int b = 0; b < o.blocks; ++b) {
             t.row0 = b * rows;
             t.q = q.data() + static_cast<std::size_t>(b) * rows * dh;
-            const int firstCell = R > 0 ? static_cast<int>(static_cast<long long>(t.row0) * R / n)
-                                        : 0;
+            const int firstCell =
+                R > 0 ? static_cast<int>(static_cast<long long>(t.row0) * R / n) : 0;
             for (int r = 0; r < rows; ++r)
                 rowCell[static_cast<std::size_t>(r)] =
-                    R > 0 ? static_cast<int>(static_cast<long long>(t.row0 + r) * R / n) -
-                                firstCell
+                    R > 0 ? static_cast<int>(static_cast<long long>(t.row0 + r) * R / n) - firstCell
                           : 0;
             pe::cpu::attendTiles(t);
         }
@@ -188,10 +191,10 @@ int main(int argc, char** argv) {
         const double best = *std::min_element(ms.begin(), ms.end());
         const double gflops = gflop / (best / 1e3);
         std::printf("{\"bench\":\"tiles\",\"values\":\"%s\",\"n\":%d,\"dh\":%d,\"blocks\":%d,"
-                    "\"tile\":%d,\"norm\":%d,\"bias\":%s,\"pool\":%d,\"repeat\":%d,"
+                    "\"rows\":%d,\"tile\":%d,\"norm\":%d,\"bias\":%s,\"pool\":%d,\"repeat\":%d,"
                     "\"ms_min\":%.2f,\"ms_median\":%.2f,\"products_gflops\":%.1f,"
                     "\"sgemm_1thread_gflops\":%.1f,\"pct_peak\":%.1f}\n",
-                    layout, n, dh, o.blocks, o.tile, o.norm, o.bias ? "true" : "false", R,
+                    layout, n, dh, o.blocks, rows, o.tile, o.norm, o.bias ? "true" : "false", R,
                     o.repeat, best, median(ms), gflops, peak,
                     peak > 0 ? 100.0 * gflops / peak : 0.0);
     };

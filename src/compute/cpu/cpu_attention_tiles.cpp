@@ -277,8 +277,8 @@ void AccumulateChunksRows(int rows, const float* p, int pStride, int width, cons
     const hn::ScalableTag<float> d;
     const int L = static_cast<int>(hn::Lanes(d));
     for (int c = 0, k = 0; c < dhPad; c += kVecs * L, ++k)
-        ByBlocks<AccumulateChunkBlock>(rows, p, pStride, width, vc + k * chunkStride, o + c, oStride,
-                                       alpha);
+        ByBlocks<AccumulateChunkBlock>(rows, p, pStride, width, vc + k * chunkStride, o + c,
+                                       oStride, alpha);
 }
 
 /** Sum (or maximum) of a[0, count). */

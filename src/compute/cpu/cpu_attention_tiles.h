@@ -55,19 +55,19 @@ void packValueChunks(const float* src, int rows, std::int64_t stride, int dh, fl
 
 /** One head × one block of query rows of the fused pass; see attendTiles. */
 struct TileAttention {
-    int n = 0;                                ///< keys
-    int dh = 0;                               ///< head width
-    int row0 = 0;                             ///< first query row of the block (absolute)
-    int rows = 0;                             ///< query rows in the block
-    const float* q = nullptr;                 ///< row0's query (TXL: q + u), rows of dh floats
-    const float* keyPanels = nullptr;         ///< packPanels of the head's keys
-    const float* v = nullptr;                 ///< values: key j's row at v + j·vStride, dh floats
-    std::int64_t vStride = 0;                 ///< ≥ dh; a multiple of tileLanes() or exactly dh
+    int n = 0;                          ///< keys
+    int dh = 0;                         ///< head width
+    int row0 = 0;                       ///< first query row of the block (absolute)
+    int rows = 0;                       ///< query rows in the block
+    const float* q = nullptr;           ///< row0's query (TXL: q + u), rows of dh floats
+    const float* keyPanels = nullptr;   ///< packPanels of the head's keys
+    const float* v = nullptr;           ///< values: key j's row at v + j·vStride, dh floats
+    std::int64_t vStride = 0;           ///< ≥ dh; a multiple of tileLanes() or exactly dh
     const float* valueChunks = nullptr; ///< packValueChunks of the head's values: read instead of v
     int valueChunkKeys = 0;             ///< the rows packValueChunks was given (≥ n)
-    float scale = 1.0f;                       ///< on the dot products (not on the position terms)
-    int norm = 0;                             ///< pe::Normaliser as int
-    float relu2Denominator = 1.0f;            ///< relu²'s divisor (N or the visible keys)
+    float scale = 1.0f;                 ///< on the dot products (not on the position terms)
+    int norm = 0;                       ///< pe::Normaliser as int
+    float relu2Denominator = 1.0f;      ///< relu²'s divisor (N or the visible keys)
     const float* relu2Denominators = nullptr; ///< per block row instead, where given
     const int* limit = nullptr;               ///< per block row: keys [0, limit[r]) are visible
 
