@@ -111,6 +111,12 @@ public:
     virtual void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) {
         (void)storage;
     }
+    /**
+     * Frees what the engine keeps only to speed up a next computation (recycled buffers, tables
+     * of the last parameters): the window calls it once it has been idle a while, so that an
+     * idle window holds what it shows and no more. The next computation rebuilds what it needs.
+     */
+    virtual void releaseIdleMemory() {}
 };
 
 /** The core's reference forward pass (exact; single-threaded). */

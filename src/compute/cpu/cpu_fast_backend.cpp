@@ -180,6 +180,13 @@ void CpuFastBackend::recycle(Trace&& trace) {
     m_pool.erase(m_pool.begin(), m_pool.end() - static_cast<std::ptrdiff_t>(keep));
 }
 
+void CpuFastBackend::releaseIdleMemory() {
+    releasePool();
+    m_sinusoid = {};
+    m_txlSinusoid = {};
+    m_ropeAngles = {};
+}
+
 std::uint64_t CpuFastBackend::keptBytes() const {
     std::uint64_t bytes = m_sinusoid.bytes() + m_txlSinusoid.bytes() + m_ropeAngles.bytes();
     for (const Tensor& t : m_pool)

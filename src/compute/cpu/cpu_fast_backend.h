@@ -72,9 +72,10 @@ public:
      * The worker returns shown traces through TraceRecycler (trace_recycler.h).
      */
     void recycle(Trace&& trace);
-    /** Frees the pooled tensors (an idle engine; the kept tables stay: they are the current
-     *  parameters' own). */
+    /** Frees the pooled tensors (the kept tables stay: they are the current parameters' own). */
     void releasePool() { m_pool = {}; }
+    /** Frees the pooled tensors and the kept tables (an idle window's engine). */
+    void releaseIdleMemory() override;
     /** Output tensors named here are computed in place (see Backend); used by one compute(). */
     void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) override;
 

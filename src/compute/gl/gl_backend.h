@@ -84,6 +84,12 @@ public:
 
     /** Why the last compute() used the CPU reference; empty when it ran on the GPU. */
     QString lastFallbackReason() const override { return m_lastFallback; }
+    /** The CPU engine that computes the requests the GPU path does not cover lets go of its
+     *  buffers and tables. */
+    void releaseIdleMemory() override {
+        if (m_cpu)
+            m_cpu->releaseIdleMemory();
+    }
 
     /** Replaces a shader's source (by file stem, e.g. "gemm") before its first use: for tests. */
     void overrideShaderForTesting(const std::string& name, const std::string& source);

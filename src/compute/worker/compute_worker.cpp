@@ -309,10 +309,9 @@ void ComputeWorker::releaseWhenIdle(quint64 generation) {
         if (m_latest.load() != generation)
             return;         // a newer request came: its own timer decides
         m_recycler->take(); // freed here
-#ifdef PE_HAVE_FAST_CPU
-        if (auto* fast = dynamic_cast<CpuFastBackend*>(m_backend.get()))
-            fast->releasePool();
-#endif
+        for (Backend* b : {m_backend.get(), m_streaming.get()})
+            if (b)
+                b->releaseIdleMemory();
     });
 }
 

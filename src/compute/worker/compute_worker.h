@@ -156,9 +156,10 @@ private:
     void prepareNeighbourSeeds(const Params& p, quint64 generation);
     /**
      * Once no request has come for kIdleReleaseMs after a result, frees what only a next
-     * computation of the same shapes would reuse: the trace the views let go of (up to
-     * TraceRecycler::kMaxKeptBytes) and the engine's pool. An idle window holds its shown trace
-     * and nothing of earlier ones (the window returns the freed memory to the system:
+     * computation would reuse: the trace the views let go of (up to
+     * TraceRecycler::kMaxKeptBytes), the engines' pools and their tables of the last parameters
+     * (Backend::releaseIdleMemory). An idle window holds its shown trace and nothing of earlier
+     * ones (the window returns the freed memory to the system:
      * trimMemoryWhenIdle, half a second later).
      */
     void releaseWhenIdle(quint64 generation);

@@ -234,6 +234,9 @@ void InsightsWorker::process(const InsightRequest& request) {
     }
     InsightResult r = computeInsight(request, insightWeights(request.params, request.input),
                                      m_engine.get(), progress, &m_cancel, budget.get());
+    // An insight runs once per click: what the engine kept for a next computation (tables of
+    // the longest length measured, recycled buffers) would only sit there until the next one.
+    m_engine->releaseIdleMemory();
     {
         const std::lock_guard lock(m_mailbox);
         m_done.push_back(std::move(r));
