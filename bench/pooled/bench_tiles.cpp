@@ -4,14 +4,10 @@
 //
 // The fused tile pass of the pooled path (cpu::attendTiles) alone, on one thread: one head's
 // blocks of --rows (128) query rows against n keys, with a per-offset bias table (T5, ALiBi) when
-// --bias and the logits and weights pooled to --pool cells per side (0: none). Both value layouts
-// run in the same process, interleaved rep by rep: `chunks` (packValueChunks, the engine's choice
-// where the head width allows it) and `rows` (the values read in place). One JSON line per
-// layout: `ms_min`, `ms_median`, `products_gflops` (4·rows·n·dh per block at ms_min) and
-// `pct_peak` against `sgemm_1thread_gflops`, OpenBLAS's single-threaded 2048³ product measured
-// in the same run; then `chunks_over_rows`, the ratio of the two layouts' ms_min and medians.
-// Denormals are flushed, as in the engine. Timings across runs move with the machine's other
-// load; the two layouts, interleaved in one run, compare fairly.
+// --bias and the logits and weights pooled to --pool cells per side (0: none). Denormals are
+// flushed, as in the engine. One JSON line: `ms_min`, `ms_median`, `products_gflops`
+// (4·rows·n·dh per block at ms_min) and `pct_peak` against `sgemm_1thread_gflops`, OpenBLAS's
+// single-threaded 2048³ product measured in the same run.
 
 #include <algorithm>
 #include <chrono>
@@ -119,11 +115,8 @@ int main(int argc, char** argv) {
     fill(bias);
     std::vector<float> panels(static_cast<std::size_t>(pe::cpu::panelFloats(n, dh)));
     pe::cpu::packPanels(k.data(), n, dh, dh, panels.data());
-    const bool chunksFit = pe::cpu::valueChunksFit(dh);
-    std::vector<float> chunks(chunksFit ? static_cast<std::size_t>(pe::cpu::valueChunkFloats(n, dh))
-                                        : 0);
-    if (chunksFit)
-        pe::cpu::packValueChunks(v.data(), n, dh, dh, chunks.data());
+    std::vector<float> chunks(static_cast<std::size_t>(pe::cpu::valueChunkFloats(n, dh)));
+    pe::cpu::packValueChunks(v.data(), n, dh, dh, chunks.data());
 
     const int R = o.pool;
     std::vector<int> limit(rows, n), colStart(static_cast<std::size_t>(R) + 1), rowCell(rows);
@@ -140,8 +133,8 @@ int main(int argc, char** argv) {
     t.dh = dh;
     t.rows = rows;
     t.keyPanels = panels.data();
-    t.v = v.data();
-    t.vStride = dh;
+    t.valueChunks = chunks.data();
+    t.valueChunkKeys = n;
     t.scale = 0.125f;
     t.norm = o.norm;
     t.relu2Denominator = static_cast<float>(n);
@@ -160,9 +153,7 @@ int main(int argc, char** argv) {
         t.logitCounts = counts.data();
         t.weightCells = weightCells.data();
     }
-    auto pass = [&](bool useChunks) {
-        t.valueChunks = useChunks ? chunks.data() : nullptr;
-        t.valueChunkKeys = n;
+    auto pass = [&] {
         const auto start = std::chrono::steady_clock::now();
         for (int b = 0; b < o.blocks; ++b) {
             t.row0 = b * rows;
@@ -178,34 +169,19 @@ int main(int argc, char** argv) {
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count();
     };
-    pass(chunksFit); // warm-up: scratch, page faults
-    std::vector<double> msChunks, msRows;
-    for (int rep = 0; rep < o.repeat; ++rep) {
-        if (chunksFit)
-            msChunks.push_back(pass(true));
-        msRows.push_back(pass(false));
-    }
+    pass(); // warm-up: scratch, page faults
+    std::vector<double> ms;
+    for (int rep = 0; rep < o.repeat; ++rep)
+        ms.push_back(pass());
     const double peak = pe::bench::openBlasSgemmGflops(1);
     const double gflop = 4.0 * rows * double(n) * dh * o.blocks / 1e9;
-    auto line = [&](const char* layout, const std::vector<double>& ms) {
-        const double best = *std::min_element(ms.begin(), ms.end());
-        const double gflops = gflop / (best / 1e3);
-        std::printf("{\"bench\":\"tiles\",\"values\":\"%s\",\"n\":%d,\"dh\":%d,\"blocks\":%d,"
-                    "\"rows\":%d,\"tile\":%d,\"norm\":%d,\"bias\":%s,\"pool\":%d,\"repeat\":%d,"
-                    "\"ms_min\":%.2f,\"ms_median\":%.2f,\"products_gflops\":%.1f,"
-                    "\"sgemm_1thread_gflops\":%.1f,\"pct_peak\":%.1f}\n",
-                    layout, n, dh, o.blocks, rows, o.tile, o.norm, o.bias ? "true" : "false", R,
-                    o.repeat, best, median(ms), gflops, peak,
-                    peak > 0 ? 100.0 * gflops / peak : 0.0);
-    };
-    if (chunksFit)
-        line("chunks", msChunks);
-    line("rows", msRows);
-    if (chunksFit)
-        std::printf("{\"bench\":\"tiles\",\"chunks_over_rows_min\":%.3f,"
-                    "\"chunks_over_rows_median\":%.3f}\n",
-                    *std::min_element(msChunks.begin(), msChunks.end()) /
-                        *std::min_element(msRows.begin(), msRows.end()),
-                    median(msChunks) / median(msRows));
+    const double best = *std::min_element(ms.begin(), ms.end());
+    const double gflops = gflop / (best / 1e3);
+    std::printf("{\"bench\":\"tiles\",\"n\":%d,\"dh\":%d,\"blocks\":%d,\"rows\":%d,"
+                "\"tile\":%d,\"norm\":%d,\"bias\":%s,\"pool\":%d,\"repeat\":%d,"
+                "\"ms_min\":%.2f,\"ms_median\":%.2f,\"products_gflops\":%.1f,"
+                "\"sgemm_1thread_gflops\":%.1f,\"pct_peak\":%.1f}\n",
+                n, dh, o.blocks, rows, o.tile, o.norm, o.bias ? "true" : "false", R, o.repeat, best,
+                median(ms), gflops, peak, peak > 0 ? 100.0 * gflops / peak : 0.0);
     return 0;
 }

@@ -172,113 +172,70 @@ void DotPanelsRows(int rows, const float* q, int dh, const float* panels, int co
 }
 
 /**
- * o[r] = alpha[r]·o[r] + Σ_j p[r][j]·v_j for R rows, j in [0, width): the tile's share of the
- * head output. o rows hold dhPad floats (a multiple of the lanes), v rows vStride floats.
+ * o[r][0, vecs·L) = alpha[r]·o[r][…] + Σ_j p[r][j]·v_j[0, vecs·L) for R rows, j in [0, width):
+ * one column chunk (vecs ≤ kVecs vectors) of the tile's share of the head output, key j's
+ * values at v + j·keyStride.
  */
 template <int R>
-HWY_INLINE void AccumulateValues(const float* p, int pStride, int width, const float* v,
-                                 std::int64_t vStride, int dhPad, float* o, int oStride,
-                                 const float* alpha) {
-    const hn::ScalableTag<float> d;
-    const int L = static_cast<int>(hn::Lanes(d));
-    for (int c = 0; c < dhPad; c += kVecs * L) {
-        const int vecs = std::min(kVecs, (dhPad - c) / L);
-        decltype(hn::Zero(d)) acc[R][kVecs];
-        for (int r = 0; r < R; ++r) {
-            const auto a = hn::Set(d, alpha[r]);
-            for (int k = 0; k < kVecs; ++k)
-                acc[r][k] =
-                    k < vecs ? hn::Mul(a, hn::LoadU(d, o + r * oStride + c + k * L)) : hn::Zero(d);
-        }
-        if (vecs == kVecs) {
-            for (int j = 0; j < width; ++j) {
-                const float* vj = v + static_cast<std::int64_t>(j) * vStride + c;
-                decltype(hn::Zero(d)) b[kVecs];
-                for (int k = 0; k < kVecs; ++k)
-                    b[k] = hn::LoadU(d, vj + k * L);
-                for (int r = 0; r < R; ++r) {
-                    const auto a = hn::Set(d, p[r * pStride + j]);
-                    for (int k = 0; k < kVecs; ++k)
-                        acc[r][k] = hn::MulAdd(a, b[k], acc[r][k]);
-                }
-            }
-        } else {
-            for (int j = 0; j < width; ++j) {
-                const auto b = hn::LoadU(d, v + static_cast<std::int64_t>(j) * vStride + c);
-                for (int r = 0; r < R; ++r)
-                    acc[r][0] = hn::MulAdd(hn::Set(d, p[r * pStride + j]), b, acc[r][0]);
-            }
-        }
-        for (int r = 0; r < R; ++r)
-            for (int k = 0; k < vecs; ++k)
-                hn::StoreU(acc[r][k], d, o + r * oStride + c + k * L);
-    }
-}
-
-template <int R> struct AccumulateValuesBlock {
-    static void run(int r0, const float* p, int pStride, int width, const float* v,
-                    std::int64_t vStride, int dhPad, float* o, int oStride, const float* alpha) {
-        AccumulateValues<R>(p + static_cast<std::int64_t>(r0) * pStride, pStride, width, v, vStride,
-                            dhPad, o + static_cast<std::int64_t>(r0) * oStride, oStride,
-                            alpha + r0);
-    }
-};
-
-void AccumulateValuesRows(int rows, const float* p, int pStride, int width, const float* v,
-                          std::int64_t vStride, int dhPad, float* o, int oStride,
-                          const float* alpha) {
-    ByBlocks<AccumulateValuesBlock>(rows, p, pStride, width, v, vStride, dhPad, o, oStride, alpha);
-}
-
-/**
- * o[r][c0, c0 + W) = alpha[r]·o[r][…] + Σ_j p[r][j]·vc[j][0, W) for R rows, W = kVecs·L: one
- * column chunk of the head output from the chunk's packed values (key j's W floats at vc + j·W,
- * contiguous, so the tile's chunk stays in L1 for every row block).
- */
-template <int R>
-HWY_INLINE void AccumulateChunk(const float* p, int pStride, int width, const float* vc, float* o,
-                                int oStride, const float* alpha) {
+HWY_INLINE void AccumulateChunk(const float* p, int pStride, int width, const float* v,
+                                std::int64_t keyStride, int vecs, float* o, int oStride,
+                                const float* alpha) {
     const hn::ScalableTag<float> d;
     const int L = static_cast<int>(hn::Lanes(d));
     decltype(hn::Zero(d)) acc[R][kVecs];
     for (int r = 0; r < R; ++r) {
         const auto a = hn::Set(d, alpha[r]);
         for (int k = 0; k < kVecs; ++k)
-            acc[r][k] = hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L));
+            acc[r][k] = k < vecs ? hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L)) : hn::Zero(d);
     }
-    for (int j = 0; j < width; ++j) {
-        const float* vj = vc + static_cast<std::int64_t>(j) * kVecs * L;
-        decltype(hn::Zero(d)) b[kVecs];
-        for (int k = 0; k < kVecs; ++k)
-            b[k] = hn::LoadU(d, vj + k * L);
-        for (int r = 0; r < R; ++r) {
-            const auto a = hn::Set(d, p[r * pStride + j]);
+    if (vecs == kVecs) {
+        for (int j = 0; j < width; ++j) {
+            const float* vj = v + static_cast<std::int64_t>(j) * keyStride;
+            decltype(hn::Zero(d)) b[kVecs];
             for (int k = 0; k < kVecs; ++k)
-                acc[r][k] = hn::MulAdd(a, b[k], acc[r][k]);
+                b[k] = hn::LoadU(d, vj + k * L);
+            for (int r = 0; r < R; ++r) {
+                const auto a = hn::Set(d, p[r * pStride + j]);
+                for (int k = 0; k < kVecs; ++k)
+                    acc[r][k] = hn::MulAdd(a, b[k], acc[r][k]);
+            }
+        }
+    } else {
+        for (int j = 0; j < width; ++j) {
+            const auto b = hn::LoadU(d, v + static_cast<std::int64_t>(j) * keyStride);
+            for (int r = 0; r < R; ++r)
+                acc[r][0] = hn::MulAdd(hn::Set(d, p[r * pStride + j]), b, acc[r][0]);
         }
     }
     for (int r = 0; r < R; ++r)
-        for (int k = 0; k < kVecs; ++k)
+        for (int k = 0; k < vecs; ++k)
             hn::StoreU(acc[r][k], d, o + r * oStride + k * L);
 }
 
 template <int R> struct AccumulateChunkBlock {
-    static void run(int r0, const float* p, int pStride, int width, const float* vc, float* o,
-                    int oStride, const float* alpha) {
-        AccumulateChunk<R>(p + static_cast<std::int64_t>(r0) * pStride, pStride, width, vc,
-                           o + static_cast<std::int64_t>(r0) * oStride, oStride, alpha + r0);
+    static void run(int r0, const float* p, int pStride, int width, const float* v,
+                    std::int64_t keyStride, int vecs, float* o, int oStride, const float* alpha) {
+        AccumulateChunk<R>(p + static_cast<std::int64_t>(r0) * pStride, pStride, width, v,
+                           keyStride, vecs, o + static_cast<std::int64_t>(r0) * oStride, oStride,
+                           alpha + r0);
     }
 };
 
-/** AccumulateValuesRows from chunk-major values: chunk k of key j at vc + (k·n + j)·kVecs·L. */
-void AccumulateChunksRows(int rows, const float* p, int pStride, int width, const float* vc,
-                          std::int64_t chunkStride, int dhPad, float* o, int oStride,
-                          const float* alpha) {
+/**
+ * o[r] = alpha[r]·o[r] + Σ_j p[r][j]·v_j for the block's rows, j in [0, width): the tile's share
+ * of the head output, o rows of dhPad floats (a multiple of the lanes). Column chunk k of key j
+ * lies at v + k·chunkOffset + j·keyStride (packValueChunks: keyStride kVecs·L, chunkOffset the
+ * packed rows times that). Chunks outer, row blocks inner: the tile's chunk, contiguous, stays
+ * in L1 for every block.
+ */
+void AccumulateValuesRows(int rows, const float* p, int pStride, int width, const float* v,
+                          std::int64_t keyStride, std::int64_t chunkOffset, int dhPad, float* o,
+                          int oStride, const float* alpha) {
     const hn::ScalableTag<float> d;
     const int L = static_cast<int>(hn::Lanes(d));
     for (int c = 0, k = 0; c < dhPad; c += kVecs * L, ++k)
-        ByBlocks<AccumulateChunkBlock>(rows, p, pStride, width, vc + k * chunkStride, o + c,
-                                       oStride, alpha);
+        ByBlocks<AccumulateChunkBlock>(rows, p, pStride, width, v + k * chunkOffset, keyStride,
+                                       std::min(kVecs, (dhPad - c) / L), o + c, oStride, alpha);
 }
 
 /** Sum (or maximum) of a[0, count). */
@@ -824,15 +781,11 @@ void AttendTilesImpl(const TileAttention& t) {
                         oneCell(v);
                 }
             }
-            if (t.valueChunks)
-                AccumulateChunksRows(gr, P, tc, w,
-                                     t.valueChunks + static_cast<std::int64_t>(j0) * kVecs * L,
-                                     static_cast<std::int64_t>(t.valueChunkKeys) * kVecs * L, dhPad,
-                                     O + static_cast<std::size_t>(g0) * dhPad, dhPad, alpha);
-            else
-                AccumulateValuesRows(gr, P, tc, w, t.v + static_cast<std::int64_t>(j0) * t.vStride,
-                                     t.vStride, dhPad, O + static_cast<std::size_t>(g0) * dhPad,
-                                     dhPad, alpha);
+            const int chunk = kVecs * L;
+            AccumulateValuesRows(gr, P, tc, w,
+                                 t.valueChunks + static_cast<std::int64_t>(j0) * chunk, chunk,
+                                 static_cast<std::int64_t>(t.valueChunkKeys) * chunk, dhPad,
+                                 O + static_cast<std::size_t>(g0) * dhPad, dhPad, alpha);
         }
     }
 
@@ -935,11 +888,6 @@ void packPanels(const float* src, int rows, std::int64_t stride, int dh, float* 
 
 int valueChunkWidth() {
     return HWY_DYNAMIC_DISPATCH(ValueChunkWidthImpl)();
-}
-
-bool valueChunksFit(int dh) {
-    const int L = tileLanes();
-    return dh > 0 && ((dh + L - 1) / L * L) % valueChunkWidth() == 0;
 }
 
 std::int64_t valueChunkFloats(int rows, int dh) {

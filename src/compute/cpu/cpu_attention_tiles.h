@@ -35,12 +35,6 @@ void packPanels(const float* src, int rows, std::int64_t stride, int dh, float* 
  */
 int valueChunkWidth();
 
-/**
- * Whether values of head width dh are read as chunks without waste: dh padded to the lanes is a
- * multiple of valueChunkWidth() (otherwise the fused pass reads the values row by row, in place).
- */
-bool valueChunksFit(int dh);
-
 /** Floats packValueChunks writes for `rows` rows of `dh` columns: ⌈dh / W⌉ · rows · W. */
 std::int64_t valueChunkFloats(int rows, int dh);
 
@@ -48,26 +42,24 @@ std::int64_t valueChunkFloats(int rows, int dh);
  * Packs rows [0, rows) of a row-major matrix (row r at src + r·stride, dh columns) column chunk
  * by column chunk, W = valueChunkWidth() columns each (zero past dh): chunk k of row r at
  * out + (k·rows + r)·W. A tile's keys then lie contiguous in each chunk (W floats a key), so the
- * value products read each chunk from L1 for every block of query rows; rows of the head's
- * values directly, at a stride of a power of two, map to a few cache sets and miss.
+ * value products read each chunk from L1 for every block of query rows (read in place, the
+ * rows of a head's values, a power of two apart, map to a few cache sets and came from L2).
  */
 void packValueChunks(const float* src, int rows, std::int64_t stride, int dh, float* out);
 
 /** One head × one block of query rows of the fused pass; see attendTiles. */
 struct TileAttention {
-    int n = 0;                          ///< keys
-    int dh = 0;                         ///< head width
-    int row0 = 0;                       ///< first query row of the block (absolute)
-    int rows = 0;                       ///< query rows in the block
-    const float* q = nullptr;           ///< row0's query (TXL: q + u), rows of dh floats
-    const float* keyPanels = nullptr;   ///< packPanels of the head's keys
-    const float* v = nullptr;           ///< values: key j's row at v + j·vStride, dh floats
-    std::int64_t vStride = 0;           ///< ≥ dh; a multiple of tileLanes() or exactly dh
-    const float* valueChunks = nullptr; ///< packValueChunks of the head's values: read instead of v
-    int valueChunkKeys = 0;             ///< the rows packValueChunks was given (≥ n)
-    float scale = 1.0f;                 ///< on the dot products (not on the position terms)
-    int norm = 0;                       ///< pe::Normaliser as int
-    float relu2Denominator = 1.0f;      ///< relu²'s divisor (N or the visible keys)
+    int n = 0;                                ///< keys
+    int dh = 0;                               ///< head width
+    int row0 = 0;                             ///< first query row of the block (absolute)
+    int rows = 0;                             ///< query rows in the block
+    const float* q = nullptr;                 ///< row0's query (TXL: q + u), rows of dh floats
+    const float* keyPanels = nullptr;         ///< packPanels of the head's keys
+    const float* valueChunks = nullptr;       ///< packValueChunks of the head's values
+    int valueChunkKeys = 0;                   ///< the rows packValueChunks was given (≥ n)
+    float scale = 1.0f;                       ///< on the dot products (not on the position terms)
+    int norm = 0;                             ///< pe::Normaliser as int
+    float relu2Denominator = 1.0f;            ///< relu²'s divisor (N or the visible keys)
     const float* relu2Denominators = nullptr; ///< per block row instead, where given
     const int* limit = nullptr;               ///< per block row: keys [0, limit[r]) are visible
 

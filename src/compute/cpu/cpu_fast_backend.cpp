@@ -646,31 +646,18 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const std::vector<int>& colStart = logitAcc.columnStarts();
         const int cells = static_cast<int>(colStart.size()) - 1;
         const bool poolMax = logitAcc.mode() == PoolMode::Max;
-        const int lanes = cpu::tileLanes();
         const std::int64_t panelSize = cpu::panelFloats(N, dh);
-        // Packed keys, values in column chunks (or padded rows) and TXL's packed R (O(n·d),
+        // Packed keys, values in column chunks and TXL's packed R (O(n·d),
         // freed at the end: kept, they would hold the largest n's share after the window moved
         // to small n).
         std::vector<float> keyPanels(static_cast<std::size_t>(H * panelSize));
-        const int dhPad = (dh + lanes - 1) / lanes * lanes;
-        const bool chunkV = cpu::valueChunksFit(dh);
-        const std::int64_t chunkSize = chunkV ? cpu::valueChunkFloats(N, dh) : 0;
+        const std::int64_t chunkSize = cpu::valueChunkFloats(N, dh);
         std::vector<float> vChunks(static_cast<std::size_t>(H * chunkSize));
-        const bool padV = !chunkV && dh % lanes != 0;
-        std::vector<float> vPadded(padV ? static_cast<std::size_t>(H) * N * dhPad : 0);
         const std::int64_t bandSize = isTxl ? cpu::panelFloats(2 * N - 1, dh) : 0;
         std::vector<float> bandPanels(static_cast<std::size_t>(H * bandSize));
         parallelFor(H, [&](int h) {
             cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
-            if (chunkV)
-                cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
-            if (padV)
-                for (int j = 0; j < N; ++j) {
-                    float* dst = vPadded.data() + (static_cast<std::size_t>(h) * N + j) * dhPad;
-                    std::memcpy(dst, V + h * Ndh + static_cast<std::int64_t>(j) * dh,
-                                sizeof(float) * dh);
-                    std::fill(dst + dh, dst + dhPad, 0.0f);
-                }
+            cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
             if (isTxl)
                 cpu::packPanels(txlR.data() + h * dh, 2 * N - 1, D, dh,
                                 bandPanels.data() + h * bandSize);
@@ -710,12 +697,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             const float* Qsrc = isTxl ? txlQu.data() : Q;
             ta.q = Qsrc + h * Ndh + static_cast<std::int64_t>(i0) * dh;
             ta.keyPanels = keyPanels.data() + h * panelSize;
-            ta.v = padV ? vPadded.data() + static_cast<std::size_t>(h) * N * dhPad : V + h * Ndh;
-            ta.vStride = padV ? dhPad : dh;
-            if (chunkV) {
-                ta.valueChunks = vChunks.data() + h * chunkSize;
-                ta.valueChunkKeys = N;
-            }
+            ta.valueChunks = vChunks.data() + h * chunkSize;
+            ta.valueChunkKeys = N;
             ta.scale = isDeberta ? debScale : (scheme == Scheme::T5 ? 1.0f : scale);
             ta.norm = normInt;
             ta.limit = limit.data();
