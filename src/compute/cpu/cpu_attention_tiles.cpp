@@ -68,16 +68,17 @@ int ValueChunkWidthImpl() {
 }
 
 void PackValueChunksImpl(const float* src, int rows, std::int64_t stride, int dh, float* out) {
-    const int W = ValueChunkWidthImpl();
-    const int chunks = (dh + W - 1) / W;
-    for (int k = 0; k < chunks; ++k) {
-        const int c0 = k * W, width = std::min(W, dh - c0);
-        float* chunk = out + static_cast<std::int64_t>(k) * rows * W;
+    const int W = ValueChunkWidthImpl(), L = LanesImpl();
+    const int dhPad = (dh + L - 1) / L * L;
+    for (int c0 = 0; c0 < dhPad; c0 += W) {
+        const int cw = std::min(W, dhPad - c0);              // this chunk's width
+        const int copy = std::max(0, std::min(cw, dh - c0)); // of which columns of src
+        float* chunk = out + static_cast<std::int64_t>(c0) * rows;
         for (int r = 0; r < rows; ++r) {
-            float* dst = chunk + static_cast<std::int64_t>(r) * W;
+            float* dst = chunk + static_cast<std::int64_t>(r) * cw;
             std::memcpy(dst, src + static_cast<std::int64_t>(r) * stride + c0,
-                        sizeof(float) * static_cast<std::size_t>(width));
-            std::fill(dst + width, dst + W, 0.0f);
+                        sizeof(float) * static_cast<std::size_t>(copy));
+            std::fill(dst + copy, dst + cw, 0.0f);
         }
     }
 }
@@ -222,20 +223,23 @@ template <int R> struct AccumulateChunkBlock {
 };
 
 /**
- * o[r] = alpha[r]·o[r] + Σ_j p[r][j]·v_j for the block's rows, j in [0, width): the tile's share
- * of the head output, o rows of dhPad floats (a multiple of the lanes). Column chunk k of key j
- * lies at v + k·chunkOffset + j·keyStride (packValueChunks: keyStride kVecs·L, chunkOffset the
- * packed rows times that). Chunks outer, row blocks inner: the tile's chunk, contiguous, stays
- * in L1 for every block.
+ * o[r] = alpha[r]·o[r] + Σ_j p[r][j]·v_j for the block's rows and keys j0 + [0, width): the
+ * tile's share of the head output, o rows of dhPad floats (a multiple of the lanes), from the
+ * values packed by packValueChunks for `packedKeys` keys. Chunks outer, row blocks inner: the
+ * tile's part of a chunk, contiguous, stays in L1 for every block.
  */
-void AccumulateValuesRows(int rows, const float* p, int pStride, int width, const float* v,
-                          std::int64_t keyStride, std::int64_t chunkOffset, int dhPad, float* o,
-                          int oStride, const float* alpha) {
+void AccumulateValuesRows(int rows, const float* p, int pStride, int width, const float* chunks,
+                          int packedKeys, int j0, int dhPad, float* o, int oStride,
+                          const float* alpha) {
     const hn::ScalableTag<float> d;
     const int L = static_cast<int>(hn::Lanes(d));
-    for (int c = 0, k = 0; c < dhPad; c += kVecs * L, ++k)
-        ByBlocks<AccumulateChunkBlock>(rows, p, pStride, width, v + k * chunkOffset, keyStride,
-                                       std::min(kVecs, (dhPad - c) / L), o + c, oStride, alpha);
+    for (int c = 0; c < dhPad; c += kVecs * L) {
+        const int cw = std::min(kVecs * L, dhPad - c); // the last chunk may be narrower
+        const float* v =
+            chunks + static_cast<std::int64_t>(c) * packedKeys + static_cast<std::int64_t>(j0) * cw;
+        ByBlocks<AccumulateChunkBlock>(rows, p, pStride, width, v, static_cast<std::int64_t>(cw),
+                                       cw / L, o + c, oStride, alpha);
+    }
 }
 
 /** Sum (or maximum) of a[0, count). */
@@ -781,10 +785,7 @@ void AttendTilesImpl(const TileAttention& t) {
                         oneCell(v);
                 }
             }
-            const int chunk = kVecs * L;
-            AccumulateValuesRows(gr, P, tc, w,
-                                 t.valueChunks + static_cast<std::int64_t>(j0) * chunk, chunk,
-                                 static_cast<std::int64_t>(t.valueChunkKeys) * chunk, dhPad,
+            AccumulateValuesRows(gr, P, tc, w, t.valueChunks, t.valueChunkKeys, j0, dhPad,
                                  O + static_cast<std::size_t>(g0) * dhPad, dhPad, alpha);
         }
     }
@@ -891,8 +892,8 @@ int valueChunkWidth() {
 }
 
 std::int64_t valueChunkFloats(int rows, int dh) {
-    const int W = valueChunkWidth();
-    return static_cast<std::int64_t>((dh + W - 1) / W) * rows * W;
+    const int L = tileLanes();
+    return static_cast<std::int64_t>((dh + L - 1) / L * L) * rows;
 }
 
 void packValueChunks(const float* src, int rows, std::int64_t stride, int dh, float* out) {

@@ -35,15 +35,17 @@ void packPanels(const float* src, int rows, std::int64_t stride, int dh, float* 
  */
 int valueChunkWidth();
 
-/** Floats packValueChunks writes for `rows` rows of `dh` columns: ⌈dh / W⌉ · rows · W. */
+/** Floats packValueChunks writes for `rows` rows of `dh` columns: rows · dh rounded up to lanes. */
 std::int64_t valueChunkFloats(int rows, int dh);
 
 /**
  * Packs rows [0, rows) of a row-major matrix (row r at src + r·stride, dh columns) column chunk
- * by column chunk, W = valueChunkWidth() columns each (zero past dh): chunk k of row r at
- * out + (k·rows + r)·W. A tile's keys then lie contiguous in each chunk (W floats a key), so the
- * value products read each chunk from L1 for every block of query rows (read in place, the
- * rows of a head's values, a power of two apart, map to a few cache sets and came from L2).
+ * by column chunk: the columns, padded with zeros to a multiple of the lanes, in chunks of
+ * W = valueChunkWidth() (the last one narrower where they do not fill it). Chunk k (columns
+ * c0 = k·W …, width w) holds row r's w floats at out + c0·rows + r·w. A tile's keys then lie
+ * contiguous in each chunk, so the value products read each chunk from L1 for every block of
+ * query rows (read in place, the rows of a head's values, a power of two apart, map to a few
+ * cache sets and came from L2).
  */
 void packValueChunks(const float* src, int rows, std::int64_t stride, int dh, float* out);
 
