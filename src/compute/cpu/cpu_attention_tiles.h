@@ -8,7 +8,7 @@
  * before the next tile. No row of n logits ever reaches memory. Softmax and L2 normalise online
  * (the running row maximum rescales what came before, as fused attention kernels do), so every
  * dot product is computed once. Highway kernels (AVX-512, AVX2, ...) picked at run time; the keys
- * are packed once per head into panels of one vector's width, the values are read in place.
+ * are packed once per head into panels of one vector's width, the values into column chunks.
  */
 
 #include <algorithm>
