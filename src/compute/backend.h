@@ -117,6 +117,8 @@ public:
      * idle window holds what it shows and no more. The next computation rebuilds what it needs.
      */
     virtual void releaseIdleMemory() {}
+    /** Bytes kept between computations for a next one: what releaseIdleMemory frees. */
+    virtual std::uint64_t heldBytes() const { return 0; }
 };
 
 /** The core's reference forward pass (exact; single-threaded). */

@@ -30,6 +30,8 @@ private Q_SLOTS:
     void identityProjectionsGiveQkvEqualX_data();
     void identityProjectionsGiveQkvEqualX();
     void trainedWeightsAreUsedAsGiven();
+    void idleEnginesFreeWhatTheyKeep_data();
+    void idleEnginesFreeWhatTheyKeep();
 };
 
 namespace {
@@ -519,6 +521,37 @@ void TestComputeWorker::trainedWeightsAreUsedAsGiven() {
     QVERIFY(spy.wait(10000));
     QCOMPARE(spy.at(0).at(0).value<ComputeResult>().weights,
              QStringLiteral("weights: random, seed 0"));
+}
+
+// What the engines keep for a next computation (the sinusoid table, recycled buffers) goes
+// once the window has been idle ComputeWorker::kIdleReleaseMs, in the engine that computed:
+// the fast one, or the fast one a reference worker streams pooled requests on.
+void TestComputeWorker::idleEnginesFreeWhatTheyKeep_data() {
+    QTest::addColumn<int>("backend");
+    QTest::addColumn<bool>("pooled");
+    QTest::newRow("fast") << static_cast<int>(BackendKind::CpuFast) << false;
+    QTest::newRow("fast/pooled") << static_cast<int>(BackendKind::CpuFast) << true;
+    QTest::newRow("reference/pooled") << static_cast<int>(BackendKind::CpuReference) << true;
+}
+
+void TestComputeWorker::idleEnginesFreeWhatTheyKeep() {
+    QFETCH(int, backend);
+    QFETCH(bool, pooled);
+    ComputeController c(static_cast<BackendKind>(backend));
+    if (pooled)
+        c.setPooling(20, 8, PoolMode::Mean);
+    Params p = small(Scheme::Sinusoidal);
+    p.n = 64;
+    const ComputeResult r = runOne(c, p);
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QCOMPARE(r.pool.pooled, pooled);
+    QVERIFY(c.engineHeldBytes() >= std::uint64_t{64} * 16 * sizeof(float)); // the [n, d] sinusoid
+    QTRY_COMPARE_WITH_TIMEOUT(c.engineHeldBytes(), std::uint64_t{0},
+                              ComputeWorker::kIdleReleaseMs + 3000);
+    // The next computation rebuilds what it needs.
+    const ComputeResult again = runOne(c, p);
+    QVERIFY2(again.trace, qPrintable(again.error));
+    QVERIFY(c.engineHeldBytes() > 0);
 }
 
 #include "tst_compute_worker.moc"

@@ -76,6 +76,7 @@ public:
     void releasePool() { m_pool = {}; }
     /** Frees the pooled tensors and the kept tables (an idle window's engine). */
     void releaseIdleMemory() override;
+    std::uint64_t heldBytes() const override { return keptBytes(); }
     /** Output tensors named here are computed in place (see Backend); used by one compute(). */
     void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) override;
 

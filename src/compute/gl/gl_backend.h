@@ -90,6 +90,7 @@ public:
         if (m_cpu)
             m_cpu->releaseIdleMemory();
     }
+    std::uint64_t heldBytes() const override { return m_cpu ? m_cpu->heldBytes() : 0; }
 
     /** Replaces a shader's source (by file stem, e.g. "gemm") before its first use: for tests. */
     void overrideShaderForTesting(const std::string& name, const std::string& source);

@@ -297,11 +297,20 @@ void ComputeWorker::process(const ComputeRequest& request) {
     m_weights->giveBack(w);
     if (!trained)
         m_embedded.E = std::move(w.E);
+    noteEngineHeld();
     const bool ok = result.error.isEmpty();
     deliver(std::move(result));
     if (ok)
         prepareNeighbourSeeds(p, request.generation);
     releaseWhenIdle(request.generation);
+}
+
+void ComputeWorker::noteEngineHeld() {
+    std::uint64_t bytes = 0;
+    for (const Backend* b : {m_backend.get(), m_streaming.get()})
+        if (b)
+            bytes += b->heldBytes();
+    m_engineHeld.store(bytes);
 }
 
 void ComputeWorker::releaseWhenIdle(quint64 generation) {
@@ -312,6 +321,7 @@ void ComputeWorker::releaseWhenIdle(quint64 generation) {
         for (Backend* b : {m_backend.get(), m_streaming.get()})
             if (b)
                 b->releaseIdleMemory();
+        noteEngineHeld();
     });
 }
 

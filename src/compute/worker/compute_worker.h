@@ -126,6 +126,11 @@ public:
     void post(const ComputeRequest& request);
     /** Thread-safe: the results finished since the last call, oldest first. */
     std::vector<ComputeResult> takeResults();
+    /**
+     * Thread-safe: what the worker's engines held for a next computation (Backend::heldBytes)
+     * after its last computation or idle release (releaseWhenIdle).
+     */
+    std::uint64_t engineHeldBytes() const { return m_engineHeld.load(); }
 
 public Q_SLOTS:
     /** Runs in the worker's thread. Skips the request if it is no longer the newest. */
@@ -179,7 +184,9 @@ private:
     std::atomic<int> m_poolMode{static_cast<int>(PoolMode::Mean)};
     std::unique_ptr<Backend> m_streaming; ///< pooled mode when the chosen engine is the reference
     std::shared_ptr<TraceRecycler> m_recycler; ///< shown traces come back to the engine
-    std::unique_ptr<WeightCache> m_weights;    ///< the last request's seeded weights
+    std::atomic<std::uint64_t> m_engineHeld{0};
+    void noteEngineHeld();
+    std::unique_ptr<WeightCache> m_weights; ///< the last request's seeded weights
     /** The last request's input embeddings and what they depend on (tokens, width, seed). */
     struct Embedded {
         std::vector<std::string> tokens;
@@ -225,6 +232,8 @@ public:
     void setBackendKind(BackendKind kind);
     /** CPU threads of the fast engine from the next request on (0: one per hardware thread). */
     void setThreads(int threads) { m_worker->setThreads(threads); }
+    /** See ComputeWorker::engineHeldBytes. */
+    std::uint64_t engineHeldBytes() const { return m_worker->engineHeldBytes(); }
 
     bool busy() const { return m_busy; }
     /** Busy with a tile (which a newer tile or trace may supersede). */
