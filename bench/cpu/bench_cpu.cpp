@@ -21,6 +21,7 @@
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
 #include "cpu_kernels.h"
+#include "stats.h"
 #include "weights.h"
 
 #ifdef PE_HAVE_OPENBLAS
@@ -70,11 +71,7 @@ double nowMs() {
     return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
+using bench::median;
 
 /** Runs fn(t) on `threads` threads (t = 0 on the caller) and joins them. */
 void onThreads(int threads, const std::function<void(int)>& fn) {

@@ -24,6 +24,7 @@
 
 #include "cpu_attention_tiles.h"
 #include "openblas_peak.h"
+#include "stats.h"
 
 namespace {
 
@@ -38,11 +39,6 @@ struct Options {
     int pool = 1024;
     int rows = 128; // query rows per block, as the engine's rowBlockSize at n ≥ 1024
 };
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 } // namespace
 
@@ -182,6 +178,6 @@ int main(int argc, char** argv) {
                 "\"ms_min\":%.2f,\"ms_median\":%.2f,\"products_gflops\":%.1f,"
                 "\"sgemm_1thread_gflops\":%.1f,\"pct_peak\":%.1f}\n",
                 n, dh, o.blocks, rows, o.tile, o.norm, o.bias ? "true" : "false", R, o.repeat, best,
-                median(ms), gflops, peak, peak > 0 ? 100.0 * gflops / peak : 0.0);
+                pe::bench::median(ms), gflops, peak, peak > 0 ? 100.0 * gflops / peak : 0.0);
     return 0;
 }

@@ -349,28 +349,28 @@ void TestCpuEngine::keptMemoryIsTheLastComputationsOwn() {
     };
     const std::uint64_t ropeRow = 2 * (256 / 2 / 2) * sizeof(float);
     run(params(Scheme::RoPE, 1024));
-    QVERIFY(fast.keptBytes() >= 1024 * ropeRow);
+    QVERIFY(fast.heldBytes() >= 1024 * ropeRow);
     run(params(Scheme::RoPE, 16)); // the same table with a smaller n: storage of its own size
     fast.releasePool();
-    QCOMPARE(fast.keptBytes(), 16 * ropeRow);
+    QCOMPARE(fast.heldBytes(), 16 * ropeRow);
     run(params(Scheme::Sinusoidal, 1024));
-    QVERIFY(fast.keptBytes() >= 1024 * 256 * sizeof(float));
+    QVERIFY(fast.heldBytes() >= 1024 * 256 * sizeof(float));
     const Params rope = params(Scheme::RoPE, 16);
     run(rope); // no sinusoid in this computation: that table goes
     fast.releasePool();
-    QCOMPARE(fast.keptBytes(), 16 * ropeRow);
+    QCOMPARE(fast.heldBytes(), 16 * ropeRow);
     Params t5 = rope;
     t5.scheme = Scheme::T5;
     run(t5);
     fast.releasePool();
-    QCOMPARE(fast.keptBytes(), std::uint64_t{0});
+    QCOMPARE(fast.heldBytes(), std::uint64_t{0});
     // An idle window's engine lets go of its tables too (Backend::releaseIdleMemory), and the
     // next computation rebuilds them.
     for (Scheme s : {Scheme::Sinusoidal, Scheme::TransformerXL, Scheme::RoPE}) {
         run(params(s, 256));
-        QVERIFY(fast.keptBytes() > 0);
+        QVERIFY(fast.heldBytes() > 0);
         static_cast<Backend&>(fast).releaseIdleMemory();
-        QCOMPARE(fast.keptBytes(), std::uint64_t{0});
+        QCOMPARE(fast.heldBytes(), std::uint64_t{0});
     }
     const Params sin = params(Scheme::Sinusoidal, 256);
     Weights w;

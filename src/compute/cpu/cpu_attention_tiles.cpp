@@ -63,12 +63,8 @@ void PackPanelsImpl(const float* src, int rows, std::int64_t stride, int dh, flo
     }
 }
 
-int ValueChunkWidthImpl() {
-    return kVecs * LanesImpl();
-}
-
 void PackValueChunksImpl(const float* src, int rows, std::int64_t stride, int dh, float* out) {
-    const int W = ValueChunkWidthImpl(), L = LanesImpl();
+    const int L = LanesImpl(), W = kVecs * L;
     const int dhPad = (dh + L - 1) / L * L;
     for (int c0 = 0; c0 < dhPad; c0 += W) {
         const int cw = std::min(W, dhPad - c0);              // this chunk's width
@@ -754,25 +750,7 @@ void AttendTilesImpl(const TileAttention& t) {
                         }
                         // The cells' first and only touch (each lies in this tile): rc and
                         // ref are set, the logits added to the cell row's.
-                        int k = 0;
-#if HWY_TARGET != HWY_SCALAR
-                        const hn::RebindToSigned<decltype(d)> di;
-                        const auto vRef = hn::Set(d, mNew);
-                        for (; k + L <= count; k += L) {
-                            const int v = vA + k;
-                            const auto ls = hn::LoadU(d, lsum + k);
-                            const auto old = hn::LoadU(d, lc + v);
-                            hn::StoreU(maxMode ? hn::Max(old, ls) : hn::Add(old, ls), d, lc + v);
-                            hn::StoreU(hn::LoadU(d, psum + k), d, rc + v);
-                            hn::StoreU(vRef, d, ref + v);
-                            if (!maxMode) {
-                                const auto widths =
-                                    hn::Sub(hn::LoadU(di, cs + v + 1), hn::LoadU(di, cs + v));
-                                hn::StoreU(hn::Add(hn::LoadU(di, cnt + v), widths), di, cnt + v);
-                            }
-                        }
-#endif
-                        for (; k < count; ++k) {
+                        for (int k = 0; k < count; ++k) {
                             const int v = vA + k;
                             lc[v] = maxMode ? std::fmax(lc[v], lsum[k]) : lc[v] + lsum[k];
                             rc[v] = psum[k];
@@ -871,7 +849,6 @@ namespace pe::cpu {
 HWY_EXPORT(LanesImpl);
 HWY_EXPORT(PackPanelsImpl);
 HWY_EXPORT(AttendTilesImpl);
-HWY_EXPORT(ValueChunkWidthImpl);
 HWY_EXPORT(PackValueChunksImpl);
 
 int tileLanes() {
@@ -885,10 +862,6 @@ std::int64_t panelFloats(int rows, int dh) {
 
 void packPanels(const float* src, int rows, std::int64_t stride, int dh, float* out) {
     HWY_DYNAMIC_DISPATCH(PackPanelsImpl)(src, rows, stride, dh, out);
-}
-
-int valueChunkWidth() {
-    return HWY_DYNAMIC_DISPATCH(ValueChunkWidthImpl)();
 }
 
 std::int64_t valueChunkFloats(int rows, int dh) {

@@ -29,19 +29,13 @@ std::int64_t panelFloats(int rows, int dh);
  */
 void packPanels(const float* src, int rows, std::int64_t stride, int dh, float* out);
 
-/**
- * Floats per key of one value chunk: the width of the fused pass's value products on this
- * machine (two vectors).
- */
-int valueChunkWidth();
-
 /** Floats packValueChunks writes for `rows` rows of `dh` columns: rows · dh rounded up to lanes. */
 std::int64_t valueChunkFloats(int rows, int dh);
 
 /**
  * Packs rows [0, rows) of a row-major matrix (row r at src + r·stride, dh columns) column chunk
  * by column chunk: the columns, padded with zeros to a multiple of the lanes, in chunks of
- * W = valueChunkWidth() (the last one narrower where they do not fill it). Chunk k (columns
+ * W = two vectors (the last one narrower where they do not fill it). Chunk k (columns
  * c0 = k·W …, width w) holds row r's w floats at out + c0·rows + r·w. A tile's keys then lie
  * contiguous in each chunk, so the value products read each chunk from L1 for every block of
  * query rows (read in place, the rows of a head's values, a power of two apart, map to a few

@@ -187,7 +187,7 @@ void CpuFastBackend::releaseIdleMemory() {
     m_ropeAngles = {};
 }
 
-std::uint64_t CpuFastBackend::keptBytes() const {
+std::uint64_t CpuFastBackend::heldBytes() const {
     std::uint64_t bytes = m_sinusoid.bytes() + m_txlSinusoid.bytes() + m_ropeAngles.bytes();
     for (const Tensor& t : m_pool)
         bytes += t.byteSize();

@@ -76,7 +76,8 @@ public:
     void releasePool() { m_pool = {}; }
     /** Frees the pooled tensors and the kept tables (an idle window's engine). */
     void releaseIdleMemory() override;
-    std::uint64_t heldBytes() const override { return keptBytes(); }
+    /** Bytes the engine keeps between computations: its tables and its pool of tensors. */
+    std::uint64_t heldBytes() const override;
     /** Output tensors named here are computed in place (see Backend); used by one compute(). */
     void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) override;
 
@@ -99,9 +100,6 @@ public:
         double npassThreadSeconds = 0.0;
         double npassBytes = 0.0;
     };
-    /** Bytes the engine keeps between computations: its tables and its pool of tensors. */
-    std::uint64_t keptBytes() const;
-
     /** Collects a Profile on every compute() while on (reads the clock around every block). */
     void setProfiling(bool on) { m_profiling = on; }
     const Profile& lastProfile() const { return m_profile; }
