@@ -64,7 +64,9 @@ std::uint64_t estimatePooledBytes(const Params& p, int resolution, int threads) 
     if (p.scheme == Scheme::Shaw)
         bytes += H * N * (2 * static_cast<std::uint64_t>(std::max(p.clip, 0)) + 1) * f;
     bytes += static_cast<std::uint64_t>(std::max(threads, 1)) * 64 * (N + 128) * f * 4;
-    bytes += 2 * H * R * R * (8 + 8 + f); // pooled cells: sums, counts, result
+    bytes += 2 * H * R * R * f; // pooled cells: the results, written as their rows complete
+    // Cell rows split between two blocks of rows wait as sums and counts (a few per thread).
+    bytes += 2 * static_cast<std::uint64_t>(std::max(threads, 1)) * 4 * R * (8 + 4);
     return bytes;
 }
 

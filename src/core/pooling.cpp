@@ -13,6 +13,7 @@ PoolAccumulator::PoolAccumulator(int heads, PoolRegion region, int resolution, P
     , m_outRows(std::clamp(region.rows(), 1, std::max(resolution, 1)))
     , m_outCols(std::clamp(region.cols(), 1, std::max(resolution, 1)))
     , m_mode(mode)
+    , m_partial(static_cast<std::size_t>(m_heads))
     , m_locks(std::make_unique<std::mutex[]>(static_cast<std::size_t>(m_heads))) {
     const int rows = std::max(region.rows(), 0);
     m_rowCell.resize(static_cast<std::size_t>(rows));
@@ -23,44 +24,81 @@ PoolAccumulator::PoolAccumulator(int heads, PoolRegion region, int resolution, P
     for (int v = 0; v <= m_outCols; ++v)
         m_colStart[static_cast<std::size_t>(v)] =
             binStart(v, std::max(region.cols(), 0), m_outCols);
-    const std::size_t cells = static_cast<std::size_t>(m_heads) * m_outRows * m_outCols;
-    // Not initialised (see merge): the pages are first written by the threads that add cells.
-    m_sum.reset(new double[cells]);
-    if (mode == PoolMode::Mean)
-        m_count.reset(new std::int32_t[cells]);
-    m_touched.assign(static_cast<std::size_t>(m_heads) * m_outRows, 0);
+    // Not initialised: each cell row is written once, by the thread that completes it, or
+    // filled in by result().
+    m_out = Tensor(DType::F32, {m_heads, m_outRows, m_outCols});
+    m_state.assign(static_cast<std::size_t>(m_heads) * m_outRows, 0);
 }
 
 template <typename Sum>
-void PoolAccumulator::merge(int h, int u0, int u1, const Sum* sums, const std::int32_t* counts) {
+void PoolAccumulator::finish(std::size_t row, int rows, const Sum* sum,
+                             const std::int32_t* count) {
+    constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+    const std::size_t cols = static_cast<std::size_t>(m_outCols);
+    float* o = m_out.data<float>() + row * cols;
+    if (m_mode == PoolMode::Max) { // as max(−inf, x): a NaN stays out
+        for (std::size_t k = 0; k < cols; ++k)
+            o[k] = static_cast<float>(std::max(kNegInf, static_cast<double>(sum[k])));
+        return;
+    }
+    for (std::size_t k = 0; k < cols; ++k) {
+        const std::int32_t c =
+            count ? count[k] : rows * (m_colStart[k + 1] - m_colStart[k]); // all finite
+        o[k] = c > 0 ? static_cast<float>(static_cast<double>(sum[k]) / static_cast<double>(c))
+                     : static_cast<float>(kNegInf);
+    }
+}
+
+template <typename Sum>
+void PoolAccumulator::merge(int h, int r0, int r1, const Sum* sums, const std::int32_t* counts) {
+    const int regionRows = std::max(m_region.rows(), 0);
+    r0 = std::max(r0, 0);
+    r1 = std::min(r1, regionRows);
+    if (h < 0 || h >= m_heads || r0 >= r1)
+        return;
+    constexpr double kNegInf = -std::numeric_limits<double>::infinity();
     const bool mean = m_mode == PoolMode::Mean;
     const std::size_t cols = static_cast<std::size_t>(m_outCols);
-    const std::lock_guard lock(m_locks[static_cast<std::size_t>(h)]);
+    const int u0 = m_rowCell[static_cast<std::size_t>(r0)];
+    const int u1 = m_rowCell[static_cast<std::size_t>(r1 - 1)] + 1;
     for (int u = u0; u < u1; ++u) {
+        const int a = binStart(u, regionRows, m_outRows), b = binStart(u + 1, regionRows, m_outRows);
+        const int covered = std::min(b, r1) - std::max(a, r0);
         const std::size_t row = static_cast<std::size_t>(h) * m_outRows + u;
-        const std::size_t at = row * cols, from = static_cast<std::size_t>(u - u0) * cols;
-        double* sum = m_sum.get() + at;
+        const std::size_t from = static_cast<std::size_t>(u - u0) * cols;
         const Sum* add = sums + from;
-        if (!m_touched[row]) { // the first contribution: stored
-            m_touched[row] = 1;
-            if (mean) {
-                for (std::size_t k = 0; k < cols; ++k)
-                    sum[k] = static_cast<double>(add[k]);
-                std::copy(counts + from, counts + from + cols, m_count.get() + at);
-            } else { // as max(−inf, x): a NaN stays out, as in every later merge
-                constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-                for (std::size_t k = 0; k < cols; ++k)
-                    sum[k] = std::max(kNegInf, static_cast<double>(add[k]));
-            }
-        } else if (mean) {
-            std::int32_t* count = m_count.get() + at;
-            for (std::size_t k = 0; k < cols; ++k) {
-                sum[k] += static_cast<double>(add[k]);
-                count[k] += counts[from + k];
-            }
+        const std::int32_t* count = counts ? counts + from : nullptr;
+        if (covered == b - a) { // the whole cell row: final
+            finish(row, covered, add, count);
+            m_state[row] = 1;
+            continue;
+        }
+        const std::lock_guard lock(m_locks[static_cast<std::size_t>(h)]);
+        auto [at, first] = m_partial[static_cast<std::size_t>(h)].try_emplace(u);
+        Partial& part = at->second;
+        if (first) { // stored
+            part.sum.resize(cols);
+            for (std::size_t k = 0; k < cols; ++k)
+                part.sum[k] = mean ? static_cast<double>(add[k])
+                                   : std::max(kNegInf, static_cast<double>(add[k]));
+            if (mean)
+                part.count.resize(cols);
         } else {
             for (std::size_t k = 0; k < cols; ++k)
-                sum[k] = std::max(sum[k], static_cast<double>(add[k]));
+                part.sum[k] = mean ? part.sum[k] + static_cast<double>(add[k])
+                                   : std::max(part.sum[k], static_cast<double>(add[k]));
+        }
+        if (mean)
+            for (std::size_t k = 0; k < cols; ++k)
+                part.count[k] = (first ? 0 : part.count[k]) +
+                                (count ? count[k] : covered * (m_colStart[k + 1] - m_colStart[k]));
+        part.rows += covered;
+        if (part.rows >= b - a) {
+            finish(row, part.rows, part.sum.data(), mean ? part.count.data() : nullptr);
+            m_state[row] = 1;
+            m_partial[static_cast<std::size_t>(h)].erase(at);
+        } else {
+            m_state[row] = 2;
         }
     }
 }
@@ -103,39 +141,32 @@ void PoolAccumulator::addRows(int h, int i0, int rows, const float* data, std::i
             }
         }
     }
-    merge(h, u0, u1, part.data(), mean ? count.data() : nullptr);
+    merge(h, lo - m_region.r0, hi - m_region.r0, part.data(), mean ? count.data() : nullptr);
 }
 
-void PoolAccumulator::addCells(int h, int u0, int u1, const float* cells,
+void PoolAccumulator::addCells(int h, int r0, int r1, const float* cells,
                                const std::int32_t* counts) {
-    if (h < 0 || h >= m_heads || u0 >= u1)
-        return;
-    merge(h, u0, u1, cells, counts);
+    merge(h, r0, r1, cells, counts);
 }
 
-Tensor PoolAccumulator::result() const {
-    Tensor t(DType::F32, {m_heads, m_outRows, m_outCols});
-    float* out = t.data<float>();
-    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+Tensor PoolAccumulator::result() {
     const std::size_t cols = static_cast<std::size_t>(m_outCols);
-    for (std::size_t row = 0; row < m_touched.size(); ++row) {
-        float* o = out + row * cols;
-        if (!m_touched[row]) { // no entry of this cell row was added: as all masked
-            std::fill(o, o + cols, kNegInf);
+    for (std::size_t row = 0; row < m_state.size(); ++row) {
+        if (m_state[row] == 1)
             continue;
-        }
-        const double* sum = m_sum.get() + row * cols;
-        if (m_mode == PoolMode::Max) {
-            for (std::size_t k = 0; k < cols; ++k)
-                o[k] = static_cast<float>(sum[k]);
-        } else {
-            const std::int32_t* count = m_count.get() + row * cols;
-            for (std::size_t k = 0; k < cols; ++k)
-                o[k] = count[k] > 0 ? static_cast<float>(sum[k] / static_cast<double>(count[k]))
-                                    : kNegInf;
+        const int h = static_cast<int>(row / static_cast<std::size_t>(m_outRows));
+        const int u = static_cast<int>(row % static_cast<std::size_t>(m_outRows));
+        auto& partials = m_partial[static_cast<std::size_t>(h)];
+        if (const auto at = partials.find(u); at != partials.end()) { // rows missing: as added
+            finish(row, at->second.rows, at->second.sum.data(),
+                   m_mode == PoolMode::Mean ? at->second.count.data() : nullptr);
+        } else { // no entry of this cell row was added: as all masked
+            float* o = m_out.data<float>() + row * cols;
+            std::fill(o, o + cols, -std::numeric_limits<float>::infinity());
         }
     }
-    return t;
+    m_partial.assign(m_partial.size(), {});
+    return std::move(m_out);
 }
 
 Tensor poolHeads(const Tensor& t, PoolRegion region, int resolution, PoolMode mode) {

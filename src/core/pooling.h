@@ -11,6 +11,7 @@
  */
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -44,7 +45,8 @@ public:
 
     /**
      * Folds rows [i0, i0 + rows) of head h in: row i starts at data + (i − i0)·stride and holds
-     * the columns [0, c1) at least. Rows outside the region are ignored. Thread-safe.
+     * the columns [0, c1) at least. Rows outside the region are ignored. Thread-safe. Each row
+     * of a head is added at most once (by addRows or addCells).
      */
     void addRows(int h, int i0, int rows, const float* data, std::int64_t stride);
     /**
@@ -54,12 +56,14 @@ public:
     int cellRow(int regionRow) const { return m_rowCell[static_cast<std::size_t>(regionRow)]; }
     const std::vector<int>& columnStarts() const { return m_colStart; }
     /**
-     * Adds cell rows [u0, u1) × [0, R_c) of head h, row-major: sums with their entry counts
-     * (mean) or maxima (max; counts unused). Thread-safe.
+     * Adds region rows [r0, r1) (relative to the region's first row) of head h, which the
+     * caller folded into cell rows cellRow(r0) … cellRow(r1 − 1) × [0, R_c), row-major: sums
+     * with their entry counts (mean; no counts: every entry counts) or maxima (max; counts
+     * unused). Thread-safe. Each row of a head is added at most once.
      */
-    void addCells(int h, int u0, int u1, const float* cells, const std::int32_t* counts);
-    /** The pooled [heads, R_r, R_c] float32 tensor. */
-    Tensor result() const;
+    void addCells(int h, int r0, int r1, const float* cells, const std::int32_t* counts);
+    /** The pooled [heads, R_r, R_c] float32 tensor (moved out: call once, after the adds). */
+    Tensor result();
 
     const PoolRegion& region() const { return m_region; }
     PoolMode mode() const { return m_mode; }
@@ -67,6 +71,27 @@ public:
     int outCols() const { return m_outCols; }
 
 private:
+    /** A cell row that some of its rows have reached: its running sums (or maxima). */
+    struct Partial {
+        std::vector<double> sum;
+        std::vector<std::int32_t> count; ///< mean only
+        int rows = 0;                    ///< region rows added so far
+    };
+    /**
+     * Folds region rows [r0, r1) of head h in, given as their cell rows' sums and counts (or
+     * maxima). A cell row that the contribution covers whole is final: its cells are written to
+     * the result at once, with no lock and no storage of their own. Only cell rows split
+     * between contributions (at most two per block of rows) wait in `m_partial`, under the
+     * head's lock, until their last row arrives. A cell row's storage is thus the result's
+     * (at 1024² cells × 8 heads, sums and counts of every cell were 192 MB of fresh pages per
+     * computation, faulted in again each time).
+     */
+    template <typename Sum>
+    void merge(int h, int r0, int r1, const Sum* sums, const std::int32_t* counts);
+    /** Writes cell row `row` (head × cell row) of the result from sums and counts. */
+    template <typename Sum>
+    void finish(std::size_t row, int rows, const Sum* sum, const std::int32_t* count);
+
     int m_heads;
     PoolRegion m_region;
     int m_outRows;
@@ -74,20 +99,11 @@ private:
     PoolMode m_mode;
     std::vector<int> m_rowCell;  ///< cell of each region row
     std::vector<int> m_colStart; ///< R_c + 1 column bin starts, relative to c0
-    /**
-     * Folds cell rows [u0, u1) of head h in (sums and counts, or maxima), under the head's lock.
-     * A cell row's first contribution is stored, later ones added: the storage is never
-     * zero-filled up front (at 1024² cells × 8 heads that was 192 MB, written on one thread
-     * before any work, most of a pooled forward at n = 2048), and rows nobody added are
-     * filled in by result().
-     */
-    template <typename Sum>
-    void merge(int h, int u0, int u1, const Sum* sums, const std::int32_t* counts);
-
-    std::unique_ptr<double[]> m_sum;         ///< mean: sums; max: maxima (rows: see m_touched)
-    std::unique_ptr<std::int32_t[]> m_count; ///< mean: finite entries per cell
-    std::vector<std::uint8_t> m_touched;     ///< per head × cell row: holds a contribution
-    std::unique_ptr<std::mutex[]> m_locks;   ///< one per head
+    Tensor m_out;                ///< [heads, R_r, R_c]: final cell rows as they complete
+    /** Per head × cell row: 0 nothing added, 1 final in m_out, 2 partial (in m_partial). */
+    std::vector<std::uint8_t> m_state;
+    std::vector<std::map<int, Partial>> m_partial; ///< per head: cell row → partial
+    std::unique_ptr<std::mutex[]> m_locks;         ///< one per head
 };
 
 /**

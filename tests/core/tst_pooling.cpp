@@ -20,6 +20,7 @@ private Q_SLOTS:
     void blocksInAnyOrderGiveTheSameCells();
     void rowsNeverAddedAreMaskedCells();
     void addCellsMergesItsFirstAndLaterContributions();
+    void cellsWithoutCountsCountTheirArea();
 };
 
 namespace {
@@ -104,13 +105,15 @@ void TestPooling::rowsNeverAddedAreMaskedCells() {
 }
 
 void TestPooling::addCellsMergesItsFirstAndLaterContributions() {
-    // An engine's own cells: sums with counts (mean) or maxima (max), the first contribution
-    // stored and later ones merged; a NaN maximum stays out, first or not.
+    // An engine's own cells: sums with counts (mean) or maxima (max). Region rows 0–1 are cell
+    // row 0, rows 2–3 cell row 1. A cell row that one contribution covers whole is final at
+    // once; one split between two (row 0, then rows 1–3) is merged: counts add, a NaN maximum
+    // stays out, first or not, and alone.
     PoolAccumulator mean(1, PoolRegion{0, 4, 0, 4}, 2, PoolMode::Mean);
-    const float s1[] = {2, 4, 6, 8}, s2[] = {1, 1, 1, 1};
-    const std::int32_t c1[] = {2, 2, 2, 0}, c2[] = {1, 2, 1, 0};
-    mean.addCells(0, 0, 2, s1, c1);
-    mean.addCells(0, 0, 1, s2, c2); // cell row 0 again
+    const float s1[] = {2, 4, 6, 8}, s2[] = {1, 1};
+    const std::int32_t c1[] = {2, 2, 2, 0}, c2[] = {1, 2};
+    mean.addCells(0, 1, 4, s1, c1); // cell row 0 in part, cell row 1 whole
+    mean.addCells(0, 0, 1, s2, c2); // the rest of cell row 0
     const Tensor m = mean.result();
     QCOMPARE(m.at(0), 3.0 / 3.0);
     QCOMPARE(m.at(1), 5.0 / 4.0);
@@ -118,14 +121,31 @@ void TestPooling::addCellsMergesItsFirstAndLaterContributions() {
     QCOMPARE(m.at(3), -std::numeric_limits<double>::infinity()); // no finite entry
     PoolAccumulator max(1, PoolRegion{0, 4, 0, 4}, 2, PoolMode::Max);
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    const float a[] = {nan, 1, 5, -kInf}, b[] = {2, nan, 4, -1};
-    max.addCells(0, 0, 2, a, nullptr);
-    max.addCells(0, 0, 2, b, nullptr);
+    const float a[] = {nan, 1}, b[] = {2, nan, nan, -1};
+    max.addCells(0, 0, 1, a, nullptr);
+    max.addCells(0, 1, 4, b, nullptr);
     const Tensor x = max.result();
     QCOMPARE(x.at(0), 2.0);
     QCOMPARE(x.at(1), 1.0);
-    QCOMPARE(x.at(2), 5.0);
+    QCOMPARE(x.at(2), -std::numeric_limits<double>::infinity());
     QCOMPARE(x.at(3), -1.0);
+}
+
+void TestPooling::cellsWithoutCountsCountTheirArea() {
+    // Mean cells given with no counts (all entries finite, as the weights): each cell divides
+    // by its rows × columns, also when its rows arrive in two parts or not all arrive.
+    PoolAccumulator acc(1, PoolRegion{0, 5, 0, 5}, 2, PoolMode::Mean); // rows 0–1 | 2–4
+    const float whole[] = {4, 6};        // cell row 0: 2 × 2 and 2 × 3 entries
+    const float part1[] = {3, 6};        // row 2 of cell row 1
+    const float part2[] = {2, 3};        // row 3 of cell row 1
+    acc.addCells(0, 0, 2, whole, nullptr);
+    acc.addCells(0, 3, 4, part2, nullptr);
+    acc.addCells(0, 2, 3, part1, nullptr); // row 4 never comes
+    const Tensor r = acc.result();
+    QCOMPARE(r.at(0), 4.0 / 4.0);
+    QCOMPARE(r.at(1), 6.0 / 6.0);
+    QCOMPARE(r.at(2), 5.0 / 4.0); // two rows of two columns so far
+    QCOMPARE(r.at(3), 9.0 / 6.0);
 }
 
 QTEST_GUILESS_MAIN(TestPooling)

@@ -753,18 +753,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     ho[e] += sv[e];
             }
             if (cells > 0) {
-                if (!poolMax) {
-                    // The weights' entries are all finite: each cell counts its keys × rows.
-                    std::vector<std::int32_t> weightCount(partSize, 0);
-                    for (int r = 0; r < rows; ++r)
-                        for (int v = 0; v < cells; ++v)
-                            weightCount[static_cast<std::size_t>(rowCell[r]) * cells + v] +=
-                                colStart[static_cast<std::size_t>(v) + 1] - colStart[v];
-                    weightAcc.addCells(h, u0, u1, weightPart.data(), weightCount.data());
-                } else {
-                    weightAcc.addCells(h, u0, u1, weightPart.data(), nullptr);
-                }
-                logitAcc.addCells(h, u0, u1, logitPart.data(),
+                // The weights' entries are all finite: no counts, each cell counts its area.
+                weightAcc.addCells(h, i0 - rowBegin, i1 - rowBegin, weightPart.data(), nullptr);
+                logitAcc.addCells(h, i0 - rowBegin, i1 - rowBegin, logitPart.data(),
                                   poolMax ? nullptr : logitCount.data());
             }
         };
