@@ -155,22 +155,12 @@ template <typename T>
         foldRange(line, w, l, u);
 }
 
-PE_POOL_CLONES void foldMeanF32(const float* line, std::size_t w, double* a, double* n, double* l,
-                                double* u) {
-    foldMean(line, w, a, n, l, u);
-}
 PE_POOL_CLONES void foldMeanF64(const double* line, std::size_t w, double* a, double* n, double* l,
                                 double* u) {
     foldMean(line, w, a, n, l, u);
 }
-PE_POOL_CLONES void foldMaxF32(const float* line, std::size_t w, double* a, double* l, double* u) {
-    foldMax(line, w, a, l, u);
-}
 PE_POOL_CLONES void foldMaxF64(const double* line, std::size_t w, double* a, double* l, double* u) {
     foldMax(line, w, a, l, u);
-}
-void foldMeanAny(const float* line, std::size_t w, double* a, double* n, double* l, double* u) {
-    foldMeanF32(line, w, a, n, l, u);
 }
 void foldMeanAny(const double* line, std::size_t w, double* a, double* n, double* l, double* u) {
     foldMeanF64(line, w, a, n, l, u);
@@ -183,9 +173,6 @@ void foldMeanAny(const std::int32_t* line, std::size_t w, double* a, double* n, 
                  double* u) {
     foldMeanI32(line, w, a, n, l, u);
 }
-void foldMaxAny(const float* line, std::size_t w, double* a, double* l, double* u) {
-    foldMaxF32(line, w, a, l, u);
-}
 void foldMaxAny(const double* line, std::size_t w, double* a, double* l, double* u) {
     foldMaxF64(line, w, a, l, u);
 }
@@ -195,6 +182,52 @@ PE_POOL_CLONES void foldMaxI32(const std::int32_t* line, std::size_t w, double* 
 }
 void foldMaxAny(const std::int32_t* line, std::size_t w, double* a, double* l, double* u) {
     foldMaxI32(line, w, a, l, u);
+}
+
+// Float maps fold into float lines: half the bytes of double lines (which, at 2,048 columns
+// and four lines, no longer fit L1) and twice the lanes. Sums are flushed into the double lines
+// every kFloatRun rows, so a float sum never holds more than that many terms; counts, minima and
+// maxima are exact in float.
+constexpr int kFloatRun = 64;
+
+PE_POOL_CLONES void foldMeanF32Lines(const float* __restrict line, std::size_t w,
+                                     float* __restrict a, float* __restrict n,
+                                     float* __restrict l, float* __restrict u) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    if (l)
+        for (std::size_t c = 0; c < w; ++c) {
+            const float v = line[c];
+            const bool finite = v - v == 0.0f; // false for ±inf and NaN
+            a[c] += finite ? v : 0.0f;
+            n[c] += finite ? 1.0f : 0.0f;
+            const float lo = finite ? v : kInf, hi = finite ? v : -kInf;
+            l[c] = lo < l[c] ? lo : l[c];
+            u[c] = hi > u[c] ? hi : u[c];
+        }
+    else
+        for (std::size_t c = 0; c < w; ++c) {
+            const float v = line[c];
+            const bool finite = v - v == 0.0f;
+            a[c] += finite ? v : 0.0f;
+            n[c] += finite ? 1.0f : 0.0f;
+        }
+}
+PE_POOL_CLONES void foldMaxF32Lines(const float* __restrict line, std::size_t w,
+                                    float* __restrict a, float* __restrict l,
+                                    float* __restrict u) {
+    for (std::size_t c = 0; c < w; ++c) {
+        const float v = line[c];
+        a[c] = a[c] < v ? v : a[c];
+    }
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    if (l)
+        for (std::size_t c = 0; c < w; ++c) {
+            const float v = line[c];
+            const bool finite = v - v == 0.0f;
+            const float lo = finite ? v : kInf, hi = finite ? v : -kInf;
+            l[c] = lo < l[c] ? lo : l[c];
+            u[c] = hi > u[c] ? hi : u[c];
+        }
 }
 
 /**
@@ -220,6 +253,11 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
     auto band = [&](int o0, int o1) {
         std::vector<double> acc(w), cnt(mode == PoolMode::Mean ? w : 0);
         std::vector<double> lo(rangeLo ? w : 0, kInf), hi(rangeLo ? w : 0, -kInf);
+        constexpr bool kFloat = std::is_same_v<T, float>;
+        constexpr float kInfF = std::numeric_limits<float>::infinity();
+        std::vector<float> accF(kFloat ? w : 0), cntF(kFloat && mode == PoolMode::Mean ? w : 0);
+        std::vector<float> loF(kFloat && rangeLo ? w : 0, kInfF),
+            hiF(kFloat && rangeLo ? w : 0, -kInfF);
         for (int o = o0; o < o1; ++o) {
             const int ra = rowEdge[static_cast<std::size_t>(o)];
             const int rb = rowEdge[static_cast<std::size_t>(o) + 1];
@@ -227,7 +265,32 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
             // The colour range in the same pass, when asked for.
             double* l = rangeLo ? lo.data() : nullptr;
             double* u = rangeLo ? hi.data() : nullptr;
-            if (mode == PoolMode::Max) {
+            if constexpr (kFloat) {
+                float* lf = rangeLo ? loF.data() : nullptr;
+                float* uf = rangeLo ? hiF.data() : nullptr;
+                if (mode == PoolMode::Max) {
+                    std::fill(accF.begin(), accF.end(), -kInfF);
+                    for (int r = ra; r < rb; ++r)
+                        foldMaxF32Lines(src + static_cast<std::int64_t>(r) * cols + c0, w,
+                                        accF.data(), lf, uf);
+                    for (std::size_t c = 0; c < w; ++c)
+                        a[c] = static_cast<double>(accF[c]);
+                } else {
+                    std::fill(acc.begin(), acc.end(), 0.0);
+                    std::fill(cnt.begin(), cnt.end(), 0.0);
+                    for (int r0 = ra; r0 < rb; r0 += kFloatRun) {
+                        std::fill(accF.begin(), accF.end(), 0.0f);
+                        std::fill(cntF.begin(), cntF.end(), 0.0f);
+                        for (int r = r0; r < std::min(rb, r0 + kFloatRun); ++r)
+                            foldMeanF32Lines(src + static_cast<std::int64_t>(r) * cols + c0, w,
+                                             accF.data(), cntF.data(), lf, uf);
+                        for (std::size_t c = 0; c < w; ++c) {
+                            a[c] += static_cast<double>(accF[c]);
+                            cnt[c] += static_cast<double>(cntF[c]);
+                        }
+                    }
+                }
+            } else if (mode == PoolMode::Max) {
                 std::fill(acc.begin(), acc.end(), -kInf);
                 for (int r = ra; r < rb; ++r)
                     foldMaxAny(src + static_cast<std::int64_t>(r) * cols + c0, w, a, l, u);
@@ -268,6 +331,10 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
         for (std::size_t c = 0; c < lo.size(); ++c) {
             range.first = std::min(range.first, lo[c]);
             range.second = std::max(range.second, hi[c]);
+        }
+        for (std::size_t c = 0; c < loF.size(); ++c) {
+            range.first = std::min(range.first, static_cast<double>(loF[c]));
+            range.second = std::max(range.second, static_cast<double>(hiF[c]));
         }
         return range;
     };
