@@ -222,6 +222,21 @@ void TestCpuEngine::matchesReference_data() {
             add(tagBlas.c_str(), p, 16, 2);
         }
     }
+    // The block's products on packed keys and values: head widths that are not a multiple of
+    // the vector (12: the value product's padded rows; 20 and 36 past one and two vectors), n
+    // with keys past the last whole panel (46 positions, [SEP] included) and without (40), for
+    // the plain, scaled (DeBERTa) and query-shifted (Transformer-XL) dots.
+    for (Scheme s : {Scheme::None, Scheme::TransformerXL, Scheme::DeBERTa})
+        for (int dh : {12, 20, 36})
+            for (int n : {40, 45}) {
+                p = base(s, Normaliser::Softmax, 0, false, n == 45);
+                p.n = n;
+                p.heads = 2;
+                p.d = 2 * dh;
+                const std::string tag = std::string(toString(s)) + "/dh" + std::to_string(dh) +
+                                        "/positions" + std::to_string(p.seqLen());
+                add(tag.c_str(), p, 16);
+            }
     // Rows long enough for whole vectors between the scalar head and tail of the row pass,
     // which streams logits and weights to trace rows at every alignment (n = 133: rows start
     // 4·133 bytes apart), for every normaliser and mask, with URPE's post-factor too.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cpu_attention_tiles.h"
 
+#include "cpu_gemm.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -181,9 +183,10 @@ HWY_INLINE void AccumulateChunk(const float* p, int pStride, int width, const fl
     const int L = static_cast<int>(hn::Lanes(d));
     decltype(hn::Zero(d)) acc[R][kVecs];
     for (int r = 0; r < R; ++r) {
-        const auto a = hn::Set(d, alpha[r]);
+        const auto a = hn::Set(d, alpha ? alpha[r] : 0.0f); // no alpha: o is not read
         for (int k = 0; k < kVecs; ++k)
-            acc[r][k] = k < vecs ? hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L)) : hn::Zero(d);
+            acc[r][k] = alpha && k < vecs ? hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L))
+                                          : hn::Zero(d);
     }
     if (vecs == kVecs) {
         for (int j = 0; j < width; ++j) {
@@ -214,7 +217,7 @@ template <int R> struct AccumulateChunkBlock {
                     std::int64_t keyStride, int vecs, float* o, int oStride, const float* alpha) {
         AccumulateChunk<R>(p + static_cast<std::int64_t>(r0) * pStride, pStride, width, v,
                            keyStride, vecs, o + static_cast<std::int64_t>(r0) * oStride, oStride,
-                           alpha + r0);
+                           alpha ? alpha + r0 : nullptr);
     }
 };
 
@@ -222,7 +225,8 @@ template <int R> struct AccumulateChunkBlock {
  * o[r] = alpha[r]·o[r] + Σ_j p[r][j]·v_j for the block's rows and keys j0 + [0, width): the
  * tile's share of the head output, o rows of dhPad floats (a multiple of the lanes), from the
  * values packed by packValueChunks for `packedKeys` keys. Chunks outer, row blocks inner: the
- * tile's part of a chunk, contiguous, stays in L1 for every block.
+ * tile's part of a chunk, contiguous, stays in L1 for every block. Without alpha, o is
+ * overwritten (not read).
  */
 void AccumulateValuesRows(int rows, const float* p, int pStride, int width, const float* chunks,
                           int packedKeys, int j0, int dhPad, float* o, int oStride,
@@ -479,6 +483,19 @@ struct Scratch {
         return v.data();
     }
 };
+
+void DotKeyPanelsImpl(int rows, const float* q, int dh, const float* keyPanels, int keys,
+                      float* s, int sStride) {
+    const int L = LanesImpl();
+    DotPanelsRows(rows, q, dh, keyPanels, (keys + L - 1) / L, s, sStride);
+}
+
+void WeighValuesImpl(int rows, const float* p, int pStride, int keys, const float* valueChunks,
+                     int packedKeys, int dh, float* o, int oStride) {
+    const int L = LanesImpl();
+    AccumulateValuesRows(rows, p, pStride, keys, valueChunks, packedKeys, 0, (dh + L - 1) / L * L,
+                         o, oStride, nullptr);
+}
 
 void AttendTilesImpl(const TileAttention& t) {
     const hn::ScalableTag<float> d;
@@ -850,6 +867,8 @@ HWY_EXPORT(LanesImpl);
 HWY_EXPORT(PackPanelsImpl);
 HWY_EXPORT(AttendTilesImpl);
 HWY_EXPORT(PackValueChunksImpl);
+HWY_EXPORT(DotKeyPanelsImpl);
+HWY_EXPORT(WeighValuesImpl);
 
 int tileLanes() {
     return HWY_DYNAMIC_DISPATCH(LanesImpl)();
@@ -871,6 +890,19 @@ std::int64_t valueChunkFloats(int rows, int dh) {
 
 void packValueChunks(const float* src, int rows, std::int64_t stride, int dh, float* out) {
     HWY_DYNAMIC_DISPATCH(PackValueChunksImpl)(src, rows, stride, dh, out);
+}
+
+void dotKeyPanels(int rows, const float* q, int dh, const float* keyPanels, int keys, float* s,
+                  int sStride) {
+    const GemmCallCounter counter(rows, keys, dh);
+    HWY_DYNAMIC_DISPATCH(DotKeyPanelsImpl)(rows, q, dh, keyPanels, keys, s, sStride);
+}
+
+void weighValues(int rows, const float* p, int pStride, int keys, const float* valueChunks,
+                 int packedKeys, int dh, float* o, int oStride) {
+    const GemmCallCounter counter(rows, dh, keys);
+    HWY_DYNAMIC_DISPATCH(WeighValuesImpl)(rows, p, pStride, keys, valueChunks, packedKeys, dh, o,
+                                          oStride);
 }
 
 void attendTiles(const TileAttention& t) {

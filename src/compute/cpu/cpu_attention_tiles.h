@@ -43,6 +43,23 @@ std::int64_t valueChunkFloats(int rows, int dh);
  */
 void packValueChunks(const float* src, int rows, std::int64_t stride, int dh, float* out);
 
+/**
+ * s[r][j] = q_r · k_j for rows [0, rows) (q: rows of dh floats) and keys [0, keys) from their
+ * packPanels panels: the key product of a block of rows without a GEMM library's per-call
+ * packing. Writes whole panels, columns [0, ⌈keys / lanes⌉ · lanes) of each row (those past
+ * `keys` are 0): sStride must be at least that.
+ */
+void dotKeyPanels(int rows, const float* q, int dh, const float* keyPanels, int keys, float* s,
+                  int sStride);
+
+/**
+ * o[r][c] = Σ_{j < keys} p[r][j] · v_j[c] for rows [0, rows), from values packed by
+ * packValueChunks for `packedKeys` ≥ keys keys: the value product of a block of rows. Writes
+ * columns [0, dh rounded up to lanes) of each o row (oStride at least that).
+ */
+void weighValues(int rows, const float* p, int pStride, int keys, const float* valueChunks,
+                 int packedKeys, int dh, float* o, int oStride);
+
 /** One head × one block of query rows of the fused pass; see attendTiles. */
 struct TileAttention {
     int n = 0;                                ///< keys

@@ -18,6 +18,7 @@
  * AVX2 kernels), where Eigen's AVX-512 build is faster. PE_GEMM=openblas|eigen overrides.
  */
 
+#include <chrono>
 #include <vector>
 
 namespace pe::cpu {
@@ -73,6 +74,23 @@ struct GemmCounters {
     double flops = 0.0;
 };
 void setGemmCounting(bool on);
+/**
+ * Adds an m × n × k product's time and flops to the counters (when counting is on) when it goes
+ * out of scope: gemmAB/gemmABt use it, and so do the engine's own product kernels
+ * (dotKeyPanels, weighValues).
+ */
+class GemmCallCounter {
+public:
+    GemmCallCounter(int m, int n, int k);
+    ~GemmCallCounter();
+    GemmCallCounter(const GemmCallCounter&) = delete;
+    GemmCallCounter& operator=(const GemmCallCounter&) = delete;
+
+private:
+    bool m_on;
+    double m_flops = 0.0;
+    std::chrono::steady_clock::time_point m_start;
+};
 /** The counters since the last call; resets them. */
 GemmCounters takeGemmCounters();
 

@@ -85,33 +85,6 @@ std::atomic<bool> g_counting{false};
 std::atomic<std::int64_t> g_countedNs{0};
 std::atomic<double> g_countedFlops{0.0};
 
-/** Adds the call's time and flops to the counters (when counting) on destruction. */
-class CallCounter {
-public:
-    CallCounter(int m, int n, int k)
-        : m_on(g_counting.load(std::memory_order_relaxed)) {
-        if (!m_on)
-            return;
-        m_flops = 2.0 * m * n * k;
-        m_start = std::chrono::steady_clock::now();
-    }
-    ~CallCounter() {
-        if (!m_on)
-            return;
-        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::steady_clock::now() - m_start)
-                            .count();
-        g_countedNs.fetch_add(ns, std::memory_order_relaxed);
-        g_countedFlops.fetch_add(m_flops, std::memory_order_relaxed);
-    }
-    CallCounter(const CallCounter&) = delete;
-    CallCounter& operator=(const CallCounter&) = delete;
-
-private:
-    bool m_on;
-    double m_flops = 0.0;
-    std::chrono::steady_clock::time_point m_start;
-};
 
 bool useBlas(GemmLibrary lib) {
 #ifdef PE_HAVE_OPENBLAS
@@ -131,7 +104,7 @@ void gemm(GemmLibrary lib, bool transB, int m, int n, int k, float alpha, const 
           const float* B, int ldb, float beta, float* C, int ldc) {
     if (m <= 0 || n <= 0)
         return;
-    const CallCounter counter(m, n, k);
+    const GemmCallCounter counter(m, n, k);
 #ifdef PE_HAVE_OPENBLAS
     if (useBlas(lib) && k > 0) {
         (void)openBlasReady();
@@ -236,6 +209,24 @@ void setGemmLibrary(GemmLibrary lib) {
 
 void setGemmCounting(bool on) {
     g_counting.store(on);
+}
+
+GemmCallCounter::GemmCallCounter(int m, int n, int k)
+    : m_on(g_counting.load(std::memory_order_relaxed)) {
+    if (!m_on)
+        return;
+    m_flops = 2.0 * m * n * k;
+    m_start = std::chrono::steady_clock::now();
+}
+
+GemmCallCounter::~GemmCallCounter() {
+    if (!m_on)
+        return;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - m_start)
+                        .count();
+    g_countedNs.fetch_add(ns, std::memory_order_relaxed);
+    g_countedFlops.fetch_add(m_flops, std::memory_order_relaxed);
 }
 
 GemmCounters takeGemmCounters() {
