@@ -100,11 +100,12 @@ std::vector<double> row(const Grid& g, int r) {
 
 namespace {
 
-/** lo[c] / hi[c] take in line[c] where it is finite (branch-free: vectorised). */
-template <typename T> void foldRange(const T* line, std::size_t w, double* lo, double* hi) {
+/** lo[c] / hi[c] take in line[c] where it is finite (branch-free: vectorised), in A (float or
+ *  double) lines. */
+template <typename T, typename A> void foldRange(const T* line, std::size_t w, A* lo, A* hi) {
     for (std::size_t c = 0; c < w; ++c) {
-        const double v = static_cast<double>(line[c]);
-        const bool finite = v - v == 0.0;
+        const A v = static_cast<A>(line[c]);
+        const bool finite = v - v == A(0);
         lo[c] = finite && v < lo[c] ? v : lo[c];
         hi[c] = finite && v > hi[c] ? v : hi[c];
     }
@@ -119,36 +120,36 @@ template <typename T> void foldRange(const T* line, std::size_t w, double* lo, d
 #define PE_POOL_CLONES
 #endif
 
-/** a[c] += line[c], n[c] += 1 where line[c] is finite; with l, u: its range too. */
-template <typename T>
+/** a[c] += line[c], n[c] += 1 where line[c] is finite; with l, u: its range too. The lines are
+ *  of A: double, or float for float maps (see kFloatRun). */
+template <typename T, typename A>
 [[gnu::always_inline]] inline void foldMean(const T* __restrict line, std::size_t w,
-                                            double* __restrict a, double* __restrict n,
-                                            double* __restrict l, double* __restrict u) {
+                                            A* __restrict a, A* __restrict n, A* __restrict l,
+                                            A* __restrict u) {
     if (l)
         for (std::size_t c = 0; c < w; ++c) {
-            const double v = static_cast<double>(line[c]);
-            const bool finite = v - v == 0.0; // false for ±inf and NaN
-            a[c] += finite ? v : 0.0;
-            n[c] += finite ? 1.0 : 0.0;
+            const A v = static_cast<A>(line[c]);
+            const bool finite = v - v == A(0); // false for ±inf and NaN
+            a[c] += finite ? v : A(0);
+            n[c] += finite ? A(1) : A(0);
             l[c] = finite && v < l[c] ? v : l[c];
             u[c] = finite && v > u[c] ? v : u[c];
         }
     else
         for (std::size_t c = 0; c < w; ++c) {
-            const double v = static_cast<double>(line[c]);
-            const bool finite = v - v == 0.0;
-            a[c] += finite ? v : 0.0;
-            n[c] += finite ? 1.0 : 0.0;
+            const A v = static_cast<A>(line[c]);
+            const bool finite = v - v == A(0);
+            a[c] += finite ? v : A(0);
+            n[c] += finite ? A(1) : A(0);
         }
 }
 
 /** a[c] = max(a[c], line[c]) (NaN kept out); with l, u: the finite entries' range too. */
-template <typename T>
-[[gnu::always_inline]] inline void foldMax(const T* __restrict line, std::size_t w,
-                                           double* __restrict a, double* __restrict l,
-                                           double* __restrict u) {
+template <typename T, typename A>
+[[gnu::always_inline]] inline void foldMax(const T* __restrict line, std::size_t w, A* __restrict a,
+                                           A* __restrict l, A* __restrict u) {
     for (std::size_t c = 0; c < w; ++c) {
-        const double v = static_cast<double>(line[c]);
+        const A v = static_cast<A>(line[c]);
         a[c] = a[c] < v ? v : a[c];
     }
     if (l)
@@ -190,44 +191,13 @@ void foldMaxAny(const std::int32_t* line, std::size_t w, double* a, double* l, d
 // maxima are exact in float.
 constexpr int kFloatRun = 64;
 
-PE_POOL_CLONES void foldMeanF32Lines(const float* __restrict line, std::size_t w,
-                                     float* __restrict a, float* __restrict n,
-                                     float* __restrict l, float* __restrict u) {
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    if (l)
-        for (std::size_t c = 0; c < w; ++c) {
-            const float v = line[c];
-            const bool finite = v - v == 0.0f; // false for ±inf and NaN
-            a[c] += finite ? v : 0.0f;
-            n[c] += finite ? 1.0f : 0.0f;
-            const float lo = finite ? v : kInf, hi = finite ? v : -kInf;
-            l[c] = lo < l[c] ? lo : l[c];
-            u[c] = hi > u[c] ? hi : u[c];
-        }
-    else
-        for (std::size_t c = 0; c < w; ++c) {
-            const float v = line[c];
-            const bool finite = v - v == 0.0f;
-            a[c] += finite ? v : 0.0f;
-            n[c] += finite ? 1.0f : 0.0f;
-        }
+PE_POOL_CLONES void foldMeanF32Lines(const float* line, std::size_t w, float* a, float* n, float* l,
+                                     float* u) {
+    foldMean(line, w, a, n, l, u);
 }
-PE_POOL_CLONES void foldMaxF32Lines(const float* __restrict line, std::size_t w,
-                                    float* __restrict a, float* __restrict l,
-                                    float* __restrict u) {
-    for (std::size_t c = 0; c < w; ++c) {
-        const float v = line[c];
-        a[c] = a[c] < v ? v : a[c];
-    }
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    if (l)
-        for (std::size_t c = 0; c < w; ++c) {
-            const float v = line[c];
-            const bool finite = v - v == 0.0f;
-            const float lo = finite ? v : kInf, hi = finite ? v : -kInf;
-            l[c] = lo < l[c] ? lo : l[c];
-            u[c] = hi > u[c] ? hi : u[c];
-        }
+PE_POOL_CLONES void foldMaxF32Lines(const float* line, std::size_t w, float* a, float* l,
+                                    float* u) {
+    foldMax(line, w, a, l, u);
 }
 
 /**

@@ -27,12 +27,11 @@ PoolAccumulator::PoolAccumulator(int heads, PoolRegion region, int resolution, P
     // Not initialised: each cell row is written once, by the thread that completes it, or
     // filled in by result().
     m_out = Tensor(DType::F32, {m_heads, m_outRows, m_outCols});
-    m_state.assign(static_cast<std::size_t>(m_heads) * m_outRows, 0);
+    m_final.assign(static_cast<std::size_t>(m_heads) * m_outRows, 0);
 }
 
 template <typename Sum>
-void PoolAccumulator::finish(std::size_t row, int rows, const Sum* sum,
-                             const std::int32_t* count) {
+void PoolAccumulator::finish(std::size_t row, int rows, const Sum* sum, const std::int32_t* count) {
     constexpr double kNegInf = -std::numeric_limits<double>::infinity();
     const std::size_t cols = static_cast<std::size_t>(m_outCols);
     float* o = m_out.data<float>() + row * cols;
@@ -62,7 +61,8 @@ void PoolAccumulator::merge(int h, int r0, int r1, const Sum* sums, const std::i
     const int u0 = m_rowCell[static_cast<std::size_t>(r0)];
     const int u1 = m_rowCell[static_cast<std::size_t>(r1 - 1)] + 1;
     for (int u = u0; u < u1; ++u) {
-        const int a = binStart(u, regionRows, m_outRows), b = binStart(u + 1, regionRows, m_outRows);
+        const int a = binStart(u, regionRows, m_outRows),
+                  b = binStart(u + 1, regionRows, m_outRows);
         const int covered = std::min(b, r1) - std::max(a, r0);
         const std::size_t row = static_cast<std::size_t>(h) * m_outRows + u;
         const std::size_t from = static_cast<std::size_t>(u - u0) * cols;
@@ -70,7 +70,7 @@ void PoolAccumulator::merge(int h, int r0, int r1, const Sum* sums, const std::i
         const std::int32_t* count = counts ? counts + from : nullptr;
         if (covered == b - a) { // the whole cell row: final
             finish(row, covered, add, count);
-            m_state[row] = 1;
+            m_final[row] = 1;
             continue;
         }
         const std::lock_guard lock(m_locks[static_cast<std::size_t>(h)]);
@@ -95,10 +95,8 @@ void PoolAccumulator::merge(int h, int r0, int r1, const Sum* sums, const std::i
         part.rows += covered;
         if (part.rows >= b - a) {
             finish(row, part.rows, part.sum.data(), mean ? part.count.data() : nullptr);
-            m_state[row] = 1;
+            m_final[row] = 1;
             m_partial[static_cast<std::size_t>(h)].erase(at);
-        } else {
-            m_state[row] = 2;
         }
     }
 }
@@ -151,8 +149,8 @@ void PoolAccumulator::addCells(int h, int r0, int r1, const float* cells,
 
 Tensor PoolAccumulator::result() {
     const std::size_t cols = static_cast<std::size_t>(m_outCols);
-    for (std::size_t row = 0; row < m_state.size(); ++row) {
-        if (m_state[row] == 1)
+    for (std::size_t row = 0; row < m_final.size(); ++row) {
+        if (m_final[row])
             continue;
         const int h = static_cast<int>(row / static_cast<std::size_t>(m_outRows));
         const int u = static_cast<int>(row % static_cast<std::size_t>(m_outRows));

@@ -100,8 +100,8 @@ private:
     std::vector<int> m_rowCell;  ///< cell of each region row
     std::vector<int> m_colStart; ///< R_c + 1 column bin starts, relative to c0
     Tensor m_out;                ///< [heads, R_r, R_c]: final cell rows as they complete
-    /** Per head × cell row: 0 nothing added, 1 final in m_out, 2 partial (in m_partial). */
-    std::vector<std::uint8_t> m_state;
+    /** Per head × cell row: final in m_out (else partial in m_partial, or nothing added). */
+    std::vector<std::uint8_t> m_final;
     std::vector<std::map<int, Partial>> m_partial; ///< per head: cell row → partial
     std::unique_ptr<std::mutex[]> m_locks;         ///< one per head
 };

@@ -135,9 +135,9 @@ void TestPooling::cellsWithoutCountsCountTheirArea() {
     // Mean cells given with no counts (all entries finite, as the weights): each cell divides
     // by its rows × columns, also when its rows arrive in two parts or not all arrive.
     PoolAccumulator acc(1, PoolRegion{0, 5, 0, 5}, 2, PoolMode::Mean); // rows 0–1 | 2–4
-    const float whole[] = {4, 6};        // cell row 0: 2 × 2 and 2 × 3 entries
-    const float part1[] = {3, 6};        // row 2 of cell row 1
-    const float part2[] = {2, 3};        // row 3 of cell row 1
+    const float whole[] = {4, 6}; // cell row 0: 2 × 2 and 2 × 3 entries
+    const float part1[] = {3, 6}; // row 2 of cell row 1
+    const float part2[] = {2, 3}; // row 3 of cell row 1
     acc.addCells(0, 0, 2, whole, nullptr);
     acc.addCells(0, 3, 4, part2, nullptr);
     acc.addCells(0, 2, 3, part1, nullptr); // row 4 never comes

@@ -185,8 +185,8 @@ HWY_INLINE void AccumulateChunk(const float* p, int pStride, int width, const fl
     for (int r = 0; r < R; ++r) {
         const auto a = hn::Set(d, alpha ? alpha[r] : 0.0f); // no alpha: o is not read
         for (int k = 0; k < kVecs; ++k)
-            acc[r][k] = alpha && k < vecs ? hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L))
-                                          : hn::Zero(d);
+            acc[r][k] =
+                alpha && k < vecs ? hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L)) : hn::Zero(d);
     }
     if (vecs == kVecs) {
         for (int j = 0; j < width; ++j) {
@@ -484,8 +484,8 @@ struct Scratch {
     }
 };
 
-void DotKeyPanelsImpl(int rows, const float* q, int dh, const float* keyPanels, int keys,
-                      float* s, int sStride) {
+void DotKeyPanelsImpl(int rows, const float* q, int dh, const float* keyPanels, int keys, float* s,
+                      int sStride) {
     const int L = LanesImpl();
     DotPanelsRows(rows, q, dh, keyPanels, (keys + L - 1) / L, s, sStride);
 }
@@ -901,8 +901,8 @@ void dotKeyPanels(int rows, const float* q, int dh, const float* keyPanels, int 
 void weighValues(int rows, const float* p, int pStride, int keys, const float* valueChunks,
                  int packedKeys, int dh, float* o, int oStride) {
     const GemmCallCounter counter(rows, dh, keys);
-    HWY_DYNAMIC_DISPATCH(WeighValuesImpl)(rows, p, pStride, keys, valueChunks, packedKeys, dh, o,
-                                          oStride);
+    HWY_DYNAMIC_DISPATCH(WeighValuesImpl)
+    (rows, p, pStride, keys, valueChunks, packedKeys, dh, o, oStride);
 }
 
 void attendTiles(const TileAttention& t) {

@@ -637,6 +637,19 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
     };
 
+    // Keys packed in panels and values in column chunks once per head (O(n·d), freed at the
+    // end: kept, they would hold the largest n's share after the window moved to small n). Both
+    // paths' products run the tile kernels on them, with none of a GEMM library's per-call
+    // packing (at a head width of 32 OpenBLAS reached 62–71 % of the peak on the block's shapes).
+    const std::int64_t panelSize = cpu::panelFloats(N, dh);
+    const std::int64_t chunkSize = cpu::valueChunkFloats(N, dh);
+    std::vector<float> keyPanels(static_cast<std::size_t>(H * panelSize)),
+        vChunks(static_cast<std::size_t>(H * chunkSize));
+    parallelFor(H, [&](int h) {
+        cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
+        cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
+    });
+
     if (streaming) {
         // The fused tile pass: keys packed once per head, each head × row block walks the keys
         // in tiles that stay in cache, folding logits and weights into the pooled cells.
@@ -646,22 +659,14 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const std::vector<int>& colStart = logitAcc.columnStarts();
         const int cells = static_cast<int>(colStart.size()) - 1;
         const bool poolMax = logitAcc.mode() == PoolMode::Max;
-        const std::int64_t panelSize = cpu::panelFloats(N, dh);
-        // Packed keys, values in column chunks and TXL's packed R (O(n·d),
-        // freed at the end: kept, they would hold the largest n's share after the window moved
-        // to small n).
-        std::vector<float> keyPanels(static_cast<std::size_t>(H * panelSize));
-        const std::int64_t chunkSize = cpu::valueChunkFloats(N, dh);
-        std::vector<float> vChunks(static_cast<std::size_t>(H * chunkSize));
+        // TXL's packed R (O(n·d), freed at the end like the packed keys and values).
         const std::int64_t bandSize = isTxl ? cpu::panelFloats(2 * N - 1, dh) : 0;
         std::vector<float> bandPanels(static_cast<std::size_t>(H * bandSize));
-        parallelFor(H, [&](int h) {
-            cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
-            cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
-            if (isTxl)
+        if (isTxl)
+            parallelFor(H, [&](int h) {
                 cpu::packPanels(txlR.data() + h * dh, 2 * N - 1, D, dh,
                                 bandPanels.data() + h * bandSize);
-        });
+            });
         auto fusedTask = [&](int task, int) {
             if (cancelled.load(std::memory_order_relaxed))
                 return;
@@ -769,18 +774,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const std::size_t blockElems = static_cast<std::size_t>(bs) * N;
         std::vector<std::vector<float>> blockS(workers), scratches(workers), rowAdds(workers),
             wsums(workers);
-        // Keys packed in panels and values in column chunks once per head (O(n·d)): the block's
-        // two products then run the tile pass's register-blocked kernels, with none of a GEMM
-        // library's per-call packing (at a head width of 32 OpenBLAS reached 62–71 % of the
-        // peak on these shapes).
-        const std::int64_t panelSize = cpu::panelFloats(N, dh);
-        const std::int64_t chunkSize = cpu::valueChunkFloats(N, dh);
-        std::vector<float> keyPanels(static_cast<std::size_t>(H * panelSize)),
-            vChunks(static_cast<std::size_t>(H * chunkSize));
-        parallelFor(H, [&](int h) {
-            cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
-            cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
-        });
         const int lanes = cpu::tileLanes();
         const int nPanelKeys = N / lanes * lanes; // keys in whole panels; the rest by GEMM
         const int dhPad = (dh + lanes - 1) / lanes * lanes;

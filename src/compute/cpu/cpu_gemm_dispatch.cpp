@@ -85,7 +85,6 @@ std::atomic<bool> g_counting{false};
 std::atomic<std::int64_t> g_countedNs{0};
 std::atomic<double> g_countedFlops{0.0};
 
-
 bool useBlas(GemmLibrary lib) {
 #ifdef PE_HAVE_OPENBLAS
     return lib == GemmLibrary::OpenBlas;
