@@ -24,24 +24,49 @@ Eigen::VectorXd sinusoidFrequencies(int d, double base, SinLayout layout) {
     return w;
 }
 
-Eigen::MatrixXd sinusoidal(int n, int d, double base, SinLayout layout, double start) {
-    assert((layout != SinLayout::Concat || d % 2 == 0) && "concat layout needs an even width");
-    const Eigen::VectorXd w = sinusoidFrequencies(d, base, layout);
-    Eigen::MatrixXd pe = Eigen::MatrixXd::Zero(n, d);
-    // Pair m's sine and cosine columns; an interleaved odd d's last pair has no cosine, and
-    // t2t's odd d keeps its last column zero.
+namespace {
+
+/**
+ * Calls put(p, column, value) for every written entry of the sinusoidal table's rows [r0, r1):
+ * pair m's sine and cosine columns; an interleaved odd d's last pair has no cosine, and t2t's
+ * odd d leaves its last column alone (zero).
+ */
+template <typename Put>
+void forSinusoidEntries(int d, const Eigen::VectorXd& w, SinLayout layout, double start, int r0,
+                        int r1, Put&& put) {
     const bool interleaved = layout == SinLayout::Interleaved;
     for (int m = 0; m < static_cast<int>(w.size()); ++m) {
         const int sc = interleaved ? 2 * m : m;
         const int cc = interleaved ? 2 * m + 1 : m + d / 2;
-        for (int p = 0; p < n; ++p) {
+        for (int p = r0; p < r1; ++p) {
             const double a = (start + p) * w(m);
-            pe(p, sc) = std::sin(a);
+            put(p, sc, std::sin(a));
             if (cc < d)
-                pe(p, cc) = std::cos(a);
+                put(p, cc, std::cos(a));
         }
     }
+}
+
+} // namespace
+
+Eigen::MatrixXd sinusoidal(int n, int d, double base, SinLayout layout, double start) {
+    assert((layout != SinLayout::Concat || d % 2 == 0) && "concat layout needs an even width");
+    Eigen::MatrixXd pe = Eigen::MatrixXd::Zero(n, d);
+    forSinusoidEntries(d, sinusoidFrequencies(d, base, layout), layout, start, 0, n,
+                       [&pe](int p, int c, double v) { pe(p, c) = v; });
     return pe;
+}
+
+void sinusoidalRows(int d, double base, SinLayout layout, int r0, int r1, float* out,
+                    double start) {
+    assert((layout != SinLayout::Concat || d % 2 == 0) && "concat layout needs an even width");
+    std::fill(out, out + static_cast<std::size_t>(r1 - r0) * d, 0.0f);
+    const Eigen::VectorXd w = sinusoidFrequencies(d, base, layout);
+    for (int p = r0; p < r1; ++p) { // a row at a time: its writes stay in one line of `out`
+        float* row = out + static_cast<std::size_t>(p - r0) * d;
+        forSinusoidEntries(d, w, layout, start, p, p + 1,
+                           [row](int, int c, double v) { row[c] = static_cast<float>(v); });
+    }
 }
 
 Eigen::RowVectorXd txlRelativeSinusoid(double t, int d) {

@@ -24,6 +24,14 @@ Eigen::MatrixXd sinusoidal(int n, int d, double base = 10000.0,
                            SinLayout layout = SinLayout::Interleaved, double start = 0.0);
 
 /**
+ * Rows [r0, r1) of sinusoidal(·, d, base, layout, start) in float, row-major, `out` being row
+ * r0: the same angles and sines in double, cast. Rows split across threads give the same table
+ * (the fast engine's P; one thread in double then a transposing copy took seconds at n = 65536).
+ */
+void sinusoidalRows(int d, double base, SinLayout layout, int r0, int r1, float* out,
+                    double start = 0.0);
+
+/**
  * The frequencies of that table, one per sin/cos pair: ω_m = base^(−2m/d) for m < ⌈d/2⌉
  * (interleaved; an odd d's last column is a lone sine) or m < d/2 (concat), and t2t's
  * exp(−m ln(base)/max(K−1, 1)) for m < K = ⌊d/2⌋.

@@ -329,8 +329,14 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     if (scheme == Scheme::Sinusoidal) {
         // The table depends on (n, d, base, layout) only: kept for the next computation.
         if (!m_sinusoid.holds({N, D, p.base, static_cast<int>(p.layout)},
-                              static_cast<std::size_t>(Nd)))
-            m_sinusoid.values = toRowMajorFloat(sinusoidal(N, D, p.base, p.layout));
+                              static_cast<std::size_t>(Nd))) {
+            constexpr int kRows = 256; // rows in parallel, straight into float
+            parallelFor((N + kRows - 1) / kRows, [&](int b) {
+                const int r0 = b * kRows, r1 = std::min(N, r0 + kRows);
+                sinusoidalRows(D, p.base, p.layout, r0, r1,
+                               m_sinusoid.values.data() + static_cast<std::size_t>(r0) * D);
+            });
+        }
         rowsP = m_sinusoid.values.data();
     }
     if (scheme == Scheme::Mlp) // straight into P; X adds it below
