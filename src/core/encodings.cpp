@@ -50,11 +50,17 @@ void forSinusoidEntries(int d, const Eigen::VectorXd& w, SinLayout layout, doubl
 } // namespace
 
 Eigen::MatrixXd sinusoidal(int n, int d, double base, SinLayout layout, double start) {
-    assert((layout != SinLayout::Concat || d % 2 == 0) && "concat layout needs an even width");
-    Eigen::MatrixXd pe = Eigen::MatrixXd::Zero(n, d);
-    forSinusoidEntries(d, sinusoidFrequencies(d, base, layout), layout, start, 0, n,
-                       [&pe](int p, int c, double v) { pe(p, c) = v; });
+    Eigen::MatrixXd pe(n, d);
+    sinusoidalInto(pe, base, layout, start);
     return pe;
+}
+
+void sinusoidalInto(Eigen::Ref<Eigen::MatrixXd> out, double base, SinLayout layout, double start) {
+    const int n = static_cast<int>(out.rows()), d = static_cast<int>(out.cols());
+    assert((layout != SinLayout::Concat || d % 2 == 0) && "concat layout needs an even width");
+    out.setZero();
+    forSinusoidEntries(d, sinusoidFrequencies(d, base, layout), layout, start, 0, n,
+                       [&out](int p, int c, double v) { out(p, c) = v; });
 }
 
 void sinusoidalRows(int d, double base, SinLayout layout, int r0, int r1, float* out,

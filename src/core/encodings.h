@@ -24,6 +24,13 @@ Eigen::MatrixXd sinusoidal(int n, int d, double base = 10000.0,
                            SinLayout layout = SinLayout::Interleaved, double start = 0.0);
 
 /**
+ * sinusoidal() written into `out` (its rows are positions start, start + 1, …; d = its width):
+ * for filling row ranges of one table from several threads, with the same values.
+ */
+void sinusoidalInto(Eigen::Ref<Eigen::MatrixXd> out, double base, SinLayout layout,
+                    double start = 0.0);
+
+/**
  * Rows [r0, r1) of sinusoidal(·, d, base, layout, start) in float, row-major, `out` being row
  * r0: the same angles and sines in double, cast. Rows split across threads give the same table
  * (the fast engine's P; one thread in double then a transposing copy took seconds at n = 65536).

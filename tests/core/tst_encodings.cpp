@@ -32,8 +32,8 @@ private Q_SLOTS:
     void ropeIsOrthogonalAndComposes();
     void shawIndex();
     void txlSinusoidRowsAreTheSinusoidInFloat();
-    void sinusoidRowsAreTheTableInFloat_data();
-    void sinusoidRowsAreTheTableInFloat();
+    void sinusoidRowRangesAreTheTable_data();
+    void sinusoidRowRangesAreTheTable();
     void mlpFourierFeatures();
     void mlpKnownValues_data();
     void mlpKnownValues();
@@ -466,7 +466,7 @@ void TestEncodings::txlSinusoidRowsAreTheSinusoidInFloat() {
     }
 }
 
-void TestEncodings::sinusoidRowsAreTheTableInFloat_data() {
+void TestEncodings::sinusoidRowRangesAreTheTable_data() {
     QTest::addColumn<int>("layout");
     QTest::addColumn<int>("d");
     QTest::addColumn<double>("start");
@@ -483,9 +483,9 @@ void TestEncodings::sinusoidRowsAreTheTableInFloat_data() {
             }
 }
 
-void TestEncodings::sinusoidRowsAreTheTableInFloat() {
+void TestEncodings::sinusoidRowRangesAreTheTable() {
     // The fast engine's P: sinusoidal()'s values cast to float, bit for bit, unwritten columns
-    // (t2t's odd last one) zero, however the rows are split across threads.
+    // (t2t's odd last one) zero, however the rows are split across threads; and in double.
     QFETCH(int, layout);
     QFETCH(int, d);
     QFETCH(double, start);
@@ -503,6 +503,11 @@ void TestEncodings::sinusoidRowsAreTheTableInFloat() {
         sinusoidalRows(d, 500.0, lay, r0, r1, split.data() + static_cast<std::size_t>(r0) * d,
                        start);
     QCOMPARE(split, whole);
+    // The GL backend's P in double: row ranges of one matrix, each from its first position.
+    Eigen::MatrixXd ranges = Eigen::MatrixXd::Constant(n, d, -1.0);
+    for (const auto& [r0, r1] : {std::pair{0, 5}, std::pair{5, 6}, std::pair{6, n}})
+        sinusoidalInto(ranges.middleRows(r0, r1 - r0), 500.0, lay, start + r0);
+    QVERIFY(ranges == want); // exactly
 }
 
 QTEST_GUILESS_MAIN(TestEncodings)

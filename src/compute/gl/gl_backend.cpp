@@ -660,7 +660,21 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
             return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
                          " rows, fewer than the " + std::to_string(L) + " positions"};
         // Sinusoid, table rows or the mlp encoding: O(n·d) (mlp O(n·H·(2F + d))), on the CPU.
-        const Eigen::MatrixXd P = absoluteEncoding(p, w);
+        // A large sinusoid's rows on every thread, each range the table from its first
+        // position (the same values: row p is position start + p).
+        Eigen::MatrixXd P;
+        if (p.scheme == Scheme::Sinusoidal) {
+            P.resize(L, d);
+            const auto fill = [&](int r0, int r1) {
+                sinusoidalInto(P.middleRows(r0, r1 - r0), p.base, p.layout, r0);
+            };
+            if (std::int64_t{L} * d >= (std::int64_t{1} << 20))
+                parallelRanges(L, fill);
+            else
+                fill(0, L); // threads cost more than they save
+        } else {
+            P = absoluteEncoding(p, w);
+        }
         X += P;
         if (keep)
             fw.cpu["P"] = matrixTensor(P);
