@@ -335,8 +335,9 @@ private Q_SLOTS:
         }
     }
 
-    // The engine computes into the mapped .npy files (or, for float64, another backend or a
-    // pooled run, they are copied or written): the bytes are those of the ordinary writer.
+    // The engine computes into the mapped .npy files (a pooled run's O(n·d) ones; for float64
+    // or another backend they are copied or written): the bytes are those of the ordinary
+    // writer.
     void mappedOutputMatchesPlainWriter_data() {
         QTest::addColumn<QString>("args");
         QTest::newRow("none") << QStringLiteral("--scheme none --n 70 --d 32 --heads 4");
@@ -349,6 +350,9 @@ private Q_SLOTS:
             << QStringLiteral("--scheme sinusoidal --n 30 --d 16 --heads 2 --dtype float64");
         QTest::newRow("txl pooled") << QStringLiteral("--scheme txl --n 50 --d 16 --heads 2 "
                                                       "--pool 7");
+        QTest::newRow("t5 pooled subset")
+            << QStringLiteral("--scheme t5 --n 40 --d 16 --heads 2 --pool 8 --tensors "
+                              "logits,Q,out");
     }
     void mappedOutputMatchesPlainWriter() {
         QFETCH(QString, args);
