@@ -14,6 +14,7 @@
 // is the worker's overhead: inputs, weights), the render time the status bar reports; the CPU
 // time per change of the GUI thread and of all other threads (independent of the host's load);
 // and the 1-minute load average when the (n, tab) started.
+#include <QAbstractEventDispatcher>
 #include <QApplication>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -107,26 +108,55 @@ private:
 };
 
 /**
- * Runs the event loop until pred() holds (checked every millisecond) or timeoutMs pass. Unlike
- * QTest::qWaitFor, which sleeps up to 10 ms between event batches, the loop blocks on events
- * as the application's does, so a result or a paint is handled when it arrives.
+ * Runs the event loop until pred() holds or timeoutMs pass. pred() is checked each time the loop
+ * is about to block (after every batch of events, so a result or a paint is seen as soon as it
+ * has been handled) and, for predicates on the clock, at `recheckAtMs` (a time on the
+ * benchmark's clock; negative: never). The loop blocks on events as the application's does.
+ *
+ * It used to check pred() on a 1 ms timer: the GUI thread then woke 1,000 times a second while
+ * the engine computed, which on a 2-CPU host preempted the engine's threads. PE_BENCH_POLL=1
+ * brings that back, to compare.
  */
-bool runUntil(const std::function<bool()>& pred, int timeoutMs) {
+bool runUntil(const std::function<bool()>& pred, int timeoutMs,
+              const std::function<double()>& recheckAtMs = {},
+              const QElapsedTimer* clock = nullptr) {
     if (pred())
         return true;
+    static const bool kPoll = [] {
+        const char* v = std::getenv("PE_BENCH_POLL");
+        return v && *v && *v != '0';
+    }();
     QEventLoop loop;
     QTimer check;
-    check.setInterval(1);
-    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
-        if (pred())
+    check.setTimerType(Qt::PreciseTimer);
+    const auto test = [&] {
+        if (pred()) {
             loop.quit();
-    });
+            return;
+        }
+        if (kPoll || !recheckAtMs || !clock)
+            return;
+        const double now = static_cast<double>(clock->nsecsElapsed()) / 1e6;
+        const double wait = recheckAtMs() - now;
+        if (wait >= 0 && (!check.isActive() || check.remainingTime() > wait + 1))
+            check.start(static_cast<int>(wait) + 1);
+    };
+    QObject::connect(&check, &QTimer::timeout, &loop, test);
+    if (kPoll) {
+        check.setInterval(1);
+        check.start();
+    } else {
+        check.setSingleShot(true);
+        QObject::connect(QAbstractEventDispatcher::instance(),
+                         &QAbstractEventDispatcher::aboutToBlock, &loop, test);
+        test();
+    }
     QTimer deadline;
     deadline.setSingleShot(true);
     QObject::connect(&deadline, &QTimer::timeout, &loop, &QEventLoop::quit);
-    check.start();
     deadline.start(timeoutMs);
-    loop.exec();
+    if (!pred()) // test() may have found it already
+        loop.exec();
     return pred();
 }
 
@@ -251,7 +281,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 const double now = static_cast<double>(clock.nsecsElapsed()) / 1e6;
                 return now - std::max(watcher.lastPaintMs, from) > quietMs;
             },
-            5000);
+            5000, [&] { return std::max(watcher.lastPaintMs, from) + quietMs; }, &clock);
     };
 
     for (const std::string& nStr : ns) {
@@ -293,7 +323,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                         return static_cast<double>(clock.nsecsElapsed()) / 1e6 - lastChange >
                                ParamsPanel::kCoalesceMs + 10;
                     },
-                    1000);
+                    1000, [&] { return lastChange + ParamsPanel::kCoalesceMs + 10; }, &clock);
                 const int framesBefore = w.frames();
                 const double t0 = static_cast<double>(clock.nsecsElapsed()) / 1e6;
                 lastChange = t0;
