@@ -59,12 +59,35 @@ run_suite() {
         xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure --timeout 900 -L soak)
 }
 
+# True when every test that failed in the last ctest run of $1 failed only because
+# LeakSanitizer's own stop-the-world tracer crashed at exit ("Tracer caught signal 11", then
+# "LeakSanitizer has encountered a fatal error"; an open sanitizer bug, google/sanitizers#1353,
+# seen here once in tst_lab_engine after all its test functions passed): no leak, AddressSanitizer
+# or UBSan report and no failed test function in its output.
+only_lsan_tracer_crashes() {
+    local dir=$1/Testing/Temporary name block
+    [[ -s $dir/LastTestsFailed.log && -f $dir/LastTest.log ]] || return 1
+    while IFS=: read -r _ name; do
+        block=$(awk -v name="$name" '/^[0-9]+\/[0-9]+ Test: / {
+            on = substr($0, index($0, "Test: ") + 6) == name } on' "$dir/LastTest.log")
+        grep -q 'LeakSanitizer has encountered a fatal error' <<<"$block" || return 1
+        grep -qE 'FAIL!|ERROR: (AddressSanitizer|LeakSanitizer): detected|runtime error:' \
+            <<<"$block" && return 1
+    done <"$dir/LastTestsFailed.log"
+    return 0
+}
+
 run_sanitize() {
     local started=$SECONDS
     build asan
     say "Running the tests under AddressSanitizer and UBSan (GUI and GL tests under xvfb-run)"
-    (cd build/asan &&
-        xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 1800)
+    if ! (cd build/asan &&
+        xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 1800); then
+        only_lsan_tracer_crashes build/asan || return 1
+        say "Only LeakSanitizer's tracer crashed (google/sanitizers#1353): those tests once more"
+        (cd build/asan &&
+            xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure --rerun-failed --timeout 1800)
+    fi
     say "AddressSanitizer + UBSan: $((SECONDS - started)) s"
 }
 
