@@ -536,9 +536,14 @@ using ChunkSink = std::function<void(int h0, int count, int i0, int m,
 
 /**
  * Calls fn(r0, r1) on contiguous ranges covering [0, rows), one per hardware thread (on this
- * thread alone where no thread can be started).
+ * thread alone where no thread can be started, or where rows × rowEntries is under 2^20: then
+ * starting threads costs more than they save).
  */
-template <class Fn> static void parallelRanges(int rows, const Fn& fn) {
+template <class Fn> static void parallelRanges(int rows, std::int64_t rowEntries, const Fn& fn) {
+    if (std::int64_t{rows} * rowEntries < (std::int64_t{1} << 20)) {
+        fn(0, rows);
+        return;
+    }
     const int parts = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 64);
     const int step = std::max(1, (rows + parts - 1) / parts);
     std::vector<std::thread> threads;
@@ -660,18 +665,14 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
             return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
                          " rows, fewer than the " + std::to_string(L) + " positions"};
         // Sinusoid, table rows or the mlp encoding: O(n·d) (mlp O(n·H·(2F + d))), on the CPU.
-        // A large sinusoid's rows on every thread, each range the table from its first
-        // position (the same values: row p is position start + p).
+        // The sinusoid's rows on every thread, each range the table from its first position
+        // (the same values: row p is position start + p).
         Eigen::MatrixXd P;
         if (p.scheme == Scheme::Sinusoidal) {
             P.resize(L, d);
-            const auto fill = [&](int r0, int r1) {
+            parallelRanges(L, d, [&](int r0, int r1) {
                 sinusoidalInto(P.middleRows(r0, r1 - r0), p.base, p.layout, r0);
-            };
-            if (std::int64_t{L} * d >= (std::int64_t{1} << 20))
-                parallelRanges(L, fill);
-            else
-                fill(0, L); // threads cost more than they save
+            });
         } else {
             P = absoluteEncoding(p, w);
         }
@@ -842,7 +843,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         // a 2-core EPYC (Transformer-XL's GPU pass takes 1.1 s on an H200): now 0.45 s there on
         // one thread, and its rows are split across the host's threads.
         std::vector<float> R(static_cast<std::size_t>(nOff) * d);
-        parallelRanges(nOff, [&](int r0, int r1) {
+        parallelRanges(nOff, d, [&](int r0, int r1) {
             txlRelativeSinusoidRows(L, d, p.txlClampLen, r0, r1,
                                     R.data() + static_cast<std::size_t>(r0) * d);
         });
