@@ -433,8 +433,8 @@ HWY_INLINE float Weigh(const float* l, const float* post, float* p, int vis, flo
     return NORM == kSoftmax || NORM == kL2 ? hn::GetLane(hn::SumOfLanes(d, vsum)) : 0.0f;
 }
 
-/** DeBERTa's c2p + p2c terms of query row i for keys [j0, j1) into dst (see TileAttention). */
-void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
+/** DeBERTa's c2p + p2c terms of query row i for keys [j0, j1), gathered, into dst. */
+void DebertaGather(const TileAttention& t, int i, int j0, int j1, float* dst) {
     const hn::ScalableTag<float> d;
     const hn::RebindToSigned<decltype(d)> di;
     const int L = static_cast<int>(hn::Lanes(d));
@@ -472,6 +472,58 @@ void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
                 p2c[static_cast<std::int64_t>(j) * stride + (t.debertaPaper ? fwd[j] : back[-j])];
         dst[j - j0] = sum;
     }
+}
+
+/** dst[j − j0] = c + column[j] (c alone without a column) for keys [j0, j1). */
+void DebertaConstant(float c, const float* column, int j0, int j1, float* dst) {
+    const hn::ScalableTag<float> d;
+    const int L = static_cast<int>(hn::Lanes(d));
+    const auto vc = hn::Set(d, c);
+    int j = j0;
+    for (; j + L <= j1; j += L)
+        hn::StoreU(column ? hn::Add(vc, hn::LoadU(d, column + j)) : vc, d, dst + (j - j0));
+    for (; j < j1; ++j)
+        dst[j - j0] = column ? c + column[j] : c;
+}
+
+/**
+ * DeBERTa's c2p + p2c terms of query row i for keys [j0, j1) into dst (see TileAttention):
+ * gathered near the diagonal, a constant plus a p2c column where the indices saturate. Both
+ * give the same sums, term for term.
+ */
+void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
+    if (!t.debertaSaturates) {
+        DebertaGather(t, i, j0, j1, dst);
+        return;
+    }
+    const int n = t.n;
+    const bool c2p = t.debertaC2P != nullptr, p2c = t.debertaP2C != nullptr;
+    // Keys below lowEnd: δ(i − j) is the high end (and the paper's δ(j − i) the low end); keys
+    // from highBegin: the other way round.
+    int lowEnd = std::numeric_limits<int>::max(), highBegin = std::numeric_limits<int>::min();
+    if (c2p || (p2c && !t.debertaPaper)) {
+        lowEnd = i - t.debertaHighRel + 1;
+        highBegin = i - t.debertaLowRel;
+    }
+    if (p2c && t.debertaPaper) {
+        lowEnd = std::min(lowEnd, i + t.debertaLowRel + 1);
+        highBegin = std::max(highBegin, i + t.debertaHighRel);
+    }
+    lowEnd = std::clamp(lowEnd, j0, j1);
+    highBegin = std::clamp(highBegin, lowEnd, j1);
+    const float* c2pRow = c2p ? t.debertaC2P + static_cast<std::int64_t>(i) * t.debertaStride
+                              : nullptr;
+    const int lowIndex = t.debertaIndex[0], highIndex = t.debertaIndex[2 * n - 2];
+    if (lowEnd > j0)
+        DebertaConstant(c2p ? c2pRow[highIndex] : 0.0f,
+                        p2c ? (t.debertaPaper ? t.debertaP2CLow : t.debertaP2CHigh) : nullptr, j0,
+                        lowEnd, dst);
+    if (highBegin > lowEnd)
+        DebertaGather(t, i, lowEnd, highBegin, dst + (lowEnd - j0));
+    if (j1 > highBegin)
+        DebertaConstant(c2p ? c2pRow[lowIndex] : 0.0f,
+                        p2c ? (t.debertaPaper ? t.debertaP2CHigh : t.debertaP2CLow) : nullptr,
+                        highBegin, j1, dst + (highBegin - j0));
 }
 
 /** Per-thread scratch of the fused pass. */

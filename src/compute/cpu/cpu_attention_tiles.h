@@ -92,6 +92,15 @@ struct TileAttention {
     const float* debertaP2C = nullptr; ///< this head's [n, stride]: key rows
     int debertaStride = 0;
     bool debertaPaper = false;
+    // Where δ saturates (when debertaSaturates): δ(r) = δ(−(n − 1)) for r ≤ debertaLowRel and
+    // δ(n − 1) for r ≥ debertaHighRel. Keys whose indices all lie there take c2p's entry as a
+    // constant and p2c's from these columns (this head's p2c[j][δ(−(n − 1))] and
+    // p2c[j][δ(n − 1)], n floats each, needed with p2c), loaded instead of gathered: all but a
+    // band of keys around the diagonal. Otherwise every key is gathered.
+    bool debertaSaturates = false;
+    int debertaLowRel = 0, debertaHighRel = 0;
+    const float* debertaP2CLow = nullptr;
+    const float* debertaP2CHigh = nullptr;
     /** Shaw's key term: this head's [n, 2k + 1] table q_i·w^K_t (scaled), k = shawK. */
     const float* shawKeyTerms = nullptr;
 

@@ -610,6 +610,32 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                              2 * span);
         });
     }
+    // DeBERTa, fused pass: where δ saturates, and p2c's two columns there per head (loaded,
+    // not gathered, for keys away from the diagonal).
+    int debLowRel = 0, debHighRel = 0;
+    std::vector<float> debP2CEnds;
+    if (isDeberta && streaming) {
+        const int offsN = 2 * N - 1;
+        int lo = 0, hi = offsN - 1;
+        while (lo + 1 < offsN && idxOff[static_cast<std::size_t>(lo + 1)] == idxOff[0])
+            ++lo;
+        while (hi > 0 && idxOff[static_cast<std::size_t>(hi - 1)] == idxOff.back())
+            --hi;
+        debLowRel = lo - (N - 1);
+        debHighRel = hi - (N - 1);
+        if (wantP2C) {
+            debP2CEnds.resize(static_cast<std::size_t>(H) * 2 * N);
+            parallelFor(H, [&](int h) {
+                const float* table = debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span;
+                float* low = debP2CEnds.data() + static_cast<std::size_t>(h) * 2 * N;
+                for (int j = 0; j < N; ++j) {
+                    const float* row = table + static_cast<std::size_t>(j) * 2 * span;
+                    low[j] = row[idxOff.front()];
+                    low[N + j] = row[idxOff.back()];
+                }
+            });
+        }
+    }
     // TXL: q + u and q + v per head.
     std::vector<float> txlQu, txlQv;
     if (isTxl) {
@@ -734,6 +760,13 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     ta.debertaC2P = debC2P.data() + static_cast<std::size_t>(h) * N * 2 * span;
                 if (wantP2C)
                     ta.debertaP2C = debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span;
+                ta.debertaSaturates = true;
+                ta.debertaLowRel = debLowRel;
+                ta.debertaHighRel = debHighRel;
+                if (wantP2C) {
+                    ta.debertaP2CLow = debP2CEnds.data() + static_cast<std::size_t>(h) * 2 * N;
+                    ta.debertaP2CHigh = ta.debertaP2CLow + N;
+                }
             }
             ta.c0 = region.c0;
             ta.c1 = region.c1;
