@@ -496,6 +496,19 @@ void TstGlBackend::pooledMatchesCpuPooled_data() {
     p = base(Scheme::Mlp, 37, 32, 2);
     p.sep = true;
     QTest::newRow("mlp/sep/mean") << p << 0 << false;
+    // X = E + P made on the CPU by row ranges, the sinusoid's rows among them: [CLS] and [SEP]
+    // rows, and n·d past 2^20, where the ranges run on every hardware thread.
+    p = base(Scheme::Sinusoidal, 37, 32, 2);
+    p.cls = true;
+    p.sep = true;
+    QTest::newRow("sinusoidal/cls/sep/mean") << p << 0 << false;
+    p = base(Scheme::Sinusoidal, 1025, 1024, 16);
+    p.cls = true;
+    p.sep = true;
+    QTest::newRow("sinusoidal/cls/sep/n·d past 2^20") << p << 0 << false;
+    p = base(Scheme::Learned, 40, 32, 2);
+    p.cls = true;
+    QTest::newRow("learned/cls/mean") << p << 0 << false;
     p = base(Scheme::DeBERTa, 33, 32, 4);
     p.clip = 5;
     p.validLen = 28;

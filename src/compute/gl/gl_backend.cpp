@@ -49,6 +49,42 @@ Tensor matrixTensor(const Eigen::Ref<const Eigen::MatrixXd>& m) {
     return Tensor::fromVector<float>({m.rows(), m.cols()}, toFloatRowMajor(m));
 }
 
+/**
+ * Rows [r0, r1) of the input X = E + P ([CLS], the tokens' rows, [SEP]; P where given, or the
+ * sinusoid's rows made here where `sinusoid`), summed in double and stored in float, row-major,
+ * into out. Bands of 32 rows: each column's entries are read in a row (column-major sources).
+ */
+void inputRows(const Params& p, const Weights& w, const Eigen::MatrixXd* P, bool sinusoid, int r0,
+               int r1, float* out) {
+    constexpr int kBand = 32;
+    const int L = p.seqLen(), d = p.d;
+    const double* base[kBand];
+    Eigen::Index stride[kBand];
+    Eigen::MatrixXd band;
+    for (int b0 = r0; b0 < r1; b0 += kBand) {
+        const int rows = std::min(r1, b0 + kBand) - b0;
+        for (int k = 0; k < rows; ++k) {
+            const int r = b0 + k;
+            const Eigen::MatrixXd& m = p.cls && r == 0 ? w.cls : p.sep && r == L - 1 ? w.sep : w.E;
+            base[k] = m.data() + (&m == &w.E ? r - (p.cls ? 1 : 0) : 0);
+            stride[k] = m.rows();
+        }
+        if (sinusoid) {
+            band.resize(rows, d);
+            sinusoidalInto(band, p.base, p.layout, b0);
+        }
+        for (int c = 0; c < d; ++c)
+            for (int k = 0; k < rows; ++k) {
+                double x = base[k][c * stride[k]];
+                if (P)
+                    x += (*P)(b0 + k, c);
+                else if (sinusoid)
+                    x += band(k, c);
+                out[static_cast<std::size_t>(b0 - r0 + k) * d + c] = static_cast<float>(x);
+            }
+    }
+}
+
 struct GemmDesc {
     int M = 0, N = 0, K = 0, batch = 1;
     int aOff = 0, aBatch = 0, aRow = 0, aCol = 1;
@@ -653,22 +689,22 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         return Error{"n = " + std::to_string(L) + " needs more than 32-bit indexing on the GPU"};
 
     // --- Inputs on the CPU (O(n·d)) ---------------------------------------------------------
-    // Column-major, as the helpers take them (a row-major matrix would be copied to one first).
-    // keep: the CPU tensors the trace returns. The pooled path returns none and skips them and
-    // their copies (a Firecracker VM's page faults made them most of a pooled forward at
-    // n = 16384 on an H100).
-    Eigen::MatrixXd X = assembleSequence(p, w); // E, then E + P
-    if (keep)
-        fw.cpu["E"] = matrixTensor(X);
-    if (isAbsolute(p.scheme)) {
-        if (p.scheme == Scheme::Learned && w.learnedTable.rows() < L)
-            return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
-                         " rows, fewer than the " + std::to_string(L) + " positions"};
-        // Sinusoid, table rows or the mlp encoding: O(n·d) (mlp O(n·H·(2F + d))), on the CPU.
-        // The sinusoid's rows on every thread, each range the table from its first position
-        // (the same values: row p is position start + p).
-        Eigen::MatrixXd P;
-        if (p.scheme == Scheme::Sinusoidal) {
+    // The GPU takes X alone, in float, made in one pass over row ranges on every thread (made
+    // in double, then E + P, then cast, on one thread, it took 252–297 ms at n = 65536 on the
+    // H100 machine). keep: the CPU tensors the trace returns as well. The pooled path returns
+    // none and skips them and their copies (a Firecracker VM's page faults made them most of a
+    // pooled forward at n = 16384 on an H100).
+    const bool absolute = isAbsolute(p.scheme);
+    const bool sinusoid = p.scheme == Scheme::Sinusoidal;
+    if (p.scheme == Scheme::Learned && w.learnedTable.rows() < L)
+        return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
+                     " rows, fewer than the " + std::to_string(L) + " positions"};
+    // P: table rows or the mlp encoding here (O(n·d), mlp O(n·H·(2F + d))); the sinusoid's
+    // rows as the ranges below need them, or (keep) here on every thread, each range the table
+    // from its first position (the same values: row p is position start + p).
+    Eigen::MatrixXd P;
+    if (absolute && (!sinusoid || keep)) {
+        if (sinusoid) {
             P.resize(L, d);
             parallelRanges(L, d, [&](int r0, int r1) {
                 sinusoidalInto(P.middleRows(r0, r1 - r0), p.base, p.layout, r0);
@@ -676,16 +712,26 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         } else {
             P = absoluteEncoding(p, w);
         }
-        X += P;
-        if (keep)
-            fw.cpu["P"] = matrixTensor(P);
     }
-    if (keep)
-        fw.cpu["X"] = matrixTensor(X);
+    // X = E + P in float, row-major, on every thread.
+    const Eigen::MatrixXd* rowsP = P.size() > 0 ? &P : nullptr;
+    const bool sinusoidHere = sinusoid && !rowsP;
+    std::vector<float> xRows(static_cast<std::size_t>(L) * d);
+    parallelRanges(L, d, [&](int r0, int r1) {
+        inputRows(p, w, rowsP, sinusoidHere, r0, r1,
+                  xRows.data() + static_cast<std::size_t>(r0) * d);
+    });
+    if (keep) {
+        fw.cpu["E"] = matrixTensor(assembleSequence(p, w));
+        if (absolute)
+            fw.cpu["P"] = matrixTensor(P);
+        fw.cpu["X"] = Tensor::fromVector<float>({L, d}, xRows);
+    }
 
     g.phase("inputs (CPU)");
     // --- Projections on the GPU, straight into [H, L, d_h] ---------------------------------
-    const GLuint bufX = g.upload(toFloatRowMajor(X));
+    const GLuint bufX = g.upload(xRows);
+    xRows = {};
     const GLuint bufWq = g.upload(toFloatRowMajor(w.W_q));
     const GLuint bufWk = g.upload(toFloatRowMajor(w.W_k));
     const GLuint bufWv = g.upload(toFloatRowMajor(w.W_v));
