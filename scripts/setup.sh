@@ -39,12 +39,17 @@ install_deps() {
 
 njobs() { nproc 2>/dev/null || echo 2; }
 
+# Free space on the build's disk, for the log: a full disk fails a link with "No space left on
+# device" deep in the output (a CI run of the asan build did, before its libraries were shared).
+disk_free() { df -h --output=avail "$here" 2>/dev/null | tail -n 1 | tr -d ' '; }
+
 build() {
     local preset=$1
     say "Configuring ($preset)"
     cmake --preset "$preset" >/dev/null
-    say "Building ($preset) with $(njobs) jobs"
+    say "Building ($preset) with $(njobs) jobs, $(disk_free) free on disk"
     cmake --build --preset "$preset" -j "$(njobs)"
+    say "Built ($preset): build/$preset takes $(du -sh "build/$preset" 2>/dev/null | cut -f1), $(disk_free) left"
 }
 
 run_suite() {
@@ -100,7 +105,7 @@ run_tsan() {
     local started=$SECONDS
     say "Configuring (tsan)"
     cmake --preset tsan >/dev/null
-    say "Building ${tsan_tests[*]} with ThreadSanitizer, $(njobs) jobs"
+    say "Building ${tsan_tests[*]} with ThreadSanitizer, $(njobs) jobs, $(disk_free) free on disk"
     cmake --build build/tsan -j "$(njobs)" --target "${tsan_tests[@]}"
     local built=$SECONDS
     say "Running them under ThreadSanitizer (GL tests under xvfb-run)"
