@@ -751,13 +751,15 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         const RopeFrequencies freq = ropeFrequencies(p);
         const int halfRot = static_cast<int>(freq.theta.size());
         std::vector<float> cs(2 * static_cast<std::size_t>(L) * halfRot);
-        for (int i = 0; i < L; ++i)
-            for (int m = 0; m < halfRot; ++m) {
-                const double ang = freq.angle(i, m);
-                const std::size_t e = 2 * (static_cast<std::size_t>(i) * halfRot + m);
-                cs[e] = static_cast<float>(std::cos(ang));
-                cs[e + 1] = static_cast<float>(std::sin(ang));
-            }
+        parallelRanges(L, 2 * std::int64_t{halfRot}, [&](int r0, int r1) {
+            for (int i = r0; i < r1; ++i)
+                for (int m = 0; m < halfRot; ++m) {
+                    const double ang = freq.angle(i, m);
+                    const std::size_t e = 2 * (static_cast<std::size_t>(i) * halfRot + m);
+                    cs[e] = static_cast<float>(std::cos(ang));
+                    cs[e + 1] = static_cast<float>(std::sin(ang));
+                }
+        });
         const GLuint bufCs = g.upload(cs);
         const std::int64_t total = std::int64_t{H} * L * halfRot;
         if (total > INT_MAX)
