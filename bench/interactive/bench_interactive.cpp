@@ -13,7 +13,8 @@
 // result reached the GUI thread, the worker's compute time, the engine's share of it (the rest
 // is the worker's overhead: inputs, weights), the render time the status bar reports; the CPU
 // time per change of the GUI thread and of all other threads (independent of the host's load);
-// and the 1-minute load average when the (n, tab) started.
+// and the 1-minute load average when the (n, tab) started. The allocator is set up as the
+// explorer's main() sets it (PE_BENCH_DEFAULT_MALLOC=1: glibc's defaults instead).
 #include <QAbstractEventDispatcher>
 #include <QApplication>
 #include <QComboBox>
@@ -36,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "allocator.h"
 #include "heatmap_view.h"
 #include "main_window.h"
 #include "params_panel.h"
@@ -412,6 +414,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
 } // namespace
 
 int main(int argc, char** argv) {
+    if (std::getenv("PE_BENCH_DEFAULT_MALLOC") == nullptr)
+        pe::tuneAllocatorForLongSessions(); // as the explorer's main() does
     ProfilingApplication app(argc, argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "--latency") {
