@@ -180,7 +180,22 @@ void CpuFastBackend::recycle(Trace&& trace) {
     m_pool.erase(m_pool.begin(), m_pool.end() - static_cast<std::ptrdiff_t>(keep));
 }
 
+float* CpuFastBackend::Scratch::fit(std::vector<float>& v, std::size_t n) {
+    if (v.capacity() > 2 * n)
+        std::vector<float>().swap(v);
+    v.resize(n);
+    return v.data();
+}
+
+std::uint64_t CpuFastBackend::Scratch::bytes() const {
+    std::uint64_t floats = 0;
+    for (const std::vector<float>* v : {&wq, &wk, &wv, &wo, &keyPanels, &valueChunks})
+        floats += v->capacity();
+    return floats * sizeof(float);
+}
+
 void CpuFastBackend::releaseIdleMemory() {
+    m_scratch = {};
     releasePool();
     m_sinusoid = {};
     m_txlSinusoid = {};
@@ -188,7 +203,8 @@ void CpuFastBackend::releaseIdleMemory() {
 }
 
 std::uint64_t CpuFastBackend::heldBytes() const {
-    std::uint64_t bytes = m_sinusoid.bytes() + m_txlSinusoid.bytes() + m_ropeAngles.bytes();
+    std::uint64_t bytes = m_sinusoid.bytes() + m_txlSinusoid.bytes() + m_ropeAngles.bytes() +
+                          m_scratch.bytes();
     for (const Tensor& t : m_pool)
         bytes += t.byteSize();
     return bytes;
@@ -372,15 +388,15 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     // ---- Weights in float, row-major ----
     // Column-major W in float is Wᵀ row-major: X·W = gemmABt(X, Wᵀ), a plain contiguous cast.
-    std::vector<float> WqT, WkT, WvT, WoT;
+    std::vector<float>&WqT = m_scratch.wq, &WkT = m_scratch.wk, &WvT = m_scratch.wv,
+                          &WoT = m_scratch.wo;
     {
         const Eigen::MatrixXd* from[4] = {&w.W_q, &w.W_k, &w.W_v, &w.W_o};
         std::vector<float>* to[4] = {&WqT, &WkT, &WvT, &WoT};
         parallelFor(4, [&](int k) {
             const Eigen::MatrixXd& m = *from[k];
-            to[k]->resize(static_cast<std::size_t>(m.size()));
             const double* src = m.data();
-            float* dst = to[k]->data();
+            float* dst = Scratch::fit(*to[k], static_cast<std::size_t>(m.size()));
             for (Eigen::Index i = 0; i < m.size(); ++i)
                 dst[i] = static_cast<float>(src[i]);
         });
@@ -669,14 +685,16 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
     };
 
-    // Keys packed in panels and values in column chunks once per head (O(n·d), freed at the
-    // end: kept, they would hold the largest n's share after the window moved to small n). Both
+    // Keys packed in panels and values in column chunks once per head (O(n·d), kept for the
+    // next computation in m_scratch unless it needs less than half of them, so that a window
+    // moved to a small n does not hold the largest n's share; every entry is written). Both
     // paths' products run the tile kernels on them, with none of a GEMM library's per-call
     // packing (at a head width of 32 OpenBLAS reached 62–71 % of the peak on the block's shapes).
     const std::int64_t panelSize = cpu::panelFloats(N, dh);
     const std::int64_t chunkSize = cpu::valueChunkFloats(N, dh);
-    std::vector<float> keyPanels(static_cast<std::size_t>(H * panelSize)),
-        vChunks(static_cast<std::size_t>(H * chunkSize));
+    std::vector<float>&keyPanels = m_scratch.keyPanels, &vChunks = m_scratch.valueChunks;
+    Scratch::fit(keyPanels, static_cast<std::size_t>(H * panelSize));
+    Scratch::fit(vChunks, static_cast<std::size_t>(H * chunkSize));
     parallelFor(H, [&](int h) {
         cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
         cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);

@@ -76,8 +76,10 @@ public:
     void releasePool() { m_pool = {}; }
     /** Frees the pooled tensors and the kept tables (an idle window's engine). */
     void releaseIdleMemory() override;
-    /** Bytes the engine keeps between computations: its tables and its pool of tensors. */
+    /** Bytes the engine keeps between computations: its tables, scratch and pool of tensors. */
     std::uint64_t heldBytes() const override;
+    /** Of those, the last computation's scratch (float weights, packed keys and values). */
+    std::uint64_t scratchBytes() const { return m_scratch.bytes(); }
     /** Output tensors named here are computed in place (see Backend); used by one compute(). */
     void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) override;
 
@@ -117,6 +119,19 @@ private:
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
     std::vector<std::pair<std::string, Tensor>> m_provided; ///< for the next compute() only
+    /**
+     * Scratch of one computation kept for the next: the float weights (Wᵀ), the packed keys and
+     * value chunks. Allocated afresh, each came from new zero-filled pages on every change in
+     * the window, whose allocator maps blocks of 256 KB and more (allocator.h). Storage more
+     * than twice a computation's need is dropped, and releaseIdleMemory frees it all.
+     */
+    struct Scratch {
+        std::vector<float> wq, wk, wv, wo, keyPanels, valueChunks;
+        /** v holding n floats; its storage is kept unless that is more than twice n. */
+        static float* fit(std::vector<float>& v, std::size_t n);
+        std::uint64_t bytes() const;
+    };
+    Scratch m_scratch;
     /**
      * A table that depends on a few parameters only, kept until they change: the sinusoid
      * [n, d], Transformer-XL's relative sinusoid [2n − 1, d], RoPE's cos then sin [2, n, pairs].
