@@ -511,8 +511,8 @@ void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
     }
     lowEnd = std::clamp(lowEnd, j0, j1);
     highBegin = std::clamp(highBegin, lowEnd, j1);
-    const float* c2pRow = c2p ? t.debertaC2P + static_cast<std::int64_t>(i) * t.debertaStride
-                              : nullptr;
+    const float* c2pRow =
+        c2p ? t.debertaC2P + static_cast<std::int64_t>(i) * t.debertaStride : nullptr;
     const int lowIndex = t.debertaIndex[0], highIndex = t.debertaIndex[2 * n - 2];
     if (lowEnd > j0)
         DebertaConstant(c2p ? c2pRow[highIndex] : 0.0f,

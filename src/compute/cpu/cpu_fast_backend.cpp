@@ -203,8 +203,8 @@ void CpuFastBackend::releaseIdleMemory() {
 }
 
 std::uint64_t CpuFastBackend::heldBytes() const {
-    std::uint64_t bytes = m_sinusoid.bytes() + m_txlSinusoid.bytes() + m_ropeAngles.bytes() +
-                          m_scratch.bytes();
+    std::uint64_t bytes =
+        m_sinusoid.bytes() + m_txlSinusoid.bytes() + m_ropeAngles.bytes() + m_scratch.bytes();
     for (const Tensor& t : m_pool)
         bytes += t.byteSize();
     return bytes;
@@ -388,8 +388,10 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     // ---- Weights in float, row-major ----
     // Column-major W in float is Wᵀ row-major: X·W = gemmABt(X, Wᵀ), a plain contiguous cast.
-    std::vector<float>&WqT = m_scratch.wq, &WkT = m_scratch.wk, &WvT = m_scratch.wv,
-                          &WoT = m_scratch.wo;
+    std::vector<float>& WqT = m_scratch.wq;
+    std::vector<float>& WkT = m_scratch.wk;
+    std::vector<float>& WvT = m_scratch.wv;
+    std::vector<float>& WoT = m_scratch.wo;
     {
         const Eigen::MatrixXd* from[4] = {&w.W_q, &w.W_k, &w.W_v, &w.W_o};
         std::vector<float>* to[4] = {&WqT, &WkT, &WvT, &WoT};
@@ -692,7 +694,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // packing (at a head width of 32 OpenBLAS reached 62–71 % of the peak on the block's shapes).
     const std::int64_t panelSize = cpu::panelFloats(N, dh);
     const std::int64_t chunkSize = cpu::valueChunkFloats(N, dh);
-    std::vector<float>&keyPanels = m_scratch.keyPanels, &vChunks = m_scratch.valueChunks;
+    std::vector<float>& keyPanels = m_scratch.keyPanels;
+    std::vector<float>& vChunks = m_scratch.valueChunks;
     Scratch::fit(keyPanels, static_cast<std::size_t>(H * panelSize));
     Scratch::fit(vChunks, static_cast<std::size_t>(H * chunkSize));
     parallelFor(H, [&](int h) {
