@@ -5,12 +5,18 @@
 #include <QTest>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "task_pool.h"
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 using pe::cpu::TaskPool;
 
@@ -22,6 +28,8 @@ private Q_SLOTS:
     void everyTaskOnce();
     void workersAreCapped();
     void emptyRunReturns();
+    void busyScopeKeepsHelpersOffTheCallersCpu();
+    void busyScopesNestAndRunJobs();
 };
 
 void TestTaskPool::everyTaskOnce_data() {
@@ -84,6 +92,91 @@ void TestTaskPool::emptyRunReturns() {
     int calls = 0;
     pool.run(0, [&](int, int) { ++calls; });
     QCOMPARE(calls, 0);
+}
+
+#if defined(__linux__)
+namespace {
+/** The CPUs this thread may run on. */
+std::vector<int> allowedCpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set))
+                cpus.push_back(c);
+    return cpus;
+}
+
+void pinThisThread(const std::vector<int>& cpus) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpus)
+        CPU_SET(c, &set);
+    QCOMPARE(sched_setaffinity(0, sizeof(set), &set), 0);
+}
+
+/**
+ * Runs two tasks, the caller's blocking until a helper has taken the other (so a helper runs
+ * one), and returns the CPUs that helper may run on, as it sees them.
+ */
+std::vector<int> helperCpus(TaskPool& pool) {
+    std::atomic<bool> helperStarted{false};
+    std::vector<int> seen;
+    pool.run(2, [&](int task, int worker) {
+        if (worker == 0) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!helperStarted.load() && std::chrono::steady_clock::now() < until)
+                std::this_thread::yield();
+            return;
+        }
+        (void)task;
+        seen = allowedCpus();
+        helperStarted.store(true);
+    });
+    return seen;
+}
+} // namespace
+#endif
+
+void TestTaskPool::busyScopeKeepsHelpersOffTheCallersCpu() {
+#if defined(__linux__)
+    const std::vector<int> all = allowedCpus();
+    if (all.size() < 2)
+        QSKIP("one CPU: the helpers have nowhere else to go");
+    TaskPool pool(2);
+    QCOMPARE(helperCpus(pool), all); // no scope: anywhere
+    // The caller stays on one CPU, so that the CPU it opens the scope on is known.
+    pinThisThread({all.front()});
+    std::vector<int> inside, after;
+    {
+        const TaskPool::Busy busy(pool);
+        inside = helperCpus(pool);
+    }
+    after = helperCpus(pool);
+    pinThisThread(all);
+    std::vector<int> others(all.begin() + 1, all.end());
+    QCOMPARE(inside, others); // every CPU but the caller's
+    QCOMPARE(after, all);     // given back when the scope closed
+#else
+    QSKIP("CPU affinity is Linux only");
+#endif
+}
+
+void TestTaskPool::busyScopesNestAndRunJobs() {
+    // Helpers woken by a scope with no job yet, jobs inside nested scopes, and a scope closed
+    // while helpers spin: every task still runs once, and the pool shuts down promptly.
+    TaskPool pool(4);
+    for (int round = 0; round < 50; ++round) {
+        const TaskPool::Busy outer(pool);
+        std::atomic<int> sum{0};
+        {
+            const TaskPool::Busy inner(pool);
+            pool.run(100, [&](int task, int) { sum.fetch_add(task); });
+        }
+        pool.run(100, [&](int task, int) { sum.fetch_add(task); });
+        QCOMPARE(sum.load(), 2 * 4950);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTaskPool)

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <thread>
 
 namespace pe {
@@ -307,6 +308,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const double work = 8.0 * N * double(D) * D + 4.0 * double(N) * N * D;
     const int threads = work < m_minParallelWork ? 1 : m_threads;
     cpu::TaskPool& pool = *m_workers;
+    // The helpers wake now, while this thread prepares the first section, and spin between
+    // sections until the computation returns.
+    std::optional<cpu::TaskPool::Busy> busy;
+    if (threads > 1)
+        busy.emplace(pool);
     auto parallelFor = [&pool, threads](int count, const auto& body) {
         pool.run(
             count, [&body](int task, int) { body(task); }, threads);

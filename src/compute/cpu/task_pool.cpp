@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "task_pool.h"
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 namespace pe::cpu {
 
 namespace {
 
-/** Waits up to TaskPool::kSpin for done() to turn true, politely; returns done(). */
-template <class Done> bool spinFor(const Done& done) {
-    const auto until = std::chrono::steady_clock::now() + TaskPool::kSpin;
+/** Waits up to `spin` for done() to turn true, politely; returns done(). */
+template <class Done> bool spinFor(std::chrono::microseconds spin, const Done& done) {
+    const auto until = std::chrono::steady_clock::now() + spin;
     for (;;) {
         for (int k = 0; k < 64; ++k) {
             if (done())
@@ -24,6 +29,15 @@ template <class Done> bool spinFor(const Done& done) {
 } // namespace
 
 TaskPool::TaskPool(int threads) {
+#if defined(__linux__)
+    // The helpers inherit this thread's CPUs; steerHelpers narrows and restores that set.
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &allowed))
+                m_allowedCpus.push_back(cpu);
+#endif
     for (int w = 1; w < threads; ++w)
         m_helpers.emplace_back([this, w] { helperLoop(w); });
 }
@@ -48,18 +62,71 @@ void TaskPool::work(int worker) {
     }
 }
 
+void TaskPool::steerHelpers(bool awayFromCaller) {
+#if defined(__linux__)
+    if (m_allowedCpus.size() < 2 || (!awayFromCaller && !m_steered))
+        return;
+    const int caller = awayFromCaller ? sched_getcpu() : -1;
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    bool callerAllowed = false;
+    for (const int cpu : m_allowedCpus) {
+        if (cpu == caller)
+            callerAllowed = true;
+        else
+            CPU_SET(cpu, &mask);
+    }
+    if (awayFromCaller && !callerAllowed)
+        return; // the caller runs elsewhere: nothing to keep the helpers from
+    m_steered = awayFromCaller;
+    for (std::thread& t : m_helpers)
+        pthread_setaffinity_np(t.native_handle(), sizeof(mask), &mask);
+#else
+    (void)awayFromCaller;
+#endif
+}
+
+TaskPool::Busy::Busy(TaskPool& pool)
+    : m_pool(pool) {
+    if (pool.m_helpers.empty())
+        return;
+    {
+        std::lock_guard lock(pool.m_mutex);
+        if (pool.m_busy.fetch_add(1, std::memory_order_release) == 0)
+            pool.steerHelpers(true);
+        pool.m_busyOpened.fetch_add(1, std::memory_order_relaxed);
+    }
+    pool.m_wake.notify_all();
+}
+
+TaskPool::Busy::~Busy() {
+    if (m_pool.m_helpers.empty())
+        return;
+    std::lock_guard lock(m_pool.m_mutex);
+    if (m_pool.m_busy.fetch_sub(1, std::memory_order_release) == 1)
+        m_pool.steerHelpers(false);
+}
+
 void TaskPool::helperLoop(int worker) {
     std::uint64_t seen = 0;
+    std::uint64_t opened = 0;
     for (;;) {
-        spinFor([&] {
+        // In a Busy scope: spin longer, and stop spinning as soon as it closes.
+        const bool busy = m_busy.load(std::memory_order_acquire) > 0;
+        spinFor(busy ? kBusySpin : kSpin, [&] {
             return m_generation.load(std::memory_order_acquire) != seen ||
-                   m_stop.load(std::memory_order_acquire);
+                   m_stop.load(std::memory_order_acquire) ||
+                   (busy && m_busy.load(std::memory_order_acquire) == 0);
         });
         {
             std::unique_lock lock(m_mutex);
-            m_wake.wait(lock, [&] { return m_stop || m_generation != seen; });
+            m_wake.wait(lock,
+                        [&] { return m_stop || m_generation != seen || m_busyOpened != opened; });
             if (m_stop)
                 return;
+            opened = m_busyOpened.load(std::memory_order_relaxed);
+            if (m_generation == seen)
+                continue; // woken by a Busy scope: spin for its first section
             seen = m_generation.load(std::memory_order_relaxed);
             if (m_fn == nullptr || worker >= m_maxWorkers)
                 continue;
@@ -99,7 +166,7 @@ void TaskPool::run(int count, const Task& fn, int maxWorkers) {
         return m_done.load(std::memory_order_acquire) == count &&
                m_active.load(std::memory_order_acquire) == 0;
     };
-    spinFor(finished);
+    spinFor(kSpin, finished);
     std::unique_lock lock(m_mutex);
     m_finished.wait(lock, finished);
     m_fn = nullptr; // late helpers of this generation will find no job

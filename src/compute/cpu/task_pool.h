@@ -13,6 +13,13 @@
  * long before it sleeps on the helpers: the next parallel section of a computation follows
  * within microseconds, and waking a thread that slept costs far more where its core has gone
  * idle (a virtual CPU halted by its hypervisor took the engine from 8 to 13 ms at n = 512).
+ *
+ * A computation holds a Busy scope around its parallel sections: opening it wakes the helpers
+ * at once (their wake-up overlaps the caller's serial start), and while it is open they spin up
+ * to kBusySpin between sections, so that serial steps of a few hundred microseconds between
+ * two sections do not put them to sleep. Closing it sends spinning helpers to sleep at once:
+ * they never hold a core after the computation, when the window needs it to draw the result.
+ * While it is open the helpers may not run on the CPU the caller opened it on (steerHelpers).
  */
 
 #include <atomic>
@@ -41,9 +48,34 @@ public:
 
     /** How long a thread spins for the next job (or for the helpers) before it sleeps. */
     static constexpr std::chrono::microseconds kSpin{200};
+    /** How long a helper spins for the next job while a Busy scope is open. */
+    static constexpr std::chrono::microseconds kBusySpin{2000};
+
+    /** A computation's span: helpers awake from its start, spinning between its sections. */
+    class Busy {
+    public:
+        explicit Busy(TaskPool& pool);
+        ~Busy();
+        Busy(const Busy&) = delete;
+        Busy& operator=(const Busy&) = delete;
+
+    private:
+        TaskPool& m_pool;
+    };
 
 private:
     void helperLoop(int worker);
+    /**
+     * Keeps the helpers off the caller's current CPU (or lets them anywhere again). Some
+     * schedulers place a woken thread on its waker's busy CPU rather than on an idle one that
+     * has to be woken first: a 2-vCPU VM queued the helper behind the caller for 2–5 ms, so the
+     * engine ran on one core (10–12 ms at n = 512 instead of 7). A helper on the caller's CPU
+     * adds nothing, so excluding that CPU costs nothing where the scheduler would not have
+     * put it there. Linux only; called under m_mutex.
+     */
+    void steerHelpers(bool awayFromCaller);
+    std::vector<int> m_allowedCpus; ///< the CPUs the helpers may run on, as constructed
+    bool m_steered = false;
     void work(int worker);
 
     std::vector<std::thread> m_helpers;
@@ -61,6 +93,9 @@ private:
     std::atomic<int> m_next{0};
     std::atomic<int> m_done{0};
     std::atomic<int> m_active{0}; ///< helpers inside work(), changed under m_mutex
+    std::atomic<int> m_busy{0};   ///< open Busy scopes
+    /** Counts Busy scopes opened (changed under m_mutex): wakes sleeping helpers to spin. */
+    std::atomic<std::uint64_t> m_busyOpened{0};
 };
 
 } // namespace pe::cpu
