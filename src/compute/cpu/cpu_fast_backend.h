@@ -122,8 +122,9 @@ private:
     /**
      * Scratch of one computation kept for the next: the float weights (Wᵀ), the packed keys and
      * value chunks. Allocated afresh, each came from new zero-filled pages on every change in
-     * the window, whose allocator maps blocks of 256 KB and more (allocator.h). Storage more
-     * than twice a computation's need is dropped, and releaseIdleMemory frees it all.
+     * the window, whose allocator maps the largest blocks (4 MB and more since 2026-11-26;
+     * allocator.h). Storage more than twice a computation's need is dropped, and releaseIdleMemory
+     * frees it all.
      */
     struct Scratch {
         std::vector<float> wq, wk, wv, wo, keyPanels, valueChunks;
