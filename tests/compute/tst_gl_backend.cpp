@@ -497,7 +497,9 @@ void TstGlBackend::pooledMatchesCpuPooled_data() {
     p.sep = true;
     QTest::newRow("mlp/sep/mean") << p << 0 << false;
     // X = E + P made on the CPU by row ranges, the sinusoid's rows among them: [CLS] and [SEP]
-    // rows, and n·d past 2^20, where the ranges run on every hardware thread.
+    // rows, and n·d past 2^20, where the ranges run on every hardware thread. On a CPU
+    // rasteriser (llvmpipe in CI) the second one's fused pass also runs in chunks of 255 query
+    // rows (kCpuRasteriserChunkWork), 5 in all.
     p = base(Scheme::Sinusoidal, 37, 32, 2);
     p.cls = true;
     p.sep = true;

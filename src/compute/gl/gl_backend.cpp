@@ -110,16 +110,30 @@ int ceilDiv(int a, int b) {
     return (a + b - 1) / b;
 }
 
+/** Mesa's llvmpipe and softpipe, SwiftShader: "GPUs" that run on the CPU. */
+bool isCpuRasteriser(const std::string& renderer) {
+    return renderer.find("llvmpipe") != std::string::npos ||
+           renderer.find("softpipe") != std::string::npos ||
+           renderer.find("SwiftShader") != std::string::npos;
+}
+
 bool useDirectGemm(const std::string& renderer) {
     const QByteArray forced = qgetenv("PE_GL_GEMM");
     if (forced == "tiled")
         return false;
     if (forced == "direct")
         return true;
-    return renderer.find("llvmpipe") != std::string::npos ||
-           renderer.find("softpipe") != std::string::npos ||
-           renderer.find("SwiftShader") != std::string::npos;
+    return isCpuRasteriser(renderer);
 }
+
+/**
+ * The most work (query rows × keys × heads × head width) one chunk of the n² pass does on a CPU
+ * rasteriser. A cancelled computation returns once the chunk in flight is done: llvmpipe on two
+ * cores does about 0.7·10⁹ multiply-adds a second here, so a chunk of the window's size at
+ * n = 16,384 (7,812 rows) kept a superseded computation running 6 s; this bound makes it about
+ * 0.4 s. GPUs keep their chunks (sized by memory alone).
+ */
+constexpr std::int64_t kCpuRasteriserChunkWork = std::int64_t{1} << 28;
 
 /** Elements per n×n chunk buffer (1 GiB of floats): heads are processed in groups this fits. */
 constexpr std::int64_t kChunkElems = std::int64_t{1} << 28;
@@ -153,6 +167,15 @@ struct GlBackend::Impl {
     // overrides the choice).
     bool directGemm = be.m_gemmKernel == GemmKernel::Auto ? useDirectGemm(be.m_ctx->renderer())
                                                           : be.m_gemmKernel == GemmKernel::Direct;
+    /** Rows per chunk of the n² pass bounded by kCpuRasteriserChunkWork (1 where a row alone
+     *  is more), on a CPU rasteriser; `rows` unchanged on a GPU. */
+    int boundChunkRows(int rows, std::int64_t workPerRow) const {
+        if (!cpuRasteriser || workPerRow <= 0)
+            return rows;
+        return static_cast<int>(
+            std::clamp<std::int64_t>(kCpuRasteriserChunkWork / workPerRow, 1, std::max(rows, 1)));
+    }
+    bool cpuRasteriser = isCpuRasteriser(be.m_ctx->renderer());
 
     explicit Impl(GlBackend& b)
         : be(b)
@@ -990,6 +1013,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
             std::clamp<std::int64_t>(budget / (std::int64_t{H} * rowFloats), 1, L));
         if (maxRowsPerChunk > 0)
             rc = std::min(rc, maxRowsPerChunk);
+        rc = g.boundChunkRows(rc, std::int64_t{L} * H * dh);
         rc = std::min(rc, 65535 * shape.rows); // work groups per dispatch dimension
         const int plane = H * rc * R;
         const GLuint rowSums = g.buffer(3 * static_cast<std::size_t>(plane) * sizeof(float));
@@ -1126,6 +1150,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         hc = std::min(hc, maxHeadsPerChunk);
     if (maxRowsPerChunk > 0)
         rc = std::min(rc, maxRowsPerChunk);
+    rc = g.boundChunkRows(rc, std::int64_t{hc} * L * dh);
     const std::size_t chunkNN = static_cast<std::size_t>(hc) * rc * L * sizeof(float);
     auto tableBuf = [&](int rows, int cols) {
         return g.buffer(static_cast<std::size_t>(hc) * rows * cols * sizeof(float));
