@@ -128,10 +128,11 @@ bool useDirectGemm(const std::string& renderer) {
 
 /**
  * The most work (query rows × keys × heads × head width) one chunk of the n² pass does on a CPU
- * rasteriser. A cancelled computation returns once the chunk in flight is done: llvmpipe on two
- * cores does about 0.7·10⁹ multiply-adds a second here, so a chunk of the window's size at
- * n = 16,384 (7,812 rows) kept a superseded computation running 6 s; this bound makes it about
- * 0.4 s. GPUs keep their chunks (sized by memory alone).
+ * rasteriser. A cancelled computation returns once the chunk in flight is done: on llvmpipe
+ * (two cores) a chunk sized by memory alone, 7,812 query rows at n = 16,384, d = 512, 8 heads,
+ * kept a superseded computation running 15–23 s; with this bound (16 rows there) it returned
+ * within 0.3 s, and a whole computation at n = 4,096 took as long as before (24 s). GPUs keep
+ * their chunks.
  */
 constexpr std::int64_t kCpuRasteriserChunkWork = std::int64_t{1} << 28;
 
