@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <thread>
@@ -499,7 +500,7 @@ void TstGlBackend::pooledMatchesCpuPooled_data() {
     // X = E + P made on the CPU by row ranges, the sinusoid's rows among them: [CLS] and [SEP]
     // rows, and n·d past 2^20, where the ranges run on every hardware thread. On a CPU
     // rasteriser (llvmpipe in CI) the second one's fused pass also runs in chunks of 255 query
-    // rows (kCpuRasteriserChunkWork), 5 in all.
+    // rows and its projections in chunks of 256 (kCpuRasteriserChunkWork), 5 of each.
     p = base(Scheme::Sinusoidal, 37, 32, 2);
     p.cls = true;
     p.sep = true;
@@ -543,7 +544,10 @@ void TstGlBackend::pooledMatchesCpuPooled() {
     const auto cpu = createBackend(BackendKind::CpuFast);
     const Expected<PooledTrace> want = cpu->computePooled(params, w, req);
     Backend& gl = *m_gl;
-    const Expected<PooledTrace> got = gl.computePooled(params, w, req);
+    // With a cancel flag, as the window computes: on a CPU rasteriser large products then run
+    // in row chunks, the flag checked between them (the n·d past 2^20 row's projections).
+    const std::atomic<bool> notCancelled{false};
+    const Expected<PooledTrace> got = gl.computePooled(params, w, req, &notCancelled);
     QVERIFY2(want.ok() && got.ok(), got.ok() ? "cpu failed" : got.error().message.c_str());
     QCOMPARE(got->region, want->region);
     for (const char* name : {"logits", "weights"}) {
