@@ -177,6 +177,8 @@ struct GlBackend::Impl {
             std::clamp<std::int64_t>(kCpuRasteriserChunkWork / workPerRow, 1, std::max(rows, 1)));
     }
     bool cpuRasteriser = isCpuRasteriser(be.m_ctx->renderer());
+    const std::atomic<bool>* cancel =
+        nullptr; ///< the computation's (runForward), for gemm's chunks
 
     explicit Impl(GlBackend& b)
         : be(b)
@@ -520,7 +522,7 @@ struct GlBackend::Impl {
             return;
         }
         for (int m0 = 0; m0 < g.M && ok(); m0 += rows) {
-            if (cancel->load()) {
+            if (cancelled(cancel)) {
                 error = "cancelled";
                 return;
             }
@@ -532,8 +534,6 @@ struct GlBackend::Impl {
             f.Finish(); // done before the next check
         }
     }
-    const std::atomic<bool>* cancel = nullptr; ///< the computation's, for gemm's chunks
-
     void gemmOnce(GLuint A, GLuint B, GLuint C, const GemmDesc& g) {
         const GLuint prog = program(directGemm ? "gemm_direct" : "gemm");
         if (!ok())
