@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "map_image.h"
 #include "qcp.h"
 
 namespace pe {
@@ -20,53 +21,6 @@ constexpr int kLabelLimit = 48; // token labels on the axes up to this many posi
 
 /** Masked cells (−inf logits, all-masked pooled cells): a grey no colour map uses. */
 const QColor kMaskedColour(190, 190, 190);
-
-/**
- * Colour-map data whose cells are written in one pass: setCell costs a call, a bounds check and
- * a bounds update per cell (a millisecond per change on the attention tab at n = 512). The map
- * keeps one of these and resizes it only when the cell count changes.
- */
-class DirectMapData : public QCPColorMapData {
-public:
-    using QCPColorMapData::QCPColorMapData;
-    /** Row-major cells (row = value index); the map redraws its image at the next paint. */
-    double* cells() {
-        mDataModified = true;
-        return mData;
-    }
-    void setBounds(double lo, double hi) { mDataBounds = QCPRange(lo, hi); }
-};
-
-/**
- * Shows a grid on a colour map (cell centres at keys × values), reusing its data object. Masked
- * (infinite) cells become NaN, drawn in grey.
- */
-void showGrid(QCPColorMap* map, const Grid& g, const QCPRange& keys, const QCPRange& values) {
-    // QCPColorMapData is not polymorphic: the map remembers the object it was given here.
-    constexpr const char* kDirect = "pe-direct-map-data";
-    auto* data = static_cast<DirectMapData*>(map->property(kDirect).value<void*>());
-    if (!data || static_cast<QCPColorMapData*>(data) != map->data()) {
-        data = new DirectMapData(g.cols, g.rows, keys, values);
-        map->setData(data, false);
-        map->setProperty(kDirect, QVariant::fromValue(static_cast<void*>(data)));
-    } else {
-        data->setSize(g.cols, g.rows); // no reallocation when unchanged
-        data->setRange(keys, values);
-    }
-    if (g.empty())
-        return;
-    double* cells = data->cells();
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    const std::size_t count = g.values.size();
-    for (std::size_t i = 0; i < count; ++i) {
-        const double v = g.values[i];
-        const bool finite = v - v == 0.0; // false for ±inf and NaN
-        cells[i] = finite ? v : std::numeric_limits<double>::quiet_NaN();
-        lo = finite && v < lo ? v : lo;
-        hi = finite && v > hi ? v : hi;
-    }
-    data->setBounds(lo, hi);
-}
 
 QCPColorGradient stops(std::initializer_list<const char*> colours) {
     QCPColorGradient g;
@@ -205,6 +159,96 @@ QString wrapAtCommas(const QString& text, const QFontMetrics& fm, int width) {
 
 } // namespace
 
+/**
+ * A colour map that keeps the pooled grid it shows and colours it itself (colourCells: one pass,
+ * pixel-identical to QCustomPlot's colouring), or takes the image a preparing job coloured on
+ * another thread. QCPColorMapData is only sized and placed, never filled: the copy into it and
+ * QCustomPlot's colorize cost the GUI thread 2–3 ms per change on the attention tab at n = 512.
+ */
+class FastColorMap : public QCPColorMap {
+public:
+    using QCPColorMap::QCPColorMap;
+
+    /**
+     * Shows `g` (row r = value index r) with its cell centres spread over keys × values.
+     * `ready`, if not null, is colourCells' image of `g` for `readyGradient` over `readyRange`:
+     * it is used if the map's gradient and range are those when it is next drawn.
+     */
+    void setCells(Grid g, const QCPRange& keys, const QCPRange& values, QImage ready = {},
+                  const QCPColorGradient& readyGradient = {}, const QCPRange& readyRange = {}) {
+        // QCPColorMapData is not polymorphic: the map remembers the object it was given here.
+        auto* data = static_cast<MapData*>(property(kData).value<void*>());
+        if (!data || static_cast<QCPColorMapData*>(data) != mMapData) {
+            data = new MapData(g.cols, g.rows, keys, values);
+            setData(data, false);
+            setProperty(kData, QVariant::fromValue(static_cast<void*>(data)));
+        } else {
+            data->setSize(g.cols, g.rows); // no reallocation when unchanged
+            data->setRange(keys, values);
+        }
+        m_cells = std::move(g);
+        m_ready = std::move(ready);
+        m_readyGradient = readyGradient;
+        m_readyRange = readyRange;
+        mMapImageInvalidated = true;
+    }
+    const Grid& cells() const { return m_cells; }
+
+protected:
+    void updateMapImage() override {
+        auto* data = static_cast<MapData*>(property(kData).value<void*>());
+        if (!data || static_cast<QCPColorMapData*>(data) != mMapData || data->isEmpty() ||
+            m_cells.cols != data->keySize() || m_cells.rows != data->valueSize()) {
+            QCPColorMap::updateMapImage(); // data set from outside (none here): QCP's way
+            return;
+        }
+        const bool linear =
+            mDataScaleType == QCPAxis::stLinear && !mGradient.periodic() && mKeyAxis &&
+            mKeyAxis->orientation() == Qt::Horizontal && !mInterpolate;
+        if (linear && !m_ready.isNull() && m_readyGradient == mGradient &&
+            m_readyRange == mDataRange) {
+            mMapImage = std::move(m_ready);
+        } else if (linear) {
+            if (m_table.empty() || !(m_tableFor == mGradient)) {
+                m_table = colourTable(mGradient);
+                m_tableFor = mGradient;
+            }
+            colourCells(m_cells, m_table, mDataRange.lower, mDataRange.upper, &mMapImage);
+        } else {
+            data->fillFrom(m_cells);
+            QCPColorMap::updateMapImage();
+        }
+        m_ready = QImage();
+        data->settle();
+        mMapImageInvalidated = false;
+    }
+
+private:
+    /** The colour map's data object: sized and placed by FastColorMap, which keeps the cells. */
+    class MapData : public QCPColorMapData {
+    public:
+        using QCPColorMapData::QCPColorMapData;
+        /** The map's image is up to date with this object's size and range. */
+        void settle() { mDataModified = false; }
+        /** Copies `g` in (masked cells as NaN), for QCustomPlot's own colouring. */
+        void fillFrom(const Grid& g) {
+            const std::size_t count = g.values.size();
+            for (std::size_t i = 0; i < count; ++i) {
+                const double v = g.values[i];
+                mData[i] = v - v == 0.0 ? v : std::numeric_limits<double>::quiet_NaN();
+            }
+        }
+    };
+
+    static constexpr const char* kData = "pe-map-data";
+    Grid m_cells;
+    QImage m_ready;
+    QCPColorGradient m_readyGradient;
+    QCPRange m_readyRange;
+    ColourTable m_table;
+    QCPColorGradient m_tableFor;
+};
+
 QString toString(ColorMapKind k) {
     switch (k) {
     case ColorMapKind::Auto:
@@ -255,11 +299,11 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         overlay->setMode(QCPLayer::lmLogical);
     m_plot->installEventFilter(this);
 
-    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_map = new FastColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
     m_map->setTightBoundary(false); // whole cells: the outer ones are not cut in half
     // A full-resolution tile of a pooled matrix, drawn over the pooled map.
-    m_tileMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_tileMap = new FastColorMap(m_plot->xAxis, m_plot->yAxis);
     m_tileMap->setInterpolate(false);
     m_tileMap->setTightBoundary(false);
     m_tileMap->setVisible(false);
@@ -623,9 +667,9 @@ void HeatmapView::rebuild() {
     // Bin k covers [c0 + k·w/out, c0 + (k+1)·w/out) in cells; place the bin centres accordingly.
     const double cw = static_cast<double>(c1 - c0) / p.cols;
     const double rh = static_cast<double>(r1 - r0) / p.rows;
-    showGrid(m_map, p, QCPRange(c0 - 0.5 + cw / 2, c1 - 0.5 - cw / 2),
-             QCPRange(r0 - 0.5 + rh / 2, r1 - 0.5 - rh / 2));
     m_displayed = QSize(p.cols, p.rows);
+    m_map->setCells(std::move(p), QCPRange(c0 - 0.5 + cw / 2, c1 - 0.5 - cw / 2),
+                    QCPRange(r0 - 0.5 + rh / 2, r1 - 0.5 - rh / 2));
     ++m_redraws;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -693,8 +737,8 @@ void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
     const double x0 = region.c0 * sx - 0.5, x1 = region.c1 * sx - 0.5;
     const double y0 = region.r0 * sy - 0.5, y1 = region.r1 * sy - 0.5;
     const double cw = (x1 - x0) / m_tile.cols, rh = (y1 - y0) / m_tile.rows;
-    showGrid(m_tileMap, m_tile, QCPRange(x0 + cw / 2, x1 - cw / 2),
-             QCPRange(y0 + rh / 2, y1 - rh / 2));
+    m_tileMap->setCells(m_tile, QCPRange(x0 + cw / 2, x1 - cw / 2),
+                        QCPRange(y0 + rh / 2, y1 - rh / 2));
     m_tileMap->setVisible(true);
     m_tileNote = note;
     if (m_subtitle) // under the title: "tile i a–b × j c–d, full resolution"

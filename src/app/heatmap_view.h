@@ -21,6 +21,8 @@ class QMouseEvent;
 
 namespace pe {
 
+class FastColorMap;
+
 enum class ColorMapKind { Auto, Viridis, Magma, Greys, RdBu, PuOr };
 
 /** What a heat map shows: titles and axis labels; labels are per row / column index. */
@@ -151,13 +153,13 @@ private:
     double cell(int r, int c) const;
 
     QCustomPlot* m_plot;
-    QCPColorMap* m_map;
+    FastColorMap* m_map;
     QCPColorScale* m_scale = nullptr;
     QCPTextElement* m_title = nullptr;
     QCPTextElement* m_subtitle = nullptr;
     QLabel* m_readout = nullptr;
     QTimer* m_rebuildTimer;
-    QCPColorMap* m_tileMap;
+    FastColorMap* m_tileMap;
     QTimer* m_tileTimer;
     Grid m_tile;
     PoolRegion m_tileRegion;
