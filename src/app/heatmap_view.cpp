@@ -4,7 +4,6 @@
 #include <QEvent>
 #include <QLabel>
 #include <QTimer>
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -202,9 +201,8 @@ protected:
             QCPColorMap::updateMapImage(); // data set from outside (none here): QCP's way
             return;
         }
-        const bool linear =
-            mDataScaleType == QCPAxis::stLinear && !mGradient.periodic() && mKeyAxis &&
-            mKeyAxis->orientation() == Qt::Horizontal && !mInterpolate;
+        const bool linear = mDataScaleType == QCPAxis::stLinear && !mGradient.periodic() &&
+                            mKeyAxis && mKeyAxis->orientation() == Qt::Horizontal && !mInterpolate;
         if (linear && !m_ready.isNull() && m_readyGradient == mGradient &&
             m_readyRange == mDataRange) {
             mMapImage = std::move(m_ready);
@@ -280,10 +278,10 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     , m_plot(new QueuedResizePlot(this))
     , m_rebuildTimer(new QTimer(this))
     , m_compact(compact) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    layout->addWidget(m_plot, 1);
+    // No layout object: placeChildren() puts the plot above the read-out. A layout would pass
+    // every size-hint change of the plot up the widget tree (its colour scale's margins change
+    // with the tick labels, so most changes), and each such request lays the whole window out
+    // again and repaints the tab widget holding the view.
     // Never 0 × 0, even hidden in a splitter: a zero-sized plot's paint buffer cannot be drawn
     // into (QPainter warnings when a window holding it is grabbed).
     m_plot->setMinimumSize(16, 16);
@@ -346,7 +344,6 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
         m_readout->setToolTip(
             tr("Cell under the mouse: query i, key j, their tokens and the value"));
-        layout->addWidget(m_readout);
     } else {
         m_plot->xAxis->setTickLabels(false);
         m_plot->yAxis->setTickLabels(false);
@@ -604,7 +601,37 @@ void HeatmapView::applyTicks() {
     }
 }
 
+QSize HeatmapView::sizeHint() const {
+    // QCustomPlot narrows sizeHint to protected; it is public on QWidget.
+    QSize s = static_cast<const QWidget*>(m_plot)->sizeHint().expandedTo(m_plot->minimumSize());
+    if (m_readout) {
+        const QSize r = m_readout->sizeHint();
+        s = QSize(std::max(s.width(), r.width()), s.height() + kReadoutSpacing + r.height());
+    }
+    return s;
+}
+
+QSize HeatmapView::minimumSizeHint() const {
+    QSize s = m_plot->minimumSize();
+    if (m_readout) {
+        const QSize r = m_readout->minimumSizeHint();
+        s = QSize(std::max(s.width(), r.width()), s.height() + kReadoutSpacing + r.height());
+    }
+    return s;
+}
+
+void HeatmapView::placeChildren() {
+    int plotHeight = height();
+    if (m_readout) {
+        const int h = m_readout->sizeHint().height();
+        plotHeight = std::max(height() - h - kReadoutSpacing, 0);
+        m_readout->setGeometry(0, height() - h, width(), h);
+    }
+    m_plot->setGeometry(0, 0, width(), plotHeight);
+}
+
 void HeatmapView::resizeEvent(QResizeEvent* e) {
+    placeChildren(); // before pooling: rebuild() pools for the plot's new size
     QWidget::resizeEvent(e);
     // New data not painted yet (a neighbouring view was shown or hidden by the same change):
     // pool for the new size now, so the change costs one paint. Otherwise the resize is a step of

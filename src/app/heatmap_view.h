@@ -101,6 +101,9 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     QString hoverText() const { return m_hover; }
 
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
     /** Zoom and pan together with `other` (both ways), for maps of the same positions. */
     void linkTo(HeatmapView* other);
 
@@ -137,6 +140,9 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
+    static constexpr int kReadoutSpacing = 2;
+    /** The plot above the read-out line, filling the view. */
+    void placeChildren();
     void scheduleRebuild();
     void rebuild();
     void applyGradient();

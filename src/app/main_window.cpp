@@ -45,6 +45,27 @@
 
 namespace pe {
 
+namespace {
+
+/**
+ * Sets the text of a status-bar label that changes every frame without laying the window out
+ * again. QLabel::setText asks the layout above it to recompute whenever the label's size may
+ * change, and that request climbs from the status bar to the main window: a relayout of the
+ * whole window per frame. A label of fixed size asks nothing, so the label keeps one, widened
+ * when a text needs more room and narrowed only when one needs much less.
+ */
+void setFrameText(QLabel* label, const QString& text) {
+    label->setText(text);
+    const QSize hint = label->sizeHint();
+    const int width = label->maximumWidth();
+    if (hint.width() > width || hint.width() + 80 < width)
+        label->setFixedWidth(hint.width() + 24); // a little room: one more digit fits
+    if (label->maximumHeight() != hint.height())
+        label->setFixedHeight(hint.height());
+}
+
+} // namespace
+
 MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     : QMainWindow(parent)
     , m_persist(persist)
@@ -390,7 +411,7 @@ void MainWindow::showPending() {
     if (!r.error.isEmpty()) {
         if (r.error != QLatin1String("cancelled"))
             statusBar()->showMessage(tr("Error: %1").arg(r.error), 8000);
-        m_timing->setText(QStringLiteral("%1 | %2").arg(r.error, r.backend));
+        setFrameText(m_timing, QStringLiteral("%1 | %2").arg(r.error, r.backend));
         announceBackend(r);
         return;
     }
@@ -410,14 +431,15 @@ void MainWindow::showPending() {
     m_stepper->setWeightsLabel(r.weights);
     m_stepper->setTrace(r.trace);
     ++m_frames;
-    m_timing->setText(
+    setFrameText(
+        m_timing,
         tr("compute %1 ms | render %2 ms | %3")
-            .arg(r.computeMs, 0, 'f', 1)
-            .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
-            .arg(r.backend == QLatin1String("gl")
-                     ? tr("gl: %1").arg(r.device.section(QLatin1Char('('), 0, 0).trimmed())
-                     : r.backend) +
-        (r.pool.pooled ? QStringLiteral(" | %1").arg(r.pool.describe()) : QString()));
+                .arg(r.computeMs, 0, 'f', 1)
+                .arg(static_cast<double>(render.nsecsElapsed()) / 1e6, 0, 'f', 1)
+                .arg(r.backend == QLatin1String("gl")
+                         ? tr("gl: %1").arg(r.device.section(QLatin1Char('('), 0, 0).trimmed())
+                         : r.backend) +
+            (r.pool.pooled ? QStringLiteral(" | %1").arg(r.pool.describe()) : QString()));
     announceBackend(r);
     Q_EMIT frameShown();
 }

@@ -412,7 +412,8 @@ void ParamsPanel::updateEnabled() {
     show(m_mlpHidden, s == Scheme::Mlp);
     m_optionsBox->setTitle(tr("%1 options").arg(schemeTitle(s)));
     // Shaw's clip distance is DeBERTa v1's span.
-    if (auto* clipLabel = qobject_cast<QLabel*>(m_options->labelForField(m_clip)))
+    if (auto* clipLabel = qobject_cast<QLabel*>(m_options->labelForField(m_clip));
+        clipLabel && clipLabel->text() != (deb ? tr("Span &k") : tr("Clip &k")))
         clipLabel->setText(deb ? tr("Span &k") : tr("Clip &k"));
     const auto kind = static_cast<InputKind>(m_inputKind->currentData().toInt());
     m_sentence->setEnabled(kind == InputKind::Sentence);
@@ -545,7 +546,9 @@ void ParamsPanel::setValues(const Params& p, const InputChoice& in) {
 // The valid length counts [CLS]/[SEP] (Params::seqLen); a value past the sequence is one the
 // computation refuses, so the box ends there and a shorter sequence pulls the value down.
 void ParamsPanel::updateValidLenRange() {
-    m_validLen->setMaximum(params().seqLen());
+    // Only when it changes: setting a spin box's range lays the panel out again.
+    if (const int n = params().seqLen(); m_validLen->maximum() != n)
+        m_validLen->setMaximum(n);
 }
 
 void ParamsPanel::onEdited() {

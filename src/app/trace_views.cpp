@@ -325,7 +325,8 @@ QString TraceViews::caption() const {
 void TraceViews::refresh() {
     if (!m_trace)
         return;
-    m_weightsCaption->setText(m_weightsLabel);
+    if (m_weightsCaption->text() != m_weightsLabel) // an unchanged text lays nothing out again
+        m_weightsCaption->setText(m_weightsLabel);
     // Only the tab on screen is prepared now; the others when they are opened, so a slider drag
     // pays for one view, not five.
     m_stale = {true, true, true, true};

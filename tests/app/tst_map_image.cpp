@@ -49,9 +49,18 @@ Grid testGrid(int rows, int cols, double lo, double hi, unsigned seed) {
     std::uniform_real_distribution<double> u(lo - 0.25 * (hi - lo), hi + 0.25 * (hi - lo));
     const double inf = std::numeric_limits<double>::infinity();
     const double step = (hi - lo) / 255;
-    const double special[] = {lo,         hi,         lo - 1e-12, hi + 1e-12,     lo + step,
-                              lo + 3 * step - 1e-13, -inf,        inf,            std::nan(""),
-                              lo - 1e6 * (hi - lo),  hi + 1e6 * (hi - lo), 0.0};
+    const double special[] = {lo,
+                              hi,
+                              lo - 1e-12,
+                              hi + 1e-12,
+                              lo + step,
+                              lo + 3 * step - 1e-13,
+                              -inf,
+                              inf,
+                              std::nan(""),
+                              lo - 1e6 * (hi - lo),
+                              hi + 1e6 * (hi - lo),
+                              0.0};
     for (std::size_t k = 0; k < g.values.size(); ++k)
         g.values[k] = k % 7 == 3 ? special[(k / 7) % std::size(special)] : u(rng);
     return g;
@@ -65,12 +74,11 @@ void TestMapImage::matchesQCustomPlotsColouring_data() {
     QTest::addColumn<double>("lo");
     QTest::addColumn<double>("hi");
     QTest::addColumn<int>("preset");
-    QTest::newRow("512² viridis-like") << 512 << 512 << 0.0 << 1.0
-                                       << int(QCPColorGradient::gpPolar);
-    QTest::newRow("signed, not square") << 300 << 257 << -3.5 << 3.5
-                                        << int(QCPColorGradient::gpThermal);
-    QTest::newRow("oversampled 10 × 7") << 10 << 7 << -1.0 << 4.5
-                                        << int(QCPColorGradient::gpHot);
+    QTest::newRow("512² viridis-like")
+        << 512 << 512 << 0.0 << 1.0 << int(QCPColorGradient::gpPolar);
+    QTest::newRow("signed, not square")
+        << 300 << 257 << -3.5 << 3.5 << int(QCPColorGradient::gpThermal);
+    QTest::newRow("oversampled 10 × 7") << 10 << 7 << -1.0 << 4.5 << int(QCPColorGradient::gpHot);
     QTest::newRow("one row") << 1 << 150 << 2.0 << 2.5 << int(QCPColorGradient::gpGrayscale);
     QTest::newRow("199 × 201 (oversampled one way)")
         << 199 << 201 << -1e-3 << 2e-3 << int(QCPColorGradient::gpJet);
