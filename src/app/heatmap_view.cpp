@@ -6,6 +6,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -134,6 +135,52 @@ bool isDiverging(ColorMapKind k) {
     return k == ColorMapKind::RdBu || k == ColorMapKind::PuOr;
 }
 
+/** The colour map a view draws with and the data range it spans. */
+struct ColourChoice {
+    ColorMapKind kind = ColorMapKind::Viridis; ///< never Auto
+    double lo = 0.0;
+    double hi = 1.0;
+};
+
+/**
+ * What a view asked for `requested` draws data spanning lo … hi with (`any`: some value is
+ * finite; with none the range is 0 … 1): auto is RdBu for signed data and viridis otherwise, a
+ * diverging map is centred on 0, and an empty range is widened to lo … lo + 1. The views and
+ * the jobs that colour their cells ahead both decide here.
+ */
+ColourChoice colourChoice(ColorMapKind requested, double lo, double hi, bool any) {
+    if (!any) {
+        lo = 0.0;
+        hi = 1.0;
+    }
+    ColourChoice c;
+    c.kind = requested;
+    if (c.kind == ColorMapKind::Auto)
+        c.kind = lo < 0 && hi > 0 ? ColorMapKind::RdBu : ColorMapKind::Viridis;
+    if (isDiverging(c.kind)) {
+        const double a = std::max({std::abs(lo), std::abs(hi), 1e-12});
+        lo = -a;
+        hi = a;
+    }
+    if (!(hi > lo))
+        hi = lo + 1.0;
+    c.lo = lo;
+    c.hi = hi;
+    return c;
+}
+
+/** The levels of each colour map (read once, on whichever thread asks first). */
+const ColourTable& tableFor(ColorMapKind k) {
+    static const std::array<ColourTable, 6> tables = [] {
+        std::array<ColourTable, 6> t;
+        for (ColorMapKind kind : {ColorMapKind::Auto, ColorMapKind::Viridis, ColorMapKind::Magma,
+                                  ColorMapKind::Greys, ColorMapKind::RdBu, ColorMapKind::PuOr})
+            t[static_cast<std::size_t>(kind)] = colourTable(gradientFor(kind));
+        return t;
+    }();
+    return tables[static_cast<std::size_t>(k)];
+}
+
 /**
  * `text` with line breaks at the ", " between its items wherever the next item would pass
  * `width` pixels; an item wider than that stays on a line of its own (and is clipped).
@@ -192,6 +239,8 @@ public:
         mMapImageInvalidated = true;
     }
     const Grid& cells() const { return m_cells; }
+    /** Images this map coloured itself (those handed in ready are not counted). */
+    int colourings() const { return m_colourings; }
 
 protected:
     void updateMapImage() override {
@@ -212,9 +261,11 @@ protected:
                 m_tableFor = mGradient;
             }
             colourCells(m_cells, m_table, mDataRange.lower, mDataRange.upper, &mMapImage);
+            ++m_colourings;
         } else {
             data->fillFrom(m_cells);
             QCPColorMap::updateMapImage();
+            ++m_colourings;
         }
         m_ready = QImage();
         data->settle();
@@ -245,6 +296,7 @@ private:
     QCPRange m_readyRange;
     ColourTable m_table;
     QCPColorGradient m_tableFor;
+    int m_colourings = 0;
 };
 
 QString toString(ColorMapKind k) {
@@ -407,22 +459,12 @@ void HeatmapView::setPoolMode(PoolMode m) {
 }
 
 void HeatmapView::applyGradient() {
-    ColorMapKind k = m_colorMap;
-    if (k == ColorMapKind::Auto)
-        k = m_signed ? ColorMapKind::RdBu : ColorMapKind::Viridis;
-    m_map->setGradient(gradientFor(k));
-    m_tileMap->setGradient(gradientFor(k));
-    double lo = m_lo;
-    double hi = m_hi;
-    if (isDiverging(k)) { // centre the diverging map on 0
-        const double a = std::max({std::abs(lo), std::abs(hi), 1e-12});
-        lo = -a;
-        hi = a;
-    }
-    if (!(hi > lo))
-        hi = lo + 1.0;
-    m_map->setDataRange(QCPRange(lo, hi));
-    m_tileMap->setDataRange(QCPRange(lo, hi));
+    const ColourChoice c = colourChoice(m_colorMap, m_lo, m_hi, true);
+    const QCPColorGradient g = gradientFor(c.kind);
+    m_map->setGradient(g);
+    m_tileMap->setGradient(g);
+    m_map->setDataRange(QCPRange(c.lo, c.hi));
+    m_tileMap->setDataRange(QCPRange(c.lo, c.hi));
 }
 
 void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
@@ -456,7 +498,8 @@ std::function<HeatmapView::PreparedSlice()> HeatmapView::slicePreparer(const Ten
         return [] { return PreparedSlice{}; };
     const QSize target = poolTarget();
     const PoolMode mode = m_pool;
-    return [tensor, head, target, mode] {
+    const ColorMapKind colours = m_colorMap;
+    return [tensor, head, target, mode, colours] {
         PreparedSlice s;
         s.target = target;
         s.mode = mode;
@@ -465,6 +508,12 @@ std::function<HeatmapView::PreparedSlice()> HeatmapView::slicePreparer(const Ten
         const int cols = static_cast<int>(tensor->dim(rank - 1));
         s.cells = poolSlice(*tensor, head, 0, rows, 0, cols, target.height(), target.width(), mode,
                             &s.lo, &s.hi, &s.any, false);
+        // Coloured here too, as the view will colour them (its map used if it still matches).
+        const ColourChoice c = colourChoice(colours, s.lo, s.hi, s.any);
+        colourCells(s.cells, tableFor(c.kind), c.lo, c.hi, &s.image);
+        s.imageColours = c.kind;
+        s.imageLo = c.lo;
+        s.imageHi = c.hi;
         return s;
     };
 }
@@ -487,6 +536,10 @@ void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tens
         prepared.mode == m_pool) {
         m_prepooledFor = prepared.target; // pooled ahead, maybe with other views in parallel
         m_prepooled = std::move(prepared.cells);
+        m_prepooledImage = std::move(prepared.image);
+        m_prepooledColours = prepared.imageColours;
+        m_prepooledLo = prepared.imageLo;
+        m_prepooledHi = prepared.imageHi;
         m_lo = prepared.lo;
         m_hi = prepared.hi;
         any = prepared.any;
@@ -526,7 +579,6 @@ void HeatmapView::showMatrix(const HeatmapInfo& info, bool any) {
         m_lo = 0;
         m_hi = 1;
     }
-    m_signed = m_lo < 0 && m_hi > 0;
     m_title->setText(info.title);
     fitSubtitle();
     if (!m_compact) {
@@ -681,22 +733,29 @@ void HeatmapView::rebuild() {
     const int outCols = target.width();
     const int outRows = target.height();
     Grid p;
+    QImage image; // the cells coloured by the job that pooled them, if one did
     if (!m_prepooled.empty() && r0 == 0 && c0 == 0 && r1 == m_rows && c1 == m_cols &&
-        m_prepooledFor == target)
+        m_prepooledFor == target) {
         p = std::move(m_prepooled); // pooled by setSlice, with the colour range
-    else if (m_tensor)
+        image = std::move(m_prepooledImage);
+    } else if (m_tensor) {
         p = poolSlice(*m_tensor, m_sliceHead, r0, r1, c0, c1, outRows, outCols, m_pool);
-    else
+    } else {
         p = pool(m_grid, r0, r1, c0, c1, outRows, outCols, m_pool);
+    }
     m_prepooled = {};
+    m_prepooledImage = QImage();
     checkTile(r1 - r0 < outRows || c1 - c0 < outCols);
 
     // Bin k covers [c0 + k·w/out, c0 + (k+1)·w/out) in cells; place the bin centres accordingly.
     const double cw = static_cast<double>(c1 - c0) / p.cols;
     const double rh = static_cast<double>(r1 - r0) / p.rows;
     m_displayed = QSize(p.cols, p.rows);
+    const QCPColorGradient imageGradient =
+        image.isNull() ? QCPColorGradient() : gradientFor(m_prepooledColours);
     m_map->setCells(std::move(p), QCPRange(c0 - 0.5 + cw / 2, c1 - 0.5 - cw / 2),
-                    QCPRange(r0 - 0.5 + rh / 2, r1 - 0.5 - rh / 2));
+                    QCPRange(r0 - 0.5 + rh / 2, r1 - 0.5 - rh / 2), std::move(image), imageGradient,
+                    QCPRange(m_prepooledLo, m_prepooledHi));
     ++m_redraws;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -790,6 +849,10 @@ void HeatmapView::fitSubtitle() {
     m_subtitleFull = full;
     m_subtitleWidth = width;
     m_subtitle->setText(wrapAtCommas(full, QFontMetrics(m_subtitle->font()), width));
+}
+
+int HeatmapView::mapsColoured() const {
+    return m_map->colourings();
 }
 
 QString HeatmapView::titleText() const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QCoreApplication>
+#include <QImage>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -72,6 +73,11 @@ public:
         Grid cells;
         double lo = 0.0, hi = 0.0;
         bool any = false;
+        /** The cells coloured as the view will colour them: with imageColours over imageLo …
+         *  imageHi (the view draws it if its map and range are still those). */
+        QImage image;
+        ColorMapKind imageColours = ColorMapKind::Viridis;
+        double imageLo = 0.0, imageHi = 1.0;
     };
     /**
      * A job that pools head `head` of `tensor` as setSlice would at this view's current size
@@ -98,6 +104,8 @@ public:
     /** Size of the grid last handed to QCustomPlot (after pooling). */
     QSize displayedCells() const { return m_displayed; }
     int redrawCount() const { return m_redraws; }
+    /** Images of the map coloured on this (the GUI) thread: not those a preparing job coloured. */
+    int mapsColoured() const;
     QCustomPlot* plot() const { return m_plot; }
     QString hoverText() const { return m_hover; }
 
@@ -181,6 +189,10 @@ private:
     int m_sliceHead = 0;
     Grid m_prepooled; ///< setSlice: the whole slice pooled to m_prepooledFor, for rebuild()
     QSize m_prepooledFor;
+    QImage m_prepooledImage; ///< m_prepooled coloured by its job, with these colours and range
+    ColorMapKind m_prepooledColours = ColorMapKind::Viridis;
+    double m_prepooledLo = 0.0;
+    double m_prepooledHi = 1.0;
     int m_rows = 0;
     int m_cols = 0;
     HeatmapInfo m_info;
@@ -190,7 +202,6 @@ private:
     QString m_hover;
     int m_redraws = 0;
     bool m_compact;
-    bool m_signed = false;
     double m_lo = 0; ///< data range of the whole grid (the colour scale stays put while zooming)
     double m_hi = 1;
     bool m_dirty = false;     ///< data arrived while hidden: rebuild when shown

@@ -631,12 +631,23 @@ void TraceViews::refreshRelative() {
         m_bias->clear(tr("zoom the attention or logits maps for full-resolution tiles"));
         return;
     }
-    // Index and bias up to kMaxCells per side are shown in place; larger ones binned.
+    // Index and bias up to kMaxCells per side are shown in place (pooled and coloured by two
+    // jobs at once); larger ones binned.
+    const int h = m_head->value();
+    int bbr = 1, bbc = 1;
     const Tensor* idxInPlace = inPlace("rel_index", &br, &bc);
+    const Tensor* biasInPlace = inPlace("bias", &bbr, &bbc);
+    std::vector<std::function<HeatmapView::PreparedSlice()>> preparers;
+    if (idxInPlace)
+        preparers.push_back(m_relIndex->slicePreparer(idxInPlace, 0));
+    if (biasInPlace)
+        preparers.push_back(m_bias->slicePreparer(biasInPlace, h));
+    std::vector<HeatmapView::PreparedSlice> prepared = runConcurrently(std::move(preparers));
     Grid idx = idxInPlace ? Grid{} : slice("rel_index", 0, &br, &bc);
     if (idxInPlace) {
         m_relIndex->setSlice(m_trace, idxInPlace, 0,
-                             infoFor(tr("relative index / bucket"), tr("index"), br, bc));
+                             infoFor(tr("relative index / bucket"), tr("index"), br, bc),
+                             std::move(prepared.front()));
     } else if (idx.empty() && m_trace->find("urpe_C")) {
         // URPE has no index matrix; its table C[h, j − i], spread over the n × n grid
         // (trace tensor urpe_C [heads, n, n]), takes the place.
@@ -648,9 +659,10 @@ void TraceViews::refreshRelative() {
     } else {
         m_relIndex->setData(idx, infoFor(tr("relative index / bucket"), tr("index"), br, bc));
     }
-    const int h = m_head->value();
-    if (const Tensor* b = inPlace("bias", &br, &bc)) {
-        m_bias->setSlice(m_trace, b, h, infoFor(tr("bias, head %1").arg(h), tr("b_ij"), br, bc));
+    if (biasInPlace) {
+        m_bias->setSlice(m_trace, biasInPlace, h,
+                         infoFor(tr("bias, head %1").arg(h), tr("b_ij"), bbr, bbc),
+                         std::move(prepared.back()));
     } else if (Grid bias = slice("bias", h, &br, &bc); !bias.empty()) {
         m_bias->setData(bias, infoFor(tr("bias, head %1").arg(h), tr("b_ij"), br, bc));
     } else {
@@ -697,6 +709,15 @@ void TraceViews::refreshTerms() {
         }
         placeInGrid(m_termsGrid, v, static_cast<int>(k) / columns, static_cast<int>(k) % columns);
         v->show();
+    }
+    // The maps shown in place pool (and colour) their slices in parallel, one job per map.
+    std::vector<std::function<HeatmapView::PreparedSlice()>> preparers;
+    for (std::size_t k = 0; k < present.size(); ++k)
+        if (tensors[k])
+            preparers.push_back(m_terms[k]->slicePreparer(tensors[k], h));
+    std::vector<HeatmapView::PreparedSlice> prepared = runConcurrently(std::move(preparers));
+    for (std::size_t k = 0, next = 0; k < present.size(); ++k) {
+        HeatmapView* v = m_terms[k];
         const int br = bins[2 * k], bc = bins[2 * k + 1];
         HeatmapInfo info =
             infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
@@ -706,7 +727,7 @@ void TraceViews::refreshTerms() {
             info.subtitle = pooledNote(m_poolInfo);
         }
         if (tensors[k])
-            v->setSlice(m_trace, tensors[k], h, info);
+            v->setSlice(m_trace, tensors[k], h, info, std::move(prepared[next++]));
         else
             v->setData(std::move(grids[gridOf[k]]), info);
         if (k == 0)

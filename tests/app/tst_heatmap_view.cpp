@@ -5,6 +5,7 @@
 
 #include <QSignalSpy>
 #include <QTest>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 #include <limits>
@@ -23,6 +24,7 @@ private Q_SLOTS:
     void longTitleKeepsTheColourScale();
     void longSubtitleIsBrokenAtItsCommas();
     void sliceInPlaceMatchesItsGrid();
+    void preparedSliceIsDrawnAsColouredByItsJob();
     void resizeBeforeTheFirstPaintPoolsAtOnce();
     void hiddenDataIsPooledWhenShown();
 };
@@ -225,6 +227,47 @@ void TestHeatmapView::longTitleKeepsTheColourScale() {
 }
 
 QTEST_MAIN(TestHeatmapView)
+void TestHeatmapView::preparedSliceIsDrawnAsColouredByItsJob() {
+    // A slice pooled and coloured by its job (on another thread) is drawn from the job's image:
+    // the GUI thread colours nothing, and the picture is the one it would have made itself.
+    const int n = 300;
+    std::vector<float> values(static_cast<std::size_t>(n) * n);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            values[static_cast<std::size_t>(i) * n + j] =
+                j > i ? -std::numeric_limits<float>::infinity()
+                      : static_cast<float>(std::sin(0.05 * i) * std::cos(0.07 * j));
+    auto t = std::make_shared<Tensor>(Tensor::fromVector<float>({1, n, n}, std::move(values)));
+    HeatmapView prepared, direct;
+    for (HeatmapView* v : {&prepared, &direct}) {
+        v->resize(420, 380);
+        v->show();
+        QVERIFY(QTest::qWaitForWindowExposed(v));
+    }
+    auto job = prepared.slicePreparer(t.get(), 0);
+    HeatmapView::PreparedSlice s = QtConcurrent::run(job).result();
+    QVERIFY(!s.image.isNull());
+    const int before = prepared.mapsColoured();
+    prepared.setSlice(t, t.get(), 0, HeatmapInfo{}, std::move(s));
+    direct.setSlice(t, t.get(), 0, HeatmapInfo{});
+    const QImage a = prepared.plot()->toPixmap().toImage();
+    const QImage b = direct.plot()->toPixmap().toImage();
+    QCOMPARE(prepared.mapsColoured(), before); // drawn from the job's image
+    QVERIFY(direct.mapsColoured() > 0);        // coloured here
+    QCOMPARE(a, b);
+    QCOMPARE(shownColour(prepared, 10, 200), QColor(190, 190, 190)); // masked
+    // A colour map chosen since the job ran: the job's image no longer fits, the view colours.
+    auto stale = prepared.slicePreparer(t.get(), 0);
+    HeatmapView::PreparedSlice s2 = stale();
+    prepared.setColorMap(ColorMapKind::Greys);
+    direct.setColorMap(ColorMapKind::Greys);
+    const int coloured = prepared.mapsColoured();
+    prepared.setSlice(t, t.get(), 0, HeatmapInfo{}, std::move(s2));
+    direct.setSlice(t, t.get(), 0, HeatmapInfo{}); // pooled here, for the same size
+    QCOMPARE(prepared.plot()->toPixmap().toImage(), direct.plot()->toPixmap().toImage());
+    QCOMPARE(prepared.mapsColoured(), coloured + 1);
+}
+
 void TestHeatmapView::sliceInPlaceMatchesItsGrid() {
     // Head 1 of a float [2, 10, 10] tensor, shown in place, looks and reads as its grid does.
     const Grid g = ramp(10);
