@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "map_image.h"
+#include "plot_background.h"
 #include "qcp.h"
 
 namespace pe {
@@ -347,6 +348,7 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     // replot and paint.
     if (QCPLayer* overlay = m_plot->layer(QStringLiteral("overlay")))
         overlay->setMode(QCPLayer::lmLogical);
+    paintBackgroundInBuffer(m_plot);
     m_plot->installEventFilter(this);
 
     m_map = new FastColorMap(m_plot->xAxis, m_plot->yAxis);

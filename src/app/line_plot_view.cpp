@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "plot_background.h"
 #include "qcp.h"
 
 namespace pe {
@@ -23,6 +24,7 @@ LinePlotView::LinePlotView(QWidget* parent)
     // (HeatmapView does the same).
     if (QCPLayer* overlay = m_plot->layer(QStringLiteral("overlay")))
         overlay->setMode(QCPLayer::lmLogical);
+    paintBackgroundInBuffer(m_plot);
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(
         0, 0, new QCPTextElement(m_plot, QString(), QFont(font().family(), 10, QFont::Bold)));

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void longSubtitleIsBrokenAtItsCommas();
     void sliceInPlaceMatchesItsGrid();
     void preparedSliceIsDrawnAsColouredByItsJob();
+    void backgroundIsWhiteOnScreenAndInExports();
     void resizeBeforeTheFirstPaintPoolsAtOnce();
     void hiddenDataIsPooledWhenShown();
 };
@@ -266,6 +267,31 @@ void TestHeatmapView::preparedSliceIsDrawnAsColouredByItsJob() {
     direct.setSlice(t, t.get(), 0, HeatmapInfo{}); // pooled here, for the same size
     QCOMPARE(prepared.plot()->toPixmap().toImage(), direct.plot()->toPixmap().toImage());
     QCOMPARE(prepared.mapsColoured(), coloured + 1);
+}
+
+void TestHeatmapView::backgroundIsWhiteOnScreenAndInExports() {
+    // The white background is painted into the plot's buffer (not filled under it): the widget
+    // as painted on screen and the plot drawn for an export both have it, around the map too.
+    HeatmapView v;
+    v.resize(400, 400);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.setData(ramp(10), HeatmapInfo{});
+    QTest::qWait(100);
+    const QImage screen = v.grab().toImage();
+    const QImage exported = v.plot()->toPixmap().toImage();
+    for (const QImage& image : {screen, exported}) {
+        QCOMPARE(image.pixelColor(2, 2), QColor(Qt::white));
+        QCOMPARE(image.pixelColor(image.width() - 3, image.height() / 2), QColor(Qt::white));
+    }
+    // and the map, its masked cells and the axes' labels are drawn over it
+    QCOMPARE(shownColour(v, 2, 5), QColor(190, 190, 190));
+    const QRect rect = v.plot()->axisRect()->rect();
+    int dark = 0; // tick labels under the map
+    for (int y = rect.bottom() + 4; y < rect.bottom() + 24; ++y)
+        for (int x = rect.left(); x < rect.right(); ++x)
+            dark += screen.pixelColor(x, y).lightness() < 100;
+    QVERIFY2(dark > 10, qPrintable(QString::number(dark)));
 }
 
 void TestHeatmapView::sliceInPlaceMatchesItsGrid() {
