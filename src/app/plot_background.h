@@ -6,11 +6,12 @@ class QCustomPlot;
 namespace pe {
 
 /**
- * Paints `plot`'s white background into its paint buffer, under every layer, instead of
- * filling the widget before the buffer is blended over it: QCustomPlot's paintEvent filled the
- * whole plot and then blended its transparent-cleared buffer on top, two passes over every pixel
- * per paint; an opaque buffer is one copy. Exports (toPainter, PNG/SVG/PDF) draw the same white
- * background. Call once, after the plot's layers exist.
+ * Paints `plot`'s white background into its paint buffer, under every layer, and makes that
+ * buffer an opaque image. QCustomPlot cleared its buffer (a pixmap with an alpha channel) to
+ * transparent before each replot, filled the whole widget white at each paint and blended the
+ * buffer over it: three passes over every pixel where one copy now does. Exports (toPainter,
+ * PNG/SVG/PDF) draw the same white background. Call once, after making the "overlay" layer
+ * logical (one buffer for all layers) and before the first replot.
  */
 void paintBackgroundInBuffer(QCustomPlot* plot);
 
