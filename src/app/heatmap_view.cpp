@@ -218,14 +218,14 @@ public:
 
     /**
      * Shows `g` (row r = value index r) with its cell centres spread over keys × values.
-     * `ready`, if not null, is colourCells' image of `g` for `readyGradient` over `readyRange`:
-     * it is used if the map's gradient and range are those when it is next drawn.
+     * `ready`, if not null, is colourCells' top-down image of `g` for `readyGradient` over
+     * `readyRange`: it is drawn if the map's gradient and range are those when it is painted.
      */
     void setCells(Grid g, const QCPRange& keys, const QCPRange& values, QImage ready = {},
                   const QCPColorGradient& readyGradient = {}, const QCPRange& readyRange = {}) {
         // QCPColorMapData is not polymorphic: the map remembers the object it was given here.
-        auto* data = static_cast<MapData*>(property(kData).value<void*>());
-        if (!data || static_cast<QCPColorMapData*>(data) != mMapData) {
+        auto* data = ownData();
+        if (!data) {
             data = new MapData(g.cols, g.rows, keys, values);
             setData(data, false);
             setProperty(kData, QVariant::fromValue(static_cast<void*>(data)));
@@ -237,6 +237,7 @@ public:
         m_ready = std::move(ready);
         m_readyGradient = readyGradient;
         m_readyRange = readyRange;
+        m_screenValid = false;
         mMapImageInvalidated = true;
     }
     const Grid& cells() const { return m_cells; }
@@ -244,31 +245,66 @@ public:
     int colourings() const { return m_colourings; }
 
 protected:
+    /**
+     * On screen the image is kept top-down (row 0 on the top scanline: the value axis is
+     * reversed) and drawn as it is; QCPColorMap::draw mirrors a copy of its bottom-up image at
+     * every paint. Exports (vectorized painters) and other set-ups take QCustomPlot's way.
+     */
+    void draw(QCPPainter* painter) override {
+        MapData* data = ownData();
+        const bool screen = data && !painter->modes().testFlag(QCPPainter::pmVectorized) &&
+                            linear() && !mKeyAxis->rangeReversed() &&
+                            mValueAxis->orientation() == Qt::Vertical &&
+                            mValueAxis->rangeReversed() && !mTightBoundary &&
+                            m_cells.cols == data->keySize() && m_cells.rows == data->valueSize();
+        if (!screen) {
+            QCPColorMap::draw(painter);
+            return;
+        }
+        if (data->isEmpty())
+            return;
+        applyDefaultAntialiasingHint(painter);
+        if (!m_screenValid || !(m_screenGradient == mGradient) || !(m_screenRange == mDataRange)) {
+            if (!m_ready.isNull() && m_readyGradient == mGradient && m_readyRange == mDataRange)
+                m_screen = std::move(m_ready);
+            else
+                colourHere(&m_screen, true);
+            m_ready = QImage();
+            m_screenGradient = mGradient;
+            m_screenRange = mDataRange;
+            m_screenValid = true;
+        }
+        // The cells' centres span the data's key and value ranges: the image reaches half a
+        // cell further on every side.
+        QRectF rect = QRectF(coordsToPixels(data->keyRange().lower, data->valueRange().lower),
+                             coordsToPixels(data->keyRange().upper, data->valueRange().upper))
+                          .normalized();
+        const double halfWidth =
+            data->keySize() > 1 ? 0.5 * rect.width() / (data->keySize() - 1) : 0.0;
+        const double halfHeight =
+            data->valueSize() > 1 ? 0.5 * rect.height() / (data->valueSize() - 1) : 0.0;
+        rect.adjust(-halfWidth, -halfHeight, halfWidth, halfHeight);
+        const bool smooth = painter->renderHints().testFlag(QPainter::SmoothPixmapTransform);
+        painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
+        painter->drawImage(rect, m_screen);
+        painter->setRenderHint(QPainter::SmoothPixmapTransform, smooth);
+    }
+
+    /** QCustomPlot's bottom-up image (exports): coloured from the cells kept here. */
     void updateMapImage() override {
-        auto* data = static_cast<MapData*>(property(kData).value<void*>());
-        if (!data || static_cast<QCPColorMapData*>(data) != mMapData || data->isEmpty() ||
-            m_cells.cols != data->keySize() || m_cells.rows != data->valueSize()) {
+        MapData* data = ownData();
+        if (!data || data->isEmpty() || m_cells.cols != data->keySize() ||
+            m_cells.rows != data->valueSize()) {
             QCPColorMap::updateMapImage(); // data set from outside (none here): QCP's way
             return;
         }
-        const bool linear = mDataScaleType == QCPAxis::stLinear && !mGradient.periodic() &&
-                            mKeyAxis && mKeyAxis->orientation() == Qt::Horizontal && !mInterpolate;
-        if (linear && !m_ready.isNull() && m_readyGradient == mGradient &&
-            m_readyRange == mDataRange) {
-            mMapImage = std::move(m_ready);
-        } else if (linear) {
-            if (m_table.empty() || !(m_tableFor == mGradient)) {
-                m_table = colourTable(mGradient);
-                m_tableFor = mGradient;
-            }
-            colourCells(m_cells, m_table, mDataRange.lower, mDataRange.upper, &mMapImage);
-            ++m_colourings;
+        if (linear()) {
+            colourHere(&mMapImage, false);
         } else {
             data->fillFrom(m_cells);
             QCPColorMap::updateMapImage();
             ++m_colourings;
         }
-        m_ready = QImage();
         data->settle();
         mMapImageInvalidated = false;
     }
@@ -290,8 +326,31 @@ private:
         }
     };
 
+    /** The data object setCells made, unless the map was given another one. */
+    MapData* ownData() const {
+        auto* data = static_cast<MapData*>(property(kData).value<void*>());
+        return data && static_cast<QCPColorMapData*>(data) == mMapData ? data : nullptr;
+    }
+    /** Coloured the way colourCells colours: a linear, not periodic gradient, no smoothing. */
+    bool linear() const {
+        return mDataScaleType == QCPAxis::stLinear && !mGradient.periodic() && mKeyAxis &&
+               mValueAxis && mKeyAxis->orientation() == Qt::Horizontal && !mInterpolate;
+    }
+    void colourHere(QImage* image, bool topDown) {
+        if (m_table.empty() || !(m_tableFor == mGradient)) {
+            m_table = colourTable(mGradient);
+            m_tableFor = mGradient;
+        }
+        colourCells(m_cells, m_table, mDataRange.lower, mDataRange.upper, image, topDown);
+        ++m_colourings;
+    }
+
     static constexpr const char* kData = "pe-map-data";
     Grid m_cells;
+    QImage m_screen; ///< top-down, for m_screenGradient over m_screenRange
+    bool m_screenValid = false;
+    QCPColorGradient m_screenGradient;
+    QCPRange m_screenRange;
     QImage m_ready;
     QCPColorGradient m_readyGradient;
     QCPRange m_readyRange;
@@ -512,7 +571,7 @@ std::function<HeatmapView::PreparedSlice()> HeatmapView::slicePreparer(const Ten
                             &s.lo, &s.hi, &s.any, false);
         // Coloured here too, as the view will colour them (its map used if it still matches).
         const ColourChoice c = colourChoice(colours, s.lo, s.hi, s.any);
-        colourCells(s.cells, tableFor(c.kind), c.lo, c.hi, &s.image);
+        colourCells(s.cells, tableFor(c.kind), c.lo, c.hi, &s.image, true);
         s.imageColours = c.kind;
         s.imageLo = c.lo;
         s.imageHi = c.hi;

@@ -56,7 +56,8 @@ ColourTable colourTable(const QCPColorGradient& g) {
     return t;
 }
 
-void colourCells(const Grid& g, const ColourTable& t, double lo, double hi, QImage* image) {
+void colourCells(const Grid& g, const ColourTable& t, double lo, double hi, QImage* image,
+                 bool topDown) {
     if (g.empty() || t.empty()) {
         *image = QImage();
         return;
@@ -81,7 +82,7 @@ void colourCells(const Grid& g, const ColourTable& t, double lo, double hi, QIma
     for (int r = 0; r < g.rows; ++r)
         colourLine(g.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(g.cols),
                    g.cols, t.levels.data(), top, t.masked, lo, f,
-                   reinterpret_cast<QRgb*>(target->scanLine(g.rows - 1 - r)));
+                   reinterpret_cast<QRgb*>(target->scanLine(topDown ? r : g.rows - 1 - r)));
     if (oversampled)
         *image = undersampled.scaled(g.cols * keyFactor, g.rows * valueFactor,
                                      Qt::IgnoreAspectRatio, Qt::FastTransformation);

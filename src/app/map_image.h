@@ -33,7 +33,10 @@ ColourTable colourTable(const QCPColorGradient& g);
  * ⌊(v − lo)·(L − 1)/(hi − lo)⌋ clamped to 0 … L − 1, and ±inf and NaN the masked colour.
  * Pixel-identical to it, without the copy into QCPColorMapData or colorize's work per cell, and
  * usable off the GUI thread. `*image` is reused when its size and format already fit.
+ * `topDown`: row 0 on the top scanline instead, the image that map draws on a reversed value
+ * axis (it mirrors a copy of its own at every paint).
  */
-void colourCells(const Grid& g, const ColourTable& t, double lo, double hi, QImage* image);
+void colourCells(const Grid& g, const ColourTable& t, double lo, double hi, QImage* image,
+                 bool topDown = false);
 
 } // namespace pe

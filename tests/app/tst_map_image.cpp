@@ -116,6 +116,10 @@ void TestMapImage::matchesQCustomPlotsColouring() {
         for (int x = 0; x < got.width(); ++x)
             differing += got.pixel(x, y) != expected.pixel(x, y);
     QCOMPARE(differing, 0);
+    // Top-down: the same image upside down (as QCPColorMap draws it on a reversed value axis).
+    QImage topDown;
+    colourCells(g, colourTable(grad), lo, hi, &topDown, true);
+    QCOMPARE(topDown, expected.mirrored(false, true));
     // Not a trivially equal pair: the grid spans the levels and has masked cells.
     QVERIFY(got.pixel(0, 0) != got.pixel(got.width() - 1, got.height() / 2) || rows * cols < 4);
 }
