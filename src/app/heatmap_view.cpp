@@ -224,13 +224,16 @@ public:
     void setCells(Grid g, const QCPRange& keys, const QCPRange& values, QImage ready = {},
                   const QCPColorGradient& readyGradient = {}, const QCPRange& readyRange = {}) {
         // QCPColorMapData is not polymorphic: the map remembers the object it was given here.
+        // It holds one cell (none for an empty grid) and the range: its cells array would be a
+        // second, zero-filled copy of the grid. QCustomPlot's own drawing (exports) sizes it.
+        const int side = g.empty() ? 0 : 1;
         auto* data = ownData();
         if (!data) {
-            data = new MapData(g.cols, g.rows, keys, values);
+            data = new MapData(side, side, keys, values);
             setData(data, false);
             setProperty(kData, QVariant::fromValue(static_cast<void*>(data)));
         } else {
-            data->setSize(g.cols, g.rows); // no reallocation when unchanged
+            data->setSize(side, side);
             data->setRange(keys, values);
         }
         m_cells = std::move(g);
@@ -255,13 +258,12 @@ protected:
         const bool screen = data && !painter->modes().testFlag(QCPPainter::pmVectorized) &&
                             linear() && !mKeyAxis->rangeReversed() &&
                             mValueAxis->orientation() == Qt::Vertical &&
-                            mValueAxis->rangeReversed() && !mTightBoundary &&
-                            m_cells.cols == data->keySize() && m_cells.rows == data->valueSize();
+                            mValueAxis->rangeReversed() && !mTightBoundary;
         if (!screen) {
             QCPColorMap::draw(painter);
             return;
         }
-        if (data->isEmpty())
+        if (data->isEmpty() || m_cells.empty())
             return;
         applyDefaultAntialiasingHint(painter);
         if (!m_screenValid || !(m_screenGradient == mGradient) || !(m_screenRange == mDataRange)) {
@@ -279,10 +281,8 @@ protected:
         QRectF rect = QRectF(coordsToPixels(data->keyRange().lower, data->valueRange().lower),
                              coordsToPixels(data->keyRange().upper, data->valueRange().upper))
                           .normalized();
-        const double halfWidth =
-            data->keySize() > 1 ? 0.5 * rect.width() / (data->keySize() - 1) : 0.0;
-        const double halfHeight =
-            data->valueSize() > 1 ? 0.5 * rect.height() / (data->valueSize() - 1) : 0.0;
+        const double halfWidth = m_cells.cols > 1 ? 0.5 * rect.width() / (m_cells.cols - 1) : 0.0;
+        const double halfHeight = m_cells.rows > 1 ? 0.5 * rect.height() / (m_cells.rows - 1) : 0.0;
         rect.adjust(-halfWidth, -halfHeight, halfWidth, halfHeight);
         const bool smooth = painter->renderHints().testFlag(QPainter::SmoothPixmapTransform);
         painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
@@ -290,14 +290,17 @@ protected:
         painter->setRenderHint(QPainter::SmoothPixmapTransform, smooth);
     }
 
-    /** QCustomPlot's bottom-up image (exports): coloured from the cells kept here. */
+    /**
+     * QCustomPlot's bottom-up image (exports), coloured from the cells kept here; the data
+     * object takes the grid's size for QCustomPlot's drawing, which reads it next.
+     */
     void updateMapImage() override {
         MapData* data = ownData();
-        if (!data || data->isEmpty() || m_cells.cols != data->keySize() ||
-            m_cells.rows != data->valueSize()) {
+        if (!data || data->isEmpty() || m_cells.empty()) {
             QCPColorMap::updateMapImage(); // data set from outside (none here): QCP's way
             return;
         }
+        data->setSize(m_cells.cols, m_cells.rows);
         if (linear()) {
             colourHere(&mMapImage, false);
         } else {
