@@ -243,7 +243,6 @@ public:
         m_screenValid = false;
         mMapImageInvalidated = true;
     }
-    const Grid& cells() const { return m_cells; }
     /** Images this map coloured itself (those handed in ready are not counted). */
     int colourings() const { return m_colourings; }
 
