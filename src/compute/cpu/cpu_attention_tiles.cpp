@@ -41,6 +41,11 @@ constexpr int kBlockRows = 4;
 constexpr int kVecs = 2;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+/** std::fmax's result (a NaN loses to a number), inline: GCC calls libm's fmaxf for it. */
+HWY_INLINE float Fmax(float a, float b) {
+    return a > b || b != b ? a : b;
+}
+
 int LanesImpl() {
     const hn::ScalableTag<float> d;
     return static_cast<int>(hn::Lanes(d));
@@ -272,26 +277,37 @@ HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float
     int v = 0;
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<float> d;
+    constexpr int kL = static_cast<int>(hn::MaxLanes(d));
     const int L = static_cast<int>(hn::Lanes(d));
     using V = decltype(hn::Zero(d));
     auto op = [max](V a, V b) { return max ? hn::Max(a, b) : hn::Add(a, b); };
-    if (L > 1 && (width % L == 0 || L % width == 0)) {
+    if (L == kL && width % kL == 0) {
+        // Cells of whole vectors: a tree of kL inputs, unrolled so that it stays in registers.
+        for (; v + kL <= cells; v += kL) {
+            const float* c = x + static_cast<std::size_t>(v) * width;
+            V part[kL];
+#pragma GCC unroll 16
+            for (int k = 0; k < kL; ++k) {
+                const float* cell = c + static_cast<std::size_t>(k) * width;
+                part[k] = hn::LoadU(d, cell);
+                for (int j = kL; j < width; j += kL)
+                    part[k] = op(part[k], hn::LoadU(d, cell + j));
+            }
+#pragma GCC unroll 8
+            for (int count = kL; count > 1; count /= 2)
+#pragma GCC unroll 8
+                for (int k = 0; k < count / 2; ++k)
+                    part[k] = op(hn::ConcatEven(d, part[2 * k + 1], part[2 * k]),
+                                 hn::ConcatOdd(d, part[2 * k + 1], part[2 * k]));
+            hn::StoreU(part[0], d, out + v);
+        }
+    } else if (L > 1 && L % width == 0) {
         V part[HWY_MAX_BYTES / sizeof(float)];
-        const int inputs = width % L == 0 ? L : width; // vectors into the tree
         for (; v + L <= cells; v += L) {
             const float* c = x + static_cast<std::size_t>(v) * width;
-            if (width % L == 0) {
-                for (int k = 0; k < L; ++k) {
-                    const float* cell = c + static_cast<std::size_t>(k) * width;
-                    part[k] = hn::LoadU(d, cell);
-                    for (int j = L; j < width; j += L)
-                        part[k] = op(part[k], hn::LoadU(d, cell + j));
-                }
-            } else {
-                for (int k = 0; k < inputs; ++k)
-                    part[k] = hn::LoadU(d, c + static_cast<std::size_t>(k) * L);
-            }
-            for (int count = inputs; count > 1; count /= 2)
+            for (int k = 0; k < width; ++k)
+                part[k] = hn::LoadU(d, c + static_cast<std::size_t>(k) * L);
+            for (int count = width; count > 1; count /= 2)
                 for (int k = 0; k < count / 2; ++k)
                     part[k] = op(hn::ConcatEven(d, part[2 * k + 1], part[2 * k]),
                                  hn::ConcatOdd(d, part[2 * k + 1], part[2 * k]));
@@ -528,7 +544,7 @@ void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
 
 /** Per-thread scratch of the fused pass. */
 struct Scratch {
-    std::vector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum;
+    std::vector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum, la;
     template <class V> static float* fit(V& v, std::size_t size) {
         if (v.size() < size)
             v.resize(size);
@@ -595,6 +611,32 @@ void AttendTilesImpl(const TileAttention& t) {
     }
     float* lsum = Scratch::fit(sc.lsum, static_cast<std::size_t>(tc) + L);
     float* psum = Scratch::fit(sc.psum, static_cast<std::size_t>(tc) + L);
+    const bool maxMode = t.poolMax;
+    // Logits of whole cells summed key by key over rows of one cell row (uniform cells only).
+    float* LA = Scratch::fit(sc.la, static_cast<std::size_t>(tc) + L);
+    struct {
+        int rows = 0, u = 0, vA = 0, vB = 0;
+    } pend;
+    auto flushLogits = [&] {
+        if (pend.rows == 0)
+            return;
+        const int count = pend.vB - pend.vA;
+        CellTotals(LA, count, uniformWidth, maxMode, lsum);
+        float* lc = t.logitCells + static_cast<std::size_t>(pend.u) * t.cells + pend.vA;
+        if (maxMode) {
+            for (int k = 0; k < count; ++k)
+                lc[k] = Fmax(lc[k], lsum[k]);
+        } else {
+            std::int32_t* cnt =
+                t.logitCounts + static_cast<std::size_t>(pend.u) * t.cells + pend.vA;
+            const std::int32_t area = pend.rows * uniformWidth;
+            for (int k = 0; k < count; ++k) {
+                lc[k] += lsum[k];
+                cnt[k] += area;
+            }
+        }
+        pend.rows = 0;
+    };
 
     int maxLimit = 0;
     for (int r = 0; r < rows; ++r)
@@ -604,7 +646,6 @@ void AttendTilesImpl(const TileAttention& t) {
     };
     const float invBlock = relu2Inverse(t.relu2Denominator);
     const auto vScale = hn::Set(d, t.scale);
-    const bool maxMode = t.poolMax;
 
     for (int j0 = 0; j0 < maxLimit; j0 += tc) {
         const int j1 = std::min(n, j0 + tc);
@@ -706,14 +747,14 @@ void AttendTilesImpl(const TileAttention& t) {
                 }
                 for (; j < vis; ++j) {
                     s[j] = s[j] * t.scale + (add ? add[j] * addScale : 0.0f);
-                    smax = std::fmax(smax, s[j]);
+                    smax = Fmax(smax, s[j]);
                 }
                 if (vis >= L)
-                    smax = std::fmax(smax, hn::GetLane(hn::MaxOfLanes(d, vmax)));
+                    smax = Fmax(smax, hn::GetLane(hn::MaxOfLanes(d, vmax)));
                 // Unnormalised weights of the tile (relative to the running maximum).
                 float mNew = 0.0f;
                 if (online) {
-                    mNew = std::fmax(M[br], smax);
+                    mNew = Fmax(M[br], smax);
                     alpha[r] = M[br] == kNegInf ? 0.0f : std::exp(M[br] - mNew);
                 }
                 float ssum = 0.0f;
@@ -785,7 +826,7 @@ void AttendTilesImpl(const TileAttention& t) {
                         const float ls = Reduce(s + (a - j0), b - a, maxMode);
                         const float ps = Reduce(prow + (a - j0), b - a, maxMode);
                         if (maxMode) {
-                            lc[v] = std::fmax(lc[v], ls);
+                            lc[v] = Fmax(lc[v], ls);
                         } else {
                             lc[v] += ls;
                             cnt[v] += b - a;
@@ -794,7 +835,7 @@ void AttendTilesImpl(const TileAttention& t) {
                             rc[v] = ps;
                         } else {
                             const float f = ref[v] == mNew ? 1.0f : std::exp(ref[v] - mNew);
-                            rc[v] = maxMode ? std::fmax(rc[v] * f, ps) : rc[v] * f + ps;
+                            rc[v] = maxMode ? Fmax(rc[v] * f, ps) : rc[v] * f + ps;
                         }
                         ref[v] = mNew;
                     };
@@ -810,28 +851,53 @@ void AttendTilesImpl(const TileAttention& t) {
                         const int offset =
                             t.c0 - j0; // cell v: s[cs[v] + offset, cs[v + 1] + offset)
                         if (uniformWidth > 0) {
-                            const std::size_t at = static_cast<std::size_t>(cs[vA] + offset);
-                            CellTotals(s + at, count, uniformWidth, maxMode, lsum);
-                            CellTotals(prow + at, count, uniformWidth, maxMode, psum);
+                            // The logits need no rescaling: rows of one cell row that cover
+                            // the same cells are summed key by key first, and totalled once
+                            // (flushLogits). The weights are totalled row by row, straight
+                            // into the row's cells (each lies in this tile: first touch).
+                            const int at = cs[vA] + offset;
+                            const int len = count * uniformWidth;
+                            if (pend.rows > 0 && (pend.u != u || pend.vA != vA || pend.vB != vB))
+                                flushLogits();
+                            if (pend.rows == 0) {
+                                std::memcpy(LA, s + at, sizeof(float) * std::size_t(len));
+                                pend.u = u;
+                                pend.vA = vA;
+                                pend.vB = vB;
+                            } else if (maxMode) {
+                                for (int x = 0; x < len; x += L)
+                                    hn::StoreU(
+                                        hn::Max(hn::LoadU(d, LA + x), hn::LoadU(d, s + at + x)), d,
+                                        LA + x);
+                            } else {
+                                for (int x = 0; x < len; x += L)
+                                    hn::StoreU(
+                                        hn::Add(hn::LoadU(d, LA + x), hn::LoadU(d, s + at + x)), d,
+                                        LA + x);
+                            }
+                            ++pend.rows;
+                            CellTotals(prow + at, count, uniformWidth, maxMode, rc + vA);
+                            std::fill(ref + vA, ref + vB, mNew);
                         } else {
                             CellTotalsVar(s, cs + vA, offset, count, maxMode, lsum);
                             CellTotalsVar(prow, cs + vA, offset, count, maxMode, psum);
-                        }
-                        // The cells' first and only touch (each lies in this tile): rc and
-                        // ref are set, the logits added to the cell row's.
-                        for (int k = 0; k < count; ++k) {
-                            const int v = vA + k;
-                            lc[v] = maxMode ? std::fmax(lc[v], lsum[k]) : lc[v] + lsum[k];
-                            rc[v] = psum[k];
-                            ref[v] = mNew;
-                            if (!maxMode)
-                                cnt[v] += cs[v + 1] - cs[v];
+                            // The cells' first and only touch (each lies in this tile): rc
+                            // and ref are set, the logits added to the cell row's.
+                            for (int k = 0; k < count; ++k) {
+                                const int v = vA + k;
+                                lc[v] = maxMode ? Fmax(lc[v], lsum[k]) : lc[v] + lsum[k];
+                                rc[v] = psum[k];
+                                ref[v] = mNew;
+                                if (!maxMode)
+                                    cnt[v] += cs[v + 1] - cs[v];
+                            }
                         }
                     }
                     for (int v = vB; v <= vLast; ++v)
                         oneCell(v);
                 }
             }
+            flushLogits(); // S is the next group's
             AccumulateValuesRows(gr, P, tc, w, t.valueChunks, t.valueChunkKeys, j0, dhPad,
                                  O + static_cast<std::size_t>(g0) * dhPad, dhPad, alpha);
         }
@@ -898,8 +964,8 @@ void AttendTilesImpl(const TileAttention& t) {
                 val = rc[v] * (online ? std::exp(ref[v] - M[r]) * f : 1.0f);
             if (maxMode) {
                 if (v >= vMask)
-                    val = std::fmax(val, 0.0f);
-                wc[v] = std::fmax(wc[v], val);
+                    val = Fmax(val, 0.0f);
+                wc[v] = Fmax(wc[v], val);
             } else {
                 wc[v] += val;
             }
