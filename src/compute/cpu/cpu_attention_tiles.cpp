@@ -544,7 +544,7 @@ void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
 
 /** Per-thread scratch of the fused pass. */
 struct Scratch {
-    std::vector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum, la;
+    std::vector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum, la, qs;
     template <class V> static float* fit(V& v, std::size_t size) {
         if (v.size() < size)
             v.resize(size);
@@ -645,7 +645,16 @@ void AttendTilesImpl(const TileAttention& t) {
         return denominator > 0.0f ? 1.0f / denominator : 0.0f;
     };
     const float invBlock = relu2Inverse(t.relu2Denominator);
-    const auto vScale = hn::Set(d, t.scale);
+    // The scale is applied to the queries once, so that the logit pass of a tile without
+    // position terms only looks for the maximum.
+    const float* q = t.q;
+    if (t.scale != 1.0f) {
+        const std::size_t qSize = static_cast<std::size_t>(rows) * dh;
+        float* qs = Scratch::fit(sc.qs, qSize);
+        for (std::size_t e = 0; e < qSize; ++e)
+            qs[e] = t.q[e] * t.scale;
+        q = qs;
+    }
 
     for (int j0 = 0; j0 < maxLimit; j0 += tc) {
         const int j1 = std::min(n, j0 + tc);
@@ -678,8 +687,7 @@ void AttendTilesImpl(const TileAttention& t) {
                 any = any || t.limit[g0 + r] > j0;
             if (!any)
                 continue;
-            DotPanelsRows(gr, t.q + static_cast<std::int64_t>(g0) * dh, dh, keyPanels, panels, S,
-                          tc);
+            DotPanelsRows(gr, q + static_cast<std::int64_t>(g0) * dh, dh, keyPanels, panels, S, tc);
             int bandP0 = 0;
             if (hasBand) {
                 // Rows i = row0 + g0 + r use R rows n − 1 − i + j, j ∈ [j0, j1).
@@ -726,27 +734,23 @@ void AttendTilesImpl(const TileAttention& t) {
                 if (add && hasBand) {
                     const auto vb = hn::Set(d, addScale);
                     for (; j + L <= vis; j += L) {
-                        const auto l = hn::MulAdd(hn::LoadU(d, s + j), vScale,
-                                                  hn::Mul(hn::LoadU(d, add + j), vb));
+                        const auto l = hn::MulAdd(hn::LoadU(d, add + j), vb, hn::LoadU(d, s + j));
                         hn::StoreU(l, d, s + j);
                         vmax = hn::Max(vmax, l);
                     }
                 } else if (add) {
                     for (; j + L <= vis; j += L) {
-                        const auto l =
-                            hn::MulAdd(hn::LoadU(d, s + j), vScale, hn::LoadU(d, add + j));
+                        const auto l = hn::Add(hn::LoadU(d, s + j), hn::LoadU(d, add + j));
                         hn::StoreU(l, d, s + j);
                         vmax = hn::Max(vmax, l);
                     }
                 } else {
                     for (; j + L <= vis; j += L) {
-                        const auto l = hn::Mul(hn::LoadU(d, s + j), vScale);
-                        hn::StoreU(l, d, s + j);
-                        vmax = hn::Max(vmax, l);
+                        vmax = hn::Max(vmax, hn::LoadU(d, s + j));
                     }
                 }
                 for (; j < vis; ++j) {
-                    s[j] = s[j] * t.scale + (add ? add[j] * addScale : 0.0f);
+                    s[j] += add ? add[j] * addScale : 0.0f;
                     smax = Fmax(smax, s[j]);
                 }
                 if (vis >= L)
