@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Usage: pe-bench-tiles [--n 16384] [--dh 64] [--blocks 4] [--repeat 15] [--tile 256]
+// Usage: pe-bench-tiles [--n 16384] [--dh 64] [--blocks 4] [--repeat 15] [--tile 512]
 //                       [--norm softmax|l2|exp|relu2] [--bias] [--pool 1024]
 //
 // The fused tile pass of the pooled path (cpu::attendTiles) alone, on one thread: one head's
@@ -33,7 +33,7 @@ struct Options {
     int dh = 64;
     int blocks = 4;
     int repeat = 15;
-    int tile = 256;
+    int tile = 512;
     int norm = 0; // pe::Normaliser: softmax 0, exp 1, l2 2, relu2 3
     bool bias = false;
     int pool = 1024;
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "pe-bench-tiles [--n 16384] [--dh 64] [--blocks 4] [--repeat 15] "
-                         "[--tile 256]\n               [--norm softmax|l2|exp|relu2] [--bias] "
+                         "[--tile 512]\n               [--norm softmax|l2|exp|relu2] [--bias] "
                          "[--pool 1024] [--rows 128]\n");
             return a == "--help" ? 0 : 2;
         }

@@ -536,7 +536,7 @@ void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
                             << p << PoolRequest{9, mode, false, {}} << 16;
                 }
     // Cells of one width (32, 16, 8, 4, 1 keys: a multiple of the vector or below it): the tree
-    // totals; tiles of 256 keys hold 16 or 8 of them; a tile region starting on a vector.
+    // totals; tiles of 256 keys (two in a row) hold 16 or 8 of them; a tile region starting on a vector.
     for (Scheme s : {Scheme::None, Scheme::T5, Scheme::Shaw, Scheme::ALiBi})
         for (int m = 0; m < 3; ++m)
             for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
@@ -548,10 +548,10 @@ void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
                     const std::string tag = std::string(toString(s)) + "/uniform" +
                                             std::to_string(cells) + "/" + masks[m] +
                                             (mode == PoolMode::Mean ? "/mean" : "/max");
-                    QTest::newRow(tag.c_str()) << p << PoolRequest{cells, mode, false, {}} << 0;
+                    QTest::newRow(tag.c_str()) << p << PoolRequest{cells, mode, false, {}} << 256;
                     QTest::newRow((tag + "/tile").c_str())
                         << p << PoolRequest{cells / 2, mode, true, PoolRegion{40, 300, 64, 320}}
-                        << 0;
+                        << 256;
                 }
     // DeBERTa's gathers: the paper's p2c index, log buckets, one term only; rows whose index
     // loads would leave the table take the scalar path.

@@ -127,7 +127,7 @@ struct TileAttention {
     float* weightCells = nullptr;
 
     float* out = nullptr; ///< the block's head output, rows of dh floats
-    int tileCols = 256;   ///< keys per tile (rounded up to a multiple of tileLanes())
+    int tileCols = 512;   ///< keys per tile (rounded up to a multiple of tileLanes())
 };
 
 /**

@@ -805,7 +805,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             ta.logitCounts = logitCount.data();
             ta.weightCells = weightPart.data();
             ta.out = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
-            ta.tileCols = m_tileCols > 0 ? m_tileCols : 256;
+            ta.tileCols = m_tileCols > 0 ? m_tileCols : 512;
             // relu2 divides by N, relu2_visible by the row's visible keys.
             std::vector<float> relu2Divisor;
             if (p.norm == Normaliser::Relu2) {
