@@ -190,7 +190,7 @@ float* CpuFastBackend::Scratch::fit(std::vector<float>& v, std::size_t n) {
 
 std::uint64_t CpuFastBackend::Scratch::bytes() const {
     std::uint64_t floats = 0;
-    for (const std::vector<float>* v : {&wq, &wk, &wv, &wo, &keyPanels, &valueChunks})
+    for (const std::vector<float>* v : {&wq, &wk, &wv, &wo, &keyPanels, &valueChunks, &wide})
         floats += v->capacity();
     return floats * sizeof(float);
 }
@@ -516,7 +516,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         // blocks per thread: each call packs the whole of W, so larger blocks pack less per flop
         // (n=4096: 24 ms instead of 27 with 128-row blocks); OpenBLAS's own threads on one call
         // per matrix measured no faster and left spinning threads behind.
-        std::vector<float> full(static_cast<std::size_t>(Nd));
+        // Kept between computations: a fresh 4·n·d bytes was zero-filled and page-faulted on one
+        // thread each time (8,193 faults, a few % of a pooled n = 16384 run).
+        float* full = Scratch::fit(m_scratch.wide, static_cast<std::size_t>(Nd));
         const int pblk = std::max(128, (N + 2 * m_threads - 1) / (2 * m_threads));
         const int pblocks = (N + pblk - 1) / pblk;
         for (int which = 0; which < 3; ++which) {
@@ -524,13 +526,13 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             float* dst = which == 0 ? Q : (which == 1 ? K : V);
             parallelFor(pblocks, [&](int b) {
                 const int r0 = b * pblk, rows = std::min(pblk, N - r0);
-                float* f = full.data() + static_cast<std::size_t>(r0) * D;
+                float* f = full + static_cast<std::size_t>(r0) * D;
                 cpu::gemmABt(rows, D, D, 1.0f, X + static_cast<std::size_t>(r0) * D, D, Wt, D, 0.0f,
                              f, D);
                 for (int h = 0; h < H; ++h)
                     for (int i = r0; i < r0 + rows; ++i)
                         std::memcpy(dst + h * Ndh + static_cast<std::int64_t>(i) * dh,
-                                    full.data() + static_cast<std::size_t>(i) * D + h * dh,
+                                    full + static_cast<std::size_t>(i) * D + h * dh,
                                     sizeof(float) * dh);
             });
         }
@@ -1059,10 +1061,10 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     // ---- Output projection: concat(head_out) · W_o ----
     {
-        std::vector<float> concat(static_cast<std::size_t>(Nd));
+        float* concat = Scratch::fit(m_scratch.wide, static_cast<std::size_t>(Nd));
         for (int h = 0; h < H; ++h)
             for (int i = 0; i < N; ++i)
-                std::memcpy(concat.data() + static_cast<std::size_t>(i) * D + h * dh,
+                std::memcpy(concat + static_cast<std::size_t>(i) * D + h * dh,
                             headOut + h * Ndh + static_cast<std::int64_t>(i) * dh,
                             sizeof(float) * dh);
         float* o = tOut.data<float>();
@@ -1070,8 +1072,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         parallelFor((N + blk - 1) / blk, [&](int b) {
             const int r0 = b * blk;
             const int rows = std::min(blk, N - r0);
-            cpu::gemmABt(rows, D, D, 1.0f, concat.data() + static_cast<std::size_t>(r0) * D, D,
-                         WoT.data(), D, 0.0f, o + static_cast<std::size_t>(r0) * D, D);
+            cpu::gemmABt(rows, D, D, 1.0f, concat + static_cast<std::size_t>(r0) * D, D, WoT.data(),
+                         D, 0.0f, o + static_cast<std::size_t>(r0) * D, D);
         });
     }
 

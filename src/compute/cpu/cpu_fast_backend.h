@@ -128,6 +128,8 @@ private:
      */
     struct Scratch {
         std::vector<float> wq, wk, wv, wo, keyPanels, valueChunks;
+        /** [n, d] row-major staging: the full-width projections, then the heads' concat. */
+        std::vector<float> wide;
         /** v holding n floats; its storage is kept unless that is more than twice n. */
         static float* fit(std::vector<float>& v, std::size_t n);
         std::uint64_t bytes() const;
