@@ -266,6 +266,21 @@ HWY_INLINE float Reduce(const float* a, int count, bool max) {
     return hn::GetLane(max ? hn::MaxOfLanes(d, acc) : hn::SumOfLanes(d, acc));
 }
 
+#if HWY_TARGET != HWY_SCALAR
+/** One level of the transpose tree and those below it: N vectors in, part[0] out. */
+template <int N, bool MAX, class D, class V> HWY_INLINE void TreeLevels(D d, V* part) {
+    if constexpr (N > 1) {
+#pragma GCC unroll 16
+        for (int k = 0; k < N / 2; ++k) {
+            const V even = hn::ConcatEven(d, part[2 * k + 1], part[2 * k]);
+            const V odd = hn::ConcatOdd(d, part[2 * k + 1], part[2 * k]);
+            part[k] = MAX ? hn::Max(even, odd) : hn::Add(even, odd);
+        }
+        TreeLevels<N / 2, MAX>(d, part);
+    }
+}
+#endif
+
 /**
  * Sums (or maxima) of `cells` consecutive cells of `width` floats each from x into out, for a
  * width that is a multiple of the lanes or a power of two below them. A transpose tree totals a
@@ -273,14 +288,14 @@ HWY_INLINE float Reduce(const float* a, int count, bool max) {
  * cell: cells a vector or more wide are first folded into one vector each; narrower cells share
  * vectors, and the tree's first levels fold them. Remaining cells are reduced one by one.
  */
-HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float* out) {
+template <bool MAX> HWY_INLINE void CellTotalsOf(const float* x, int cells, int width, float* out) {
     int v = 0;
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<float> d;
     constexpr int kL = static_cast<int>(hn::MaxLanes(d));
     const int L = static_cast<int>(hn::Lanes(d));
     using V = decltype(hn::Zero(d));
-    auto op = [max](V a, V b) { return max ? hn::Max(a, b) : hn::Add(a, b); };
+    auto op = [](V a, V b) { return MAX ? hn::Max(a, b) : hn::Add(a, b); };
     if (L == kL && width % kL == 0) {
         // Cells of whole vectors: a tree of kL inputs, unrolled so that it stays in registers.
         for (; v + kL <= cells; v += kL) {
@@ -293,12 +308,7 @@ HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float
                 for (int j = kL; j < width; j += kL)
                     part[k] = op(part[k], hn::LoadU(d, cell + j));
             }
-#pragma GCC unroll 8
-            for (int count = kL; count > 1; count /= 2)
-#pragma GCC unroll 8
-                for (int k = 0; k < count / 2; ++k)
-                    part[k] = op(hn::ConcatEven(d, part[2 * k + 1], part[2 * k]),
-                                 hn::ConcatOdd(d, part[2 * k + 1], part[2 * k]));
+            TreeLevels<kL, MAX>(d, part);
             hn::StoreU(part[0], d, out + v);
         }
     } else if (L > 1 && L % width == 0) {
@@ -316,7 +326,14 @@ HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float
     }
 #endif
     for (; v < cells; ++v)
-        out[v] = Reduce(x + static_cast<std::size_t>(v) * width, width, max);
+        out[v] = Reduce(x + static_cast<std::size_t>(v) * width, width, MAX);
+}
+
+HWY_INLINE void CellTotals(const float* x, int cells, int width, bool max, float* out) {
+    if (max)
+        CellTotalsOf<true>(x, cells, width, out);
+    else
+        CellTotalsOf<false>(x, cells, width, out);
 }
 
 /**
@@ -939,10 +956,12 @@ void AttendTilesImpl(const TileAttention& t) {
         const auto vNegInf = hn::Set(d, kNegInf);
         auto value = [&](int v, auto rcv, auto refv) {
             const auto touched = hn::Ne(refv, vNegInf);
-            auto val = online ? hn::Mul(hn::Mul(rcv, hn::Exp(d, hn::IfThenElseZero(
+            // ref ≤ M: the exponent is never positive.
+            auto val =
+                online ? hn::Mul(hn::Mul(rcv, ExpNonPositive(d, hn::IfThenElseZero(
                                                                     touched, hn::Sub(refv, vM)))),
-                                        vF)
-                              : rcv;
+                                 vF)
+                       : rcv;
             val = hn::IfThenElseZero(touched, val);
             (void)v;
             return val;
