@@ -78,6 +78,8 @@ void paintBackgroundInBuffer(QCustomPlot* plot) {
     if (buffers.isEmpty())
         buffers.append(QSharedPointer<QCPAbstractPaintBuffer>(
             new OpaquePaintBuffer(plot->viewport().size(), plot->bufferDevicePixelRatio())));
+    // That buffer covers the widget: Qt need not paint the parents' backgrounds under it first.
+    plot->setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
 } // namespace pe
