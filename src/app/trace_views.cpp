@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -236,6 +237,28 @@ TraceViews::TraceViews(QWidget* parent)
 }
 
 TraceViews::~TraceViews() = default;
+
+bool TraceViews::event(QEvent* e) {
+    // A layout change inside a page (a map shown, a colour scale wider, a note's text) reaches
+    // QTabWidget as a LayoutRequest, which lays out the tab bar, the corner and the page stack
+    // again and repaints the whole widget: twice per scheme switch, each a full repaint of every
+    // map. The stack fills the same rectangle whatever its pages hold; only the tab bar's and the
+    // corner's sizes move things. When neither changed, the request only passes the pages' new
+    // size constraints on to the window's layout.
+    if (e->type() == QEvent::LayoutRequest) {
+        const TabLayoutKey key{tabBar()->sizeHint(),
+                               cornerWidget() ? cornerWidget()->sizeHint() : QSize()};
+        if (m_tabLayoutKey == key) {
+            updateGeometry();
+            return true;
+        }
+        m_tabLayoutKey = key;
+    } else if (e->type() == QEvent::Resize || e->type() == QEvent::StyleChange ||
+               e->type() == QEvent::FontChange) {
+        m_tabLayoutKey.reset();
+    }
+    return QTabWidget::event(e);
+}
 
 HeatmapView* TraceViews::addHeatmap(QWidget* parent, bool compact) {
     auto* h = new HeatmapView(parent, compact);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "compute_worker.h"
@@ -94,6 +95,9 @@ Q_SIGNALS:
     /** A pooled view was zoomed past its cells: these positions are wanted at full resolution. */
     void tileRequested(pe::PoolRegion region);
 
+protected:
+    bool event(QEvent* e) override;
+
 private:
     void refresh();
     void refreshCurrent();
@@ -116,6 +120,12 @@ private:
     PoolInfo m_tileInfo;
     QSpinBox* m_head;
     QSpinBox* m_query;
+    /** What QTabWidget's own layout depends on, as of its last layout (see event()). */
+    struct TabLayoutKey {
+        QSize tabBar, corner;
+        bool operator==(const TabLayoutKey&) const = default;
+    };
+    std::optional<TabLayoutKey> m_tabLayoutKey;
     QString m_weightsLabel;
     QLabel* m_weightsCaption; ///< above the attention maps
 
