@@ -20,6 +20,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QPaintEvent>
 #include <QEventLoop>
 #include <QLabel>
 #include <QSpinBox>
@@ -98,6 +99,19 @@ public:
 
 protected:
     bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::Paint && std::getenv("PE_PAINTLOG") && o->isWidgetType()) {
+            auto* pe = static_cast<QPaintEvent*>(e);
+            auto* wdg = qobject_cast<QWidget*>(o);
+            std::fprintf(stderr, "%8.1f PAINT %s %s %dx%d rect %dx%d\n", double(m_clock->nsecsElapsed()) / 1e6, o->metaObject()->className(),
+                         qPrintable(o->objectName()), wdg->width(), wdg->height(), pe->rect().width(), pe->rect().height());
+        }
+        if (e->type() == QEvent::LayoutRequest && std::getenv("PE_PAINTLOG") && o->isWidgetType())
+            std::fprintf(stderr, "%8.1f LAYOUTREQ %s\n", double(m_clock->nsecsElapsed()) / 1e6,
+                         o->metaObject()->className());
+        if (e->type() == QEvent::Resize && std::getenv("PE_PAINTLOG") && o->isWidgetType()) {
+            auto* wdg = qobject_cast<QWidget*>(o);
+            std::fprintf(stderr, "%8.1f RESIZE %s %dx%d\n", double(m_clock->nsecsElapsed()) / 1e6, o->metaObject()->className(), wdg->width(), wdg->height());
+        }
         if (e->type() == QEvent::Paint && qobject_cast<QCustomPlot*>(o)) {
             lastPaintMs = static_cast<double>(m_clock->nsecsElapsed()) / 1e6;
             ++paints;
@@ -256,6 +270,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     QObject::connect(w.controller(), &ComputeController::resultReady, &w,
                      [&](const ComputeResult& r) {
                          resultAt = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+                         if (std::getenv("PE_PAINTLOG"))
+                             std::fprintf(stderr, "%8.1f RESULT\n", resultAt);
                          resultCompute = r.computeMs;
                          resultEngine = r.engineMs;
                      });
@@ -338,6 +354,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 replotted.clear();
                 const double gui0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
                 const double all0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
+                if (std::getenv("PE_PAINTLOG"))
+                    std::fprintf(stderr, "%8.1f CHANGE %s\n", t0, name);
                 act();
                 const Params want = panel->params();
                 if (!runUntil(

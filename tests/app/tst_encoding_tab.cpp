@@ -2,9 +2,12 @@
 // The Encoding tab says something for every scheme: P (absolute schemes), X = E (none), or the
 // scheme's own position tables from the engine (relative schemes), never empty axes, and one
 // line on where position enters. The Relative tab hides a map the scheme lacks and says so; a
-// change that keeps what a tab shows leaves its layout alone.
+// change that keeps what a tab shows leaves its layout alone, and a page laid out again leaves
+// the tab widget around it alone.
 #include <QComboBox>
 #include <QLabel>
+#include <QSpinBox>
+#include <QTabBar>
 #include <QTest>
 
 #include "heatmap_view.h"
@@ -28,6 +31,7 @@ private Q_SLOTS:
     void relativeTabHidesWhatIsMissing();
     void viewsKeepTheirLayoutAcrossChanges();
     void relativeMapsPoolOnceWhenTheLayoutChanges();
+    void pageLayoutLeavesTheTabWidgetAlone();
 
 private:
     void show(Scheme s);
@@ -228,6 +232,62 @@ void TestEncodingTab::relativeMapsPoolOnceWhenTheLayoutChanges() {
     QTest::qWait(100);
     QVERIFY(!v->biasMap()->isVisible());
     QCOMPARE(idx->redrawCount(), before + 2);
+    v->setCurrentIndex(0);
+}
+
+namespace {
+/** Paint events of the widgets it watches. */
+class Paints : public QObject {
+public:
+    int count = 0;
+
+protected:
+    bool eventFilter(QObject*, QEvent* e) override {
+        count += e->type() == QEvent::Paint;
+        return false;
+    }
+};
+} // namespace
+
+void TestEncodingTab::pageLayoutLeavesTheTabWidgetAlone() {
+    // Shaw ↔ T5 lays the Relative tab out again (the bias map and the note come and go). That
+    // must not make QTabWidget lay out and repaint itself whole (tab bar, corner and every map),
+    // which it did for each LayoutRequest a page sent up. The tab bar, outside the page, shows
+    // whether it did.
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(1);
+    show(Scheme::Shaw);
+    QTest::qWait(100);
+    Paints tabBar;
+    v->tabBar()->installEventFilter(&tabBar);
+    show(Scheme::T5);
+    QTest::qWait(100);
+    QVERIFY(v->biasMap()->isVisible());
+    show(Scheme::Shaw);
+    QTest::qWait(100);
+    QVERIFY(!v->biasMap()->isVisible());
+    v->tabBar()->removeEventFilter(&tabBar);
+    QCOMPARE(tabBar.count, 0);
+
+    // What does move the tab widget's parts still lays them out: a wider query box (n = 50,000
+    // needs five digits) widens the corner, which stays inside the tab widget at its new width.
+    QWidget* corner = v->cornerWidget();
+    QVERIFY(corner);
+    auto* query = corner->findChildren<QSpinBox*>().last();
+    const int before = corner->width();
+    Session s = m_w->session();
+    s.params.n = 50000;
+    m_w->applySession(s);
+    QVERIFY(QTest::qWaitFor([&] { return query->maximum() >= 49999; }, 60000));
+    QTest::qWait(100);
+    QVERIFY2(corner->width() > before,
+             qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(corner->width())));
+    QCOMPARE(corner->width(), corner->sizeHint().width());
+    QVERIFY(corner->geometry().right() < v->width());
+    s.params.n = 16;
+    m_w->applySession(s);
+    QVERIFY(
+        QTest::qWaitFor([&] { return m_w->shownParams() && m_w->shownParams()->n == 16; }, 60000));
     v->setCurrentIndex(0);
 }
 
