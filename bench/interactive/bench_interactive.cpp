@@ -13,16 +13,18 @@
 // result reached the GUI thread, the worker's compute time, the engine's share of it (the rest
 // is the worker's overhead: inputs, weights), the render time the status bar reports; the CPU
 // time per change of the GUI thread and of all other threads (independent of the host's load);
-// and the 1-minute load average when the (n, tab) started. The allocator is set up as the
+// and the 1-minute load average when the (n, tab) started. PE_BENCH_VERBOSE=1 prints each change
+// (2: with the GUI thread's CPU per kind of event); PE_BENCH_EVENTS=1 logs every widget's paint,
+// resize and layout request with its time. The allocator is set up as the
 // explorer's main() sets it (PE_BENCH_DEFAULT_MALLOC=1: glibc's defaults instead).
 #include <QAbstractEventDispatcher>
 #include <QApplication>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
-#include <QPaintEvent>
 #include <QEventLoop>
 #include <QLabel>
+#include <QPaintEvent>
 #include <QSpinBox>
 #include <QTest>
 #include <QThread>
@@ -90,6 +92,10 @@ private:
 };
 
 /** Time of the last paint event of any plot (QCustomPlot), on a shared clock. */
+/** PE_BENCH_EVENTS=1: every widget's paints, resizes and layout requests, the changes and the
+ *  results' arrival on stderr, with their times (which widget repaints what, and why). */
+const bool kEventLog = std::getenv("PE_BENCH_EVENTS") != nullptr;
+
 class PaintWatcher : public QObject {
 public:
     explicit PaintWatcher(const QElapsedTimer* clock)
@@ -99,19 +105,8 @@ public:
 
 protected:
     bool eventFilter(QObject* o, QEvent* e) override {
-        if (e->type() == QEvent::Paint && std::getenv("PE_PAINTLOG") && o->isWidgetType()) {
-            auto* pe = static_cast<QPaintEvent*>(e);
-            auto* wdg = qobject_cast<QWidget*>(o);
-            std::fprintf(stderr, "%8.1f PAINT %s %s %dx%d rect %dx%d\n", double(m_clock->nsecsElapsed()) / 1e6, o->metaObject()->className(),
-                         qPrintable(o->objectName()), wdg->width(), wdg->height(), pe->rect().width(), pe->rect().height());
-        }
-        if (e->type() == QEvent::LayoutRequest && std::getenv("PE_PAINTLOG") && o->isWidgetType())
-            std::fprintf(stderr, "%8.1f LAYOUTREQ %s\n", double(m_clock->nsecsElapsed()) / 1e6,
-                         o->metaObject()->className());
-        if (e->type() == QEvent::Resize && std::getenv("PE_PAINTLOG") && o->isWidgetType()) {
-            auto* wdg = qobject_cast<QWidget*>(o);
-            std::fprintf(stderr, "%8.1f RESIZE %s %dx%d\n", double(m_clock->nsecsElapsed()) / 1e6, o->metaObject()->className(), wdg->width(), wdg->height());
-        }
+        if (kEventLog && o->isWidgetType())
+            logEvent(static_cast<QWidget*>(o), e);
         if (e->type() == QEvent::Paint && qobject_cast<QCustomPlot*>(o)) {
             lastPaintMs = static_cast<double>(m_clock->nsecsElapsed()) / 1e6;
             ++paints;
@@ -120,6 +115,22 @@ protected:
     }
 
 private:
+    /** One line per paint, resize and layout request of a widget, with the time. */
+    void logEvent(QWidget* w, QEvent* e) const {
+        const double ms = static_cast<double>(m_clock->nsecsElapsed()) / 1e6;
+        const char* cls = w->metaObject()->className();
+        if (e->type() == QEvent::Paint) {
+            const QRect r = static_cast<QPaintEvent*>(e)->rect();
+            std::fprintf(stderr, "%9.1f paint %s %s %dx%d, rect %dx%d\n", ms, cls,
+                         qPrintable(w->objectName()), w->width(), w->height(), r.width(),
+                         r.height());
+        } else if (e->type() == QEvent::Resize) {
+            std::fprintf(stderr, "%9.1f resize %s %dx%d\n", ms, cls, w->width(), w->height());
+        } else if (e->type() == QEvent::LayoutRequest) {
+            std::fprintf(stderr, "%9.1f layout request %s\n", ms, cls);
+        }
+    }
+
     const QElapsedTimer* m_clock;
 };
 
@@ -270,8 +281,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     QObject::connect(w.controller(), &ComputeController::resultReady, &w,
                      [&](const ComputeResult& r) {
                          resultAt = static_cast<double>(clock.nsecsElapsed()) / 1e6;
-                         if (std::getenv("PE_PAINTLOG"))
-                             std::fprintf(stderr, "%8.1f RESULT\n", resultAt);
+                         if (kEventLog)
+                             std::fprintf(stderr, "%9.1f result\n", resultAt);
                          resultCompute = r.computeMs;
                          resultEngine = r.engineMs;
                      });
@@ -354,8 +365,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                 replotted.clear();
                 const double gui0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
                 const double all0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
-                if (std::getenv("PE_PAINTLOG"))
-                    std::fprintf(stderr, "%8.1f CHANGE %s\n", t0, name);
+                if (kEventLog)
+                    std::fprintf(stderr, "%9.1f change '%s'\n", t0, name);
                 act();
                 const Params want = panel->params();
                 if (!runUntil(
