@@ -12,6 +12,7 @@
 
 #include "map_image.h"
 #include "plot_background.h"
+#include "plot_text.h"
 #include "qcp.h"
 
 namespace pe {
@@ -430,15 +431,15 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     m_plot->yAxis2->setTickLabels(false);
 
     m_plot->plotLayout()->insertRow(0);
-    m_title = new QCPTextElement(m_plot, QString(),
-                                 QFont(font().family(), compact ? 8 : 11, QFont::Bold));
+    m_title =
+        new PlotText(m_plot, QString(), QFont(font().family(), compact ? 8 : 11, QFont::Bold));
     m_plot->plotLayout()->addElement(0, 0, m_title);
     // A title wider than the plot must not claim the colour scale's column (the bar would get a
     // negative width and be drawn empty) nor widen the window: it is clipped instead.
     m_title->setMinimumSize(QSize(1, 0));
     if (!compact) {
         m_plot->plotLayout()->insertRow(1);
-        m_subtitle = new QCPTextElement(m_plot, QString(), QFont(font().family(), 8));
+        m_subtitle = new PlotText(m_plot, QString(), QFont(font().family(), 8));
         m_subtitle->setTextColor(QColor(80, 80, 80));
         m_subtitle->setMinimumSize(QSize(1, 0));
         m_plot->plotLayout()->addElement(1, 0, m_subtitle);

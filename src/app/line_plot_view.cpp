@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "plot_background.h"
+#include "plot_text.h"
 #include "qcp.h"
 
 namespace pe {
@@ -27,7 +28,7 @@ LinePlotView::LinePlotView(QWidget* parent)
     paintBackgroundInBuffer(m_plot);
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(
-        0, 0, new QCPTextElement(m_plot, QString(), QFont(font().family(), 10, QFont::Bold)));
+        0, 0, new PlotText(m_plot, QString(), QFont(font().family(), 10, QFont::Bold)));
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), 8));
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
