@@ -334,6 +334,11 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
         };
         setRange(m_head, std::max(0, m_trace->params.heads - 1));
         setRange(m_query, std::max(0, m_trace->params.seqLen() - 1));
+        // Once per trace, not once per map: every map of the trace shares the same lists (and
+        // compares them with another map's in O(1)).
+        const HeatmapInfo shared = traceHeatmapInfo(*m_trace, QString(), QString(), 1, 1);
+        m_traceSubtitle = shared.subtitle;
+        m_traceLabels = shared.rowLabels;
     }
     refresh();
 }
@@ -454,7 +459,17 @@ HeatmapInfo traceHeatmapInfo(const Trace& trace, const QString& title, const QSt
 
 HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle, int binR,
                                 int binC) const {
-    return traceHeatmapInfo(*m_trace, title, valueTitle, binR, binC);
+    HeatmapInfo info; // traceHeatmapInfo's, from the lists setTrace made
+    info.title = title;
+    info.subtitle = m_traceSubtitle;
+    info.valueTitle = valueTitle;
+    if (binR == 1)
+        info.rowLabels = m_traceLabels;
+    if (binC == 1)
+        info.colLabels = m_traceLabels;
+    info.binRows = binR;
+    info.binCols = binC;
+    return info;
 }
 
 namespace {

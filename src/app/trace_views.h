@@ -127,7 +127,9 @@ private:
     };
     std::optional<TabLayoutKey> m_tabLayoutKey;
     QString m_weightsLabel;
-    QLabel* m_weightsCaption; ///< above the attention maps
+    QString m_traceSubtitle;   ///< describeParams of the trace, every map's subtitle
+    QStringList m_traceLabels; ///< the trace's tokens, every unbinned axis's labels
+    QLabel* m_weightsCaption;  ///< above the attention maps
 
     HeatmapView* m_p;
     LinePlotView* m_pColumns;
