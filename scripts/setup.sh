@@ -64,20 +64,35 @@ run_suite() {
         xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure --timeout 900 -L soak)
 }
 
-# True when every test that failed in the last ctest run of $1 failed only because
-# LeakSanitizer's own stop-the-world tracer crashed at exit ("Tracer caught signal 11", then
-# "LeakSanitizer has encountered a fatal error"; an open sanitizer bug, google/sanitizers#1353,
-# seen here once in tst_lab_engine after all its test functions passed): no leak, AddressSanitizer
-# or UBSan report and no failed test function in its output.
-only_lsan_tracer_crashes() {
-    local dir=$1/Testing/Temporary name block
+# True when every test that failed in the last ctest run of $1 failed only at exit, in one of two
+# ways that are not about our code, so that running those tests once more is the fair check:
+# - LeakSanitizer's own stop-the-world tracer crashed ("Tracer caught signal 11", then
+#   "LeakSanitizer has encountered a fatal error"; an open sanitizer bug, google/sanitizers#1353,
+#   seen here once in tst_lab_engine after all its test functions passed);
+# - LeakSanitizer reported leaks none of whose stack frames is ours: every frame in a system
+#   library (/lib, /usr/lib), the sanitizer runtime or an unknown module. QtDBus's session-bus
+#   connection leaves such a block behind now and then (1 of 2 CI runs, 1 of 12 GUI tests each
+#   time; its stacks, cut short where Qt has no frame pointers, sometimes show QtCore alone, which
+#   no suppression in lsan.supp can name without hiding leaks of ours that Qt allocates).
+# Any failed test function, AddressSanitizer error, UBSan report or leak with a frame of ours in
+# its output rules the rerun out; a leak that comes back on the rerun fails the run.
+only_exit_flakes() {
+    local dir=$1/Testing/Temporary name block frames
     [[ -s $dir/LastTestsFailed.log && -f $dir/LastTest.log ]] || return 1
     while IFS=: read -r _ name; do
         block=$(awk -v name="$name" '/^[0-9]+\/[0-9]+ Test: / {
             on = substr($0, index($0, "Test: ") + 6) == name } on' "$dir/LastTest.log")
-        grep -q 'LeakSanitizer has encountered a fatal error' <<<"$block" || return 1
-        grep -qE 'FAIL!|ERROR: (AddressSanitizer|LeakSanitizer): detected|runtime error:' \
-            <<<"$block" && return 1
+        grep -qE 'FAIL!|ERROR: AddressSanitizer|runtime error:' <<<"$block" && return 1
+        if grep -q 'LeakSanitizer has encountered a fatal error' <<<"$block"; then
+            grep -q 'ERROR: LeakSanitizer: detected' <<<"$block" && return 1
+            continue
+        fi
+        grep -q 'ERROR: LeakSanitizer: detected memory leaks' <<<"$block" || return 1
+        # The leak reports' frames: "    #N 0x... in function (module+offset)" or "... file:line".
+        frames=$(awk '/ERROR: LeakSanitizer: detected/ { on = 1 } /^SUMMARY: / { on = 0 }
+                      on && /^ +#[0-9]+ 0x/' <<<"$block")
+        [[ -n $frames ]] || return 1
+        grep -vqE '\((/usr)?/lib/[^)]*\)$|/libsanitizer/|<unknown module>' <<<"$frames" && return 1
     done <"$dir/LastTestsFailed.log"
     return 0
 }
@@ -88,8 +103,8 @@ run_sanitize() {
     say "Running the tests under AddressSanitizer and UBSan (GUI and GL tests under xvfb-run)"
     if ! (cd build/asan &&
         xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure -j "$(njobs)" --timeout 1800); then
-        only_lsan_tracer_crashes build/asan || return 1
-        say "Only LeakSanitizer's tracer crashed (google/sanitizers#1353): those tests once more"
+        only_exit_flakes build/asan || return 1
+        say "Only LeakSanitizer's tracer crashed (google/sanitizers#1353) or a system library leaked at exit: those tests once more"
         (cd build/asan &&
             xvfb-run -a -s '-screen 0 1600x1000x24' ctest --output-on-failure --rerun-failed --timeout 1800)
     fi
