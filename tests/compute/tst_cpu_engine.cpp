@@ -536,7 +536,8 @@ void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
                             << p << PoolRequest{9, mode, false, {}} << 16;
                 }
     // Cells of one width (32, 16, 8, 4, 1 keys: a multiple of the vector or below it): the tree
-    // totals; tiles of 256 keys (two in a row) hold 16 or 8 of them; a tile region starting on a vector.
+    // totals; tiles of 256 keys (two in a row) hold 16 or 8 of them; a tile region starting on a
+    // vector.
     for (Scheme s : {Scheme::None, Scheme::T5, Scheme::Shaw, Scheme::ALiBi})
         for (int m = 0; m < 3; ++m)
             for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
