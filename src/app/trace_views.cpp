@@ -84,6 +84,28 @@ void placeInGrid(QGridLayout* grid, QWidget* w, int row, int column) {
     grid->addWidget(w, row, column);
 }
 
+/** A map's info from its trace's parameters line and token labels (those of unbinned axes). */
+HeatmapInfo heatmapInfo(const QString& subtitle, const QStringList& labels, const QString& title,
+                        const QString& valueTitle, int binR, int binC) {
+    HeatmapInfo info;
+    info.title = title;
+    info.subtitle = subtitle;
+    info.valueTitle = valueTitle;
+    if (binR == 1)
+        info.rowLabels = labels;
+    if (binC == 1)
+        info.colLabels = labels;
+    info.binRows = binR;
+    info.binCols = binC;
+    return info;
+}
+
+QStringList tokenLabels(const Trace& trace) {
+    QStringList labels;
+    for (const std::string& t : trace.tokens)
+        labels << QString::fromStdString(t);
+    return labels;
+}
 } // namespace
 
 std::vector<std::string> logitTermNames() {
@@ -336,9 +358,8 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
         setRange(m_query, std::max(0, m_trace->params.seqLen() - 1));
         // Once per trace, not once per map: every map of the trace shares the same lists (and
         // compares them with another map's in O(1)).
-        const HeatmapInfo shared = traceHeatmapInfo(*m_trace, QString(), QString(), 1, 1);
-        m_traceSubtitle = shared.subtitle;
-        m_traceLabels = shared.rowLabels;
+        m_traceSubtitle = describeParams(m_trace->params);
+        m_traceLabels = tokenLabels(*m_trace);
     }
     refresh();
 }
@@ -441,35 +462,13 @@ void TraceViews::setTile(std::shared_ptr<const Trace> tile, const PoolInfo& info
 
 HeatmapInfo traceHeatmapInfo(const Trace& trace, const QString& title, const QString& valueTitle,
                              int binR, int binC) {
-    HeatmapInfo info;
-    info.title = title;
-    info.subtitle = describeParams(trace.params);
-    info.valueTitle = valueTitle;
-    QStringList labels;
-    for (const std::string& t : trace.tokens)
-        labels << QString::fromStdString(t);
-    if (binR == 1)
-        info.rowLabels = labels;
-    if (binC == 1)
-        info.colLabels = labels;
-    info.binRows = binR;
-    info.binCols = binC;
-    return info;
+    return heatmapInfo(describeParams(trace.params), tokenLabels(trace), title, valueTitle, binR,
+                       binC);
 }
 
 HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle, int binR,
                                 int binC) const {
-    HeatmapInfo info; // traceHeatmapInfo's, from the lists setTrace made
-    info.title = title;
-    info.subtitle = m_traceSubtitle;
-    info.valueTitle = valueTitle;
-    if (binR == 1)
-        info.rowLabels = m_traceLabels;
-    if (binC == 1)
-        info.colLabels = m_traceLabels;
-    info.binRows = binR;
-    info.binCols = binC;
-    return info;
+    return heatmapInfo(m_traceSubtitle, m_traceLabels, title, valueTitle, binR, binC);
 }
 
 namespace {
