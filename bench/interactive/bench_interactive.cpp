@@ -43,6 +43,7 @@
 #include "allocator.h"
 #include "heatmap_view.h"
 #include "main_window.h"
+#include "map_image.h"
 #include "params_panel.h"
 #include "qcp.h"
 #include "seed_spin_box.h"
@@ -276,6 +277,11 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
         {"t5 max distance 128", [&] { maxDist->setValue(128); }},
         {"scheme shaw", [&] { setScheme(Scheme::Shaw); }},
     };
+    if (kEventLog) // when the panel's change goes out to the worker
+        QObject::connect(panel, &ParamsPanel::changed, &w, [&clock] {
+            std::fprintf(stderr, "%9.1f panel emits\n",
+                         static_cast<double>(clock.nsecsElapsed()) / 1e6);
+        });
     // The newest result that reached the GUI thread: when, and the worker's times.
     double resultAt = 0, resultCompute = 0, resultEngine = 0;
     QObject::connect(w.controller(), &ComputeController::resultReady, &w,
@@ -442,6 +448,42 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
 
 } // namespace
 
+/**
+ * What the Attention tab's preparers do per change, without the window: pool each head of an
+ * [h, n, n] float tensor of weights to a map's pixel size, with its colour range, and colour the
+ * cells (poolSlice + colourCells, as HeatmapView::slicePreparer). One thread; median of `repeat`.
+ */
+int poolBench(int n, int heads, int rows, int cols, int repeat) {
+    Tensor t(DType::F32, {heads, n, n});
+    // (weights-like values in [0, 1])
+    float* v = t.data<float>();
+    for (std::int64_t k = 0; k < t.size(); ++k)
+        v[k] = static_cast<float>(0.5 + 0.5 * std::sin(0.001 * static_cast<double>(k)));
+    const ColourTable table = colourTable(QCPColorGradient(QCPColorGradient::gpThermal));
+    std::vector<double> times;
+    QImage image;
+    double checksum = 0;
+    for (int r = 0; r < repeat; ++r) {
+        QElapsedTimer timer;
+        timer.start();
+        for (int h = 0; h < heads; ++h) {
+            double lo = 0, hi = 0;
+            bool any = false;
+            const Grid g =
+                poolSlice(t, h, 0, n, 0, n, rows, cols, PoolMode::Mean, &lo, &hi, &any, false);
+            colourCells(g, table, lo, hi, &image, true);
+            checksum += g.values[g.values.size() / 2];
+        }
+        times.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+    }
+    std::printf("{\"bench\":\"pool\",\"n\":%d,\"heads\":%d,\"cells\":\"%dx%d\","
+                "\"ms_median\":%.3f,\"ms_min\":%.3f,\"per_head_ms\":%.3f,\"check\":%.6f}\n",
+                n, heads, rows, cols, percentile(times, 0.5),
+                *std::min_element(times.begin(), times.end()), percentile(times, 0.5) / heads,
+                checksum / repeat);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     if (std::getenv("PE_BENCH_DEFAULT_MALLOC") == nullptr)
         pe::tuneAllocatorForLongSessions(); // as the explorer's main() does
@@ -464,6 +506,12 @@ int main(int argc, char** argv) {
                 tabs = split(args[k + 1]);
         }
         return latencyBench(ns, d, heads, changes, tabs);
+    }
+    if (!args.empty() && args[0] == "--pool") { // [n heads rows cols repeat]
+        auto arg = [&](std::size_t k, int fallback) {
+            return k < args.size() ? std::atoi(args[k].c_str()) : fallback;
+        };
+        return poolBench(arg(1, 512), arg(2, 8), arg(3, 285), arg(4, 159), arg(5, 200));
     }
     const int n = argc > 1 ? std::atoi(argv[1]) : 4096;
     Grid g{n, n, std::vector<double>(static_cast<std::size_t>(n) * n)};

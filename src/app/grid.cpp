@@ -195,6 +195,87 @@ PE_POOL_CLONES void foldMeanF32Lines(const float* line, std::size_t w, float* a,
                                      float* u) {
     foldMean(line, w, a, n, l, u);
 }
+/** foldMeanF32Lines onto lines that hold nothing yet: a[c], n[c] set from line[c] (no clearing
+ *  pass first); l, u still fold (they span every row of the map). */
+PE_POOL_CLONES void startMeanF32Lines(const float* __restrict line, std::size_t w,
+                                      float* __restrict a, float* __restrict n, float* __restrict l,
+                                      float* __restrict u) {
+    for (std::size_t c = 0; c < w; ++c) {
+        const float v = line[c];
+        const bool finite = v - v == 0.0f;
+        a[c] = finite ? v : 0.0f;
+        n[c] = finite ? 1.0f : 0.0f;
+    }
+    if (l)
+        foldRange(line, w, l, u);
+}
+
+/** Where bin k of proportional edges starts in the folded lines, and the column it adds after
+ *  its first `narrow` ones: its last if it is one wider, else the lines' padding column, which
+ *  holds zeros (binMeansNarrow). */
+struct NarrowBins {
+    std::vector<int> start, extra;
+    int narrow = 0;
+};
+
+/** Sums of the bins of a (sums) and n (counts) into sum and count, N = the narrow width when it
+ *  is known at compile time (the run unrolled), 0 when it is not. */
+template <int N>
+[[gnu::always_inline]] inline void binSums(const float* __restrict a, const float* __restrict n,
+                                           const NarrowBins& b, double* __restrict sum,
+                                           double* __restrict count) {
+    const std::size_t bins = b.start.size();
+    const int narrow = N > 0 ? N : b.narrow;
+    const int* __restrict start = b.start.data();
+    const int* __restrict extra = b.extra.data();
+    for (std::size_t k = 0; k < bins; ++k) {
+        const float* ak = a + start[k];
+        const float* nk = n + start[k];
+        double s = 0.0, c = 0.0;
+        for (int j = 0; j < narrow; ++j) {
+            s += static_cast<double>(ak[j]);
+            c += static_cast<double>(nk[j]);
+        }
+        sum[k] = s + static_cast<double>(a[extra[k]]);
+        count[k] = c + static_cast<double>(n[extra[k]]);
+    }
+}
+
+/**
+ * dst[k] = the mean of bin k of the folded lines a (sums) and n (counts): Σ a / Σ n over its
+ * columns, summed in double in column order (what summing the lines' double copies gave), −inf
+ * for a bin with no finite entry. Every bin has `narrow` or `narrow` + 1 columns (proportional
+ * edges): a fixed run of `narrow` columns, then b.extra's column, a zero for the narrow ones
+ * (s + 0 is s: s starts at +0, so it is never −0). A trip count or a branch per bin was
+ * mispredicted about once a bin. The divisions come after, in a loop the compiler vectorises.
+ * `sum` and `count` are scratch.
+ */
+PE_POOL_CLONES void binMeansNarrow(const float* __restrict a, const float* __restrict n,
+                                   const NarrowBins& b, double* __restrict sum,
+                                   double* __restrict count, double* __restrict dst) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    switch (b.narrow) { // the widths of maps a few times wider than their plots
+    case 1:
+        binSums<1>(a, n, b, sum, count);
+        break;
+    case 2:
+        binSums<2>(a, n, b, sum, count);
+        break;
+    case 3:
+        binSums<3>(a, n, b, sum, count);
+        break;
+    case 4:
+        binSums<4>(a, n, b, sum, count);
+        break;
+    default:
+        binSums<0>(a, n, b, sum, count);
+        break;
+    }
+    const std::size_t bins = b.start.size();
+    for (std::size_t k = 0; k < bins; ++k)
+        dst[k] = count[k] > 0 ? sum[k] / count[k] : -kInf;
+}
+
 PE_POOL_CLONES void foldMaxF32Lines(const float* line, std::size_t w, float* a, float* l,
                                     float* u) {
     foldMax(line, w, a, l, u);
@@ -219,13 +300,32 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
     const int c0 = colEdge.front();
     const auto w = static_cast<std::size_t>(colEdge.back() - c0);
     const bool unitBins = w == static_cast<std::size_t>(out.cols);
+    // Bin widths: proportional edges give ⌊w / cols⌋ or one more.
+    int narrow = std::numeric_limits<int>::max(), broad = 0;
+    for (std::size_t k = 0; k + 1 < colEdge.size(); ++k) {
+        narrow = std::min(narrow, colEdge[k + 1] - colEdge[k]);
+        broad = std::max(broad, colEdge[k + 1] - colEdge[k]);
+    }
+    NarrowBins narrowBins;
+    if (broad <= narrow + 1 && !unitBins) {
+        narrowBins.narrow = narrow;
+        for (std::size_t k = 0; k + 1 < colEdge.size(); ++k) {
+            narrowBins.start.push_back(colEdge[k] - c0);
+            narrowBins.extra.push_back(colEdge[k + 1] - colEdge[k] > narrow
+                                           ? colEdge[k] - c0 + narrow
+                                           : static_cast<int>(w)); // the padding column
+        }
+    }
     // Output rows [o0, o1), with their own line buffers; returns the finite entries' range.
     auto band = [&](int o0, int o1) {
         std::vector<double> acc(w), cnt(mode == PoolMode::Mean ? w : 0);
         std::vector<double> lo(rangeLo ? w : 0, kInf), hi(rangeLo ? w : 0, -kInf);
         constexpr bool kFloat = std::is_same_v<T, float>;
         constexpr float kInfF = std::numeric_limits<float>::infinity();
-        std::vector<float> accF(kFloat ? w : 0), cntF(kFloat && mode == PoolMode::Mean ? w : 0);
+        std::vector<double> binSum(narrowBins.start.size()), binCount(narrowBins.start.size());
+        // One padding column, never written: the zero binMeansNarrow adds to narrow bins.
+        std::vector<float> accF(kFloat ? w + 1 : 0),
+            cntF(kFloat && mode == PoolMode::Mean ? w + 1 : 0);
         std::vector<float> loF(kFloat && rangeLo ? w : 0, kInfF),
             hiF(kFloat && rangeLo ? w : 0, -kInfF);
         for (int o = o0; o < o1; ++o) {
@@ -238,8 +338,27 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
             if constexpr (kFloat) {
                 float* lf = rangeLo ? loF.data() : nullptr;
                 float* uf = rangeLo ? hiF.data() : nullptr;
+                double* dst = out.values.data() + static_cast<std::size_t>(o) * out.cols;
+                if (mode == PoolMode::Mean && rb - ra <= kFloatRun && rb > ra &&
+                    (unitBins || !narrowBins.start.empty())) {
+                    // The band in one float run: fold, then mean the bins from the float lines.
+                    startMeanF32Lines(src + static_cast<std::int64_t>(ra) * cols + c0, w,
+                                      accF.data(), cntF.data(), lf, uf);
+                    for (int r = ra + 1; r < rb; ++r)
+                        foldMeanF32Lines(src + static_cast<std::int64_t>(r) * cols + c0, w,
+                                         accF.data(), cntF.data(), lf, uf);
+                    if (unitBins)
+                        for (std::size_t k = 0; k < w; ++k)
+                            dst[k] = cntF[k] > 0 ? static_cast<double>(accF[k]) /
+                                                       static_cast<double>(cntF[k])
+                                                 : -kInf;
+                    else
+                        binMeansNarrow(accF.data(), cntF.data(), narrowBins, binSum.data(),
+                                       binCount.data(), dst);
+                    continue;
+                }
                 if (mode == PoolMode::Max) {
-                    std::fill(accF.begin(), accF.end(), -kInfF);
+                    std::fill(accF.begin(), accF.begin() + static_cast<std::ptrdiff_t>(w), -kInfF);
                     for (int r = ra; r < rb; ++r)
                         foldMaxF32Lines(src + static_cast<std::int64_t>(r) * cols + c0, w,
                                         accF.data(), lf, uf);
@@ -249,7 +368,8 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
                     std::fill(acc.begin(), acc.end(), 0.0);
                     std::fill(cnt.begin(), cnt.end(), 0.0);
                     for (int r0 = ra; r0 < rb; r0 += kFloatRun) {
-                        std::fill(accF.begin(), accF.end(), 0.0f);
+                        std::fill(accF.begin(), accF.begin() + static_cast<std::ptrdiff_t>(w),
+                                  0.0f);
                         std::fill(cntF.begin(), cntF.end(), 0.0f);
                         for (int r = r0; r < std::min(rb, r0 + kFloatRun); ++r)
                             foldMeanF32Lines(src + static_cast<std::int64_t>(r) * cols + c0, w,

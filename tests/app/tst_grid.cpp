@@ -168,6 +168,13 @@ void TestGrid::poolSliceEqualsPoolOfSlice_data() {
     // Over 2^20 elements: pooled and scanned by two threads.
     QTest::newRow("large masked mean") << 1030 << 1030 << 1 << 100 << 0;
     QTest::newRow("large max") << 1030 << 1030 << 0 << 99 << 1;
+    // Columns in bins of 3 or 4, 1 or 2, and 2 or 3 (the map of a head on a plot a few times
+    // narrower: the sums run a fixed number of columns, then one more for the wider bins), and
+    // rows pooled while columns are not (7 columns, 16 cells a side).
+    QTest::newRow("narrow bins, masked") << 512 << 512 << 1 << 159 << 0;
+    QTest::newRow("bins of 1 or 2") << 13 << 13 << 0 << 9 << 0;
+    QTest::newRow("bins of 2 or 3, masked") << 60 << 60 << 1 << 23 << 0;
+    QTest::newRow("columns unpooled") << 100 << 7 << 1 << 16 << 0;
     // Bins of 100 and 150 rows: float sums over more rows than one run of 64.
     QTest::newRow("tall mean") << 300 << 40 << 0 << 3 << 0;
     QTest::newRow("tall masked mean") << 300 << 40 << 1 << 2 << 0;
