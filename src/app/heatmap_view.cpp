@@ -825,7 +825,8 @@ void HeatmapView::rebuild() {
 }
 
 QSize HeatmapView::poolTarget() const {
-    const QRect px = m_plot->axisRect()->rect();
+    // (The x axis's rect: QCustomPlot::axisRect() walks the whole layout to list them.)
+    const QRect px = m_plot->xAxis->axisRect()->rect();
     const qreal dpr = m_plot->devicePixelRatioF();
     return {std::max(16, static_cast<int>(px.width() * dpr)),
             std::max(16, static_cast<int>(px.height() * dpr))};
