@@ -25,6 +25,7 @@
 #include <QEventLoop>
 #include <QLabel>
 #include <QPaintEvent>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QTest>
 #include <QThread>
@@ -484,6 +485,38 @@ int poolBench(int n, int heads, int rows, int cols, int repeat) {
     return 0;
 }
 
+/**
+ * The parameters panel's own cost of a scheme switch (Shaw <-> T5), no computation: the GUI
+ * thread's CPU for setting the combo box, and for the layout and paint that follow.
+ */
+int panelBench(int switches) {
+    QScrollArea scroll;
+    auto* panel = new ParamsPanel;
+    scroll.setWidget(panel);
+    scroll.setWidgetResizable(true);
+    scroll.resize(300, 900);
+    scroll.show();
+    if (!QTest::qWaitForWindowExposed(&scroll))
+        return 1;
+    QTest::qWait(100);
+    QComboBox* scheme = panel->schemeBox();
+    std::vector<double> sync, after;
+    for (int k = 0; k < switches; ++k) {
+        const Scheme s = k % 2 ? Scheme::Shaw : Scheme::T5;
+        const double c0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+        scheme->setCurrentIndex(scheme->findData(static_cast<int>(s)));
+        const double c1 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+        QTest::qWait(30);
+        const double c2 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+        sync.push_back(c1 - c0);
+        after.push_back(c2 - c1);
+    }
+    std::printf("{\"bench\":\"panel\",\"switches\":%d,\"set_ms_median\":%.3f,"
+                "\"events_ms_median\":%.3f}\n",
+                switches, percentile(sync, 0.5), percentile(after, 0.5));
+    return 0;
+}
+
 int main(int argc, char** argv) {
     if (std::getenv("PE_BENCH_DEFAULT_MALLOC") == nullptr)
         pe::tuneAllocatorForLongSessions(); // as the explorer's main() does
@@ -507,6 +540,8 @@ int main(int argc, char** argv) {
         }
         return latencyBench(ns, d, heads, changes, tabs);
     }
+    if (!args.empty() && args[0] == "--panel")
+        return panelBench(args.size() > 1 ? std::atoi(args[1].c_str()) : 40);
     if (!args.empty() && args[0] == "--pool") { // [n heads rows cols repeat]
         auto arg = [&](std::size_t k, int fallback) {
             return k < args.size() ? std::atoi(args[k].c_str()) : fallback;

@@ -293,7 +293,18 @@ void ParamsPanel::build() {
     m_precision = enumCombo(allValues<Precision>());
     m_precision->setToolTip(tr("Arithmetic of the forward pass: float32 or float64"));
     f3->addRow(tr("Precision"), m_precision);
-    outer->addWidget(att);
+    // The boxes below the scheme's options share one opaque widget: a scheme switch changes the
+    // options' height and moves them, and Qt moves an opaque widget by copying its pixels
+    // (QWidgetPrivate::moveRect) where nothing has been marked for repainting yet, instead of
+    // repainting it (see also updateEnabled: one layout pass per switch). As two boxes of their
+    // own both were repainted whole on every switch: Fusion's group box frames, labels and
+    // controls, most of the panel's 1.9 ms of GUI thread per switch, while the computation the
+    // switch starts needs both cores.
+    auto* below = new QWidget;
+    below->setAutoFillBackground(true);
+    auto* belowLayout = new QVBoxLayout(below);
+    belowLayout->setContentsMargins(0, 0, 0, 0);
+    belowLayout->addWidget(att);
 
     // Input
     auto* inp = new QGroupBox(tr("Input"));
@@ -322,7 +333,8 @@ void ParamsPanel::build() {
     m_text->setPlaceholderText(tr("type a sentence"));
     m_text->setToolTip(tr("Your text, tokenized into words and punctuation (CJK by character)"));
     f4->addRow(tr("Text"), m_text);
-    outer->addWidget(inp);
+    belowLayout->addWidget(inp);
+    outer->addWidget(below);
     outer->addStretch(1);
 
     // Wiring: the slider and the spin box mirror each other; every edit goes through onEdited.
@@ -386,6 +398,12 @@ void ParamsPanel::updateEnabled() {
     m_mlpHidden->setEnabled(s == Scheme::Mlp);
 
     // Only the current scheme's options are shown; the others keep their values, hidden.
+    // Showing a widget lays out every visible ancestor at once (QWidget::setVisible), so the
+    // panel was laid out again after each row: the boxes below the options moved in steps, and
+    // every step after the first found its old place marked for repainting, so it repainted
+    // them whole. The panel's layout now waits until the rows are set, then lays out once.
+    QLayout* panelLayout = layout();
+    panelLayout->setEnabled(false);
     const bool rope = s == Scheme::RoPE;
     const auto show = [this](QObject* field, bool visible) {
         m_options->setRowVisible(field, visible);
@@ -410,6 +428,8 @@ void ParamsPanel::updateEnabled() {
     show(m_learnedRows, s == Scheme::Learned);
     show(m_mlpFeatures, s == Scheme::Mlp);
     show(m_mlpHidden, s == Scheme::Mlp);
+    panelLayout->setEnabled(true);
+    panelLayout->activate();
     m_optionsBox->setTitle(tr("%1 options").arg(schemeTitle(s)));
     // Shaw's clip distance is DeBERTa v1's span.
     if (auto* clipLabel = qobject_cast<QLabel*>(m_options->labelForField(m_clip));
