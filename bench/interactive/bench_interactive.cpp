@@ -302,8 +302,12 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
             ++replots;
             lastReplotMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
             auto* hv = qobject_cast<HeatmapView*>(plot->parentWidget());
-            replotted[hv ? hv->titleText().left(30).toStdString()
-                         : std::string(plot->parentWidget()->metaObject()->className())]++;
+            const std::string what =
+                hv ? hv->titleText().left(30).toStdString()
+                   : std::string(plot->parentWidget()->metaObject()->className());
+            replotted[what]++;
+            if (kEventLog)
+                std::fprintf(stderr, "%9.1f replot %s\n", lastReplotMs, what.c_str());
         });
     auto waitQuiet = [&](double quietMs) {
         // Let queued replots and paints run; return once no plot painted for quietMs since the

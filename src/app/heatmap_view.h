@@ -152,6 +152,8 @@ private:
     /** The plot above the read-out line, filling the view. */
     void placeChildren();
     void scheduleRebuild();
+    /** Replots the plot at the next turn of the event loop, or before the window paints. */
+    void queueReplot();
     void rebuild();
     void applyGradient();
     void applyTicks();

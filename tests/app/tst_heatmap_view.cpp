@@ -28,6 +28,7 @@ private Q_SLOTS:
     void backgroundIsWhiteOnScreenAndInExports();
     void resizeBeforeTheFirstPaintPoolsAtOnce();
     void hiddenDataIsPooledWhenShown();
+    void aPaintQueuedFirstShowsTheNewData();
 };
 
 namespace {
@@ -97,6 +98,55 @@ void TestHeatmapView::resizeBeforeTheFirstPaintPoolsAtOnce() {
     QCOMPARE(v->redrawCount(), after);
     QCOMPARE(v->displayedCells(), shown);
     QTRY_VERIFY(v->displayedCells().width() < shown.width() - 100);
+}
+
+void TestHeatmapView::aPaintQueuedFirstShowsTheNewData() {
+    // New data (and a resize) queue the plot's replot. A paint of the window that came first (on
+    // a Shaw <-> T5 switch the Relative tab's index map was resized while the result's handler
+    // ran, and the paint it asked for was queued ahead of the replot) drew the plot's old
+    // buffers, then the replot painted it again: "PRP". The window's paint now runs the queued
+    // replot first: one paint, of the new data.
+    QWidget host;
+    host.resize(900, 450);
+    auto* v = new HeatmapView(&host);
+    v->setGeometry(0, 0, 400, 400);
+    host.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&host));
+    v->setData(ramp(300), HeatmapInfo{});
+    QTRY_VERIFY(v->redrawCount() > 0);
+    QTest::qWait(100); // painted
+    QString order;     // R: a replot, P: a paint of the plot
+    class Log : public QObject {
+    public:
+        explicit Log(QString* o)
+            : m_order(o) {}
+
+    protected:
+        bool eventFilter(QObject*, QEvent* e) override {
+            if (e->type() == QEvent::Paint)
+                *m_order += u'P';
+            return false;
+        }
+
+    private:
+        QString* m_order;
+    } log(&order);
+    v->plot()->installEventFilter(&log);
+    connect(v->plot(), &QCustomPlot::afterReplot, this, [&order] { order += u'R'; });
+    Grid g = ramp(300);
+    for (double& x : g.values)
+        x = -x;
+    // As on a scheme switch: the result resizes the view (a neighbour shown or hidden) and sets
+    // its data, and the window's paint comes before the replot those queue (in the window, a
+    // paint already asked for when the result's handler ran). Sent here at once.
+    v->setGeometry(0, 0, 420, 400);
+    v->setData(std::move(g), HeatmapInfo{});
+    QEvent paintNow(QEvent::UpdateRequest);
+    QCoreApplication::sendEvent(&host, &paintNow);
+    QTest::qWait(100);
+    v->plot()->removeEventFilter(&log);
+    disconnect(v->plot(), &QCustomPlot::afterReplot, this, nullptr);
+    QCOMPARE(order, QStringLiteral("RP"));
 }
 
 void TestHeatmapView::hiddenDataIsPooledWhenShown() {
