@@ -218,62 +218,34 @@ struct NarrowBins {
     int narrow = 0;
 };
 
-/** Sums of the bins of a (sums) and n (counts) into sum and count, N = the narrow width when it
- *  is known at compile time (the run unrolled), 0 when it is not. */
-template <int N>
-[[gnu::always_inline]] inline void binSums(const float* __restrict a, const float* __restrict n,
-                                           const NarrowBins& b, double* __restrict sum,
-                                           double* __restrict count) {
-    const std::size_t bins = b.start.size();
-    const int narrow = N > 0 ? N : b.narrow;
-    const int* __restrict start = b.start.data();
-    const int* __restrict extra = b.extra.data();
-    for (std::size_t k = 0; k < bins; ++k) {
-        const float* ak = a + start[k];
-        const float* nk = n + start[k];
-        double s = 0.0, c = 0.0;
-        for (int j = 0; j < narrow; ++j) {
-            s += static_cast<double>(ak[j]);
-            c += static_cast<double>(nk[j]);
-        }
-        sum[k] = s + static_cast<double>(a[extra[k]]);
-        count[k] = c + static_cast<double>(n[extra[k]]);
-    }
-}
-
 /**
  * dst[k] = the mean of bin k of the folded lines a (sums) and n (counts): Σ a / Σ n over its
  * columns, summed in double in column order (what summing the lines' double copies gave), −inf
  * for a bin with no finite entry. Every bin has `narrow` or `narrow` + 1 columns (proportional
  * edges): a fixed run of `narrow` columns, then b.extra's column, a zero for the narrow ones
  * (s + 0 is s: s starts at +0, so it is never −0). A trip count or a branch per bin was
- * mispredicted about once a bin. The divisions come after, in a loop the compiler vectorises.
- * `sum` and `count` are scratch.
+ * mispredicted about once a bin. The sums go to dst first; the divisions come after, in a loop
+ * the compiler vectorises. `count` is scratch.
  */
 PE_POOL_CLONES void binMeansNarrow(const float* __restrict a, const float* __restrict n,
-                                   const NarrowBins& b, double* __restrict sum,
-                                   double* __restrict count, double* __restrict dst) {
+                                   const NarrowBins& b, double* __restrict count,
+                                   double* __restrict dst) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
-    switch (b.narrow) { // the widths of maps a few times wider than their plots
-    case 1:
-        binSums<1>(a, n, b, sum, count);
-        break;
-    case 2:
-        binSums<2>(a, n, b, sum, count);
-        break;
-    case 3:
-        binSums<3>(a, n, b, sum, count);
-        break;
-    case 4:
-        binSums<4>(a, n, b, sum, count);
-        break;
-    default:
-        binSums<0>(a, n, b, sum, count);
-        break;
-    }
     const std::size_t bins = b.start.size();
+    const int narrow = b.narrow;
+    for (std::size_t k = 0; k < bins; ++k) {
+        const float* ak = a + b.start[k];
+        const float* nk = n + b.start[k];
+        double s = 0.0, c = 0.0;
+        for (int j = 0; j < narrow; ++j) {
+            s += static_cast<double>(ak[j]);
+            c += static_cast<double>(nk[j]);
+        }
+        dst[k] = s + static_cast<double>(a[b.extra[k]]);
+        count[k] = c + static_cast<double>(n[b.extra[k]]);
+    }
     for (std::size_t k = 0; k < bins; ++k)
-        dst[k] = count[k] > 0 ? sum[k] / count[k] : -kInf;
+        dst[k] = count[k] > 0 ? dst[k] / count[k] : -kInf;
 }
 
 PE_POOL_CLONES void foldMaxF32Lines(const float* line, std::size_t w, float* a, float* l,
@@ -322,7 +294,7 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
         std::vector<double> lo(rangeLo ? w : 0, kInf), hi(rangeLo ? w : 0, -kInf);
         constexpr bool kFloat = std::is_same_v<T, float>;
         constexpr float kInfF = std::numeric_limits<float>::infinity();
-        std::vector<double> binSum(narrowBins.start.size()), binCount(narrowBins.start.size());
+        std::vector<double> binCount(narrowBins.start.size());
         // One padding column, never written: the zero binMeansNarrow adds to narrow bins.
         std::vector<float> accF(kFloat ? w + 1 : 0),
             cntF(kFloat && mode == PoolMode::Mean ? w + 1 : 0);
@@ -353,8 +325,7 @@ Grid poolBins(const T* src, std::int64_t cols, const std::vector<int>& rowEdge,
                                                        static_cast<double>(cntF[k])
                                                  : -kInf;
                     else
-                        binMeansNarrow(accF.data(), cntF.data(), narrowBins, binSum.data(),
-                                       binCount.data(), dst);
+                        binMeansNarrow(accF.data(), cntF.data(), narrowBins, binCount.data(), dst);
                     continue;
                 }
                 if (mode == PoolMode::Max) {

@@ -55,14 +55,19 @@ QColor gradientColour(const QCPColorMap* map, double value) {
 }
 } // namespace
 
-/** Paint events of a widget. */
+/** Paint events of a widget; with `order`, each also appends 'P' to it. */
 class PaintCounter : public QObject {
 public:
     int paints = 0;
+    QString* order = nullptr;
 
 protected:
     bool eventFilter(QObject*, QEvent* e) override {
-        paints += e->type() == QEvent::Paint;
+        if (e->type() == QEvent::Paint) {
+            ++paints;
+            if (order)
+                *order += u'P';
+        }
         return false;
     }
 };
@@ -116,21 +121,8 @@ void TestHeatmapView::aPaintQueuedFirstShowsTheNewData() {
     QTRY_VERIFY(v->redrawCount() > 0);
     QTest::qWait(100); // painted
     QString order;     // R: a replot, P: a paint of the plot
-    class Log : public QObject {
-    public:
-        explicit Log(QString* o)
-            : m_order(o) {}
-
-    protected:
-        bool eventFilter(QObject*, QEvent* e) override {
-            if (e->type() == QEvent::Paint)
-                *m_order += u'P';
-            return false;
-        }
-
-    private:
-        QString* m_order;
-    } log(&order);
+    PaintCounter log;
+    log.order = &order;
     v->plot()->installEventFilter(&log);
     connect(v->plot(), &QCustomPlot::afterReplot, this, [&order] { order += u'R'; });
     Grid g = ramp(300);
