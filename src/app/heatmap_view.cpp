@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_view.h"
 
-#include <QApplication>
 #include <QEvent>
 #include <QLabel>
-#include <QPointer>
 #include <QTimer>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include "plot_background.h"
 #include "plot_text.h"
 #include "qcp.h"
+#include "queued_plot.h"
 
 namespace pe {
 
@@ -117,111 +116,6 @@ private:
     double m_start;
     double m_step;
 };
-
-/**
- * A map's plot with a replot queue of its own. QCustomPlot's rpQueuedReplot replots at the next
- * turn of the event loop; a paint of the window queued before it (a change that lays the tab out
- * again) drew the plot's old buffers first, then the replot repainted it: a stale frame, and
- * every pixel of the plot painted twice. The window's paint now runs the pending replots first
- * (ReplotQueue), so their plots are drawn once, fresh, in that same paint.
- *
- * QCustomPlot also replots at once on every resize (colouring the map's image and drawing every
- * layer), and the view re-pools and replots again for the new size: this plot queues that replot
- * too, so a change that resizes the view, or each step of a window drag, replots once.
- */
-class QueuedResizePlot : public QCustomPlot {
-public:
-    using QCustomPlot::QCustomPlot;
-    ~QueuedResizePlot() override;
-
-    /** replot(rpQueuedReplot), or sooner if the window paints first. */
-    void queueReplot();
-    /** Runs a queued replot now, if one is pending. */
-    void replotIfQueued() {
-        if (!m_queued)
-            return;
-        m_queued = false;
-        replot(rpRefreshHint);
-    }
-
-protected:
-    void resizeEvent(QResizeEvent*) override {
-        setViewport(rect());
-        updateLayout(); // the axis rect's new size, which the view pools for
-        queueReplot();
-    }
-
-private:
-    bool m_queued = false;
-};
-
-/**
- * The plots with a replot queued, and an application event filter that runs those of a window
- * when the window is about to paint (QEvent::UpdateRequest), before the repaint manager
- * collects what to draw: the replots' own updates join that paint. GUI thread only.
- */
-class ReplotQueue : public QObject {
-public:
-    /** The queue, made (a child of the application, its filter) on first use. */
-    static ReplotQueue& instance() {
-        if (!s_queue) {
-            s_queue = new ReplotQueue(qApp);
-            qApp->installEventFilter(s_queue);
-        }
-        return *s_queue;
-    }
-    /** The queue if it exists: null before the first queued replot and after the application. */
-    static ReplotQueue* existing() { return s_queue; }
-    void add(QueuedResizePlot* p) {
-        if (std::find(m_pending.begin(), m_pending.end(), p) == m_pending.end())
-            m_pending.push_back(p);
-    }
-    void remove(QueuedResizePlot* p) { std::erase(m_pending, p); }
-
-protected:
-    bool eventFilter(QObject* watched, QEvent* e) override {
-        if (e->type() != QEvent::UpdateRequest || m_pending.empty() || !watched->isWidgetType())
-            return false;
-        auto* window = static_cast<QWidget*>(watched);
-        // Replots may lay a plot out and queue more: take the list first.
-        std::vector<QueuedResizePlot*> due;
-        std::erase_if(m_pending, [&](QueuedResizePlot* p) {
-            const bool here = p->window() == window;
-            if (here)
-                due.push_back(p);
-            return here;
-        });
-        for (QueuedResizePlot* p : due)
-            p->replotIfQueued();
-        return false;
-    }
-
-private:
-    using QObject::QObject;
-    static inline QPointer<ReplotQueue> s_queue;
-    std::vector<QueuedResizePlot*> m_pending;
-};
-
-QueuedResizePlot::~QueuedResizePlot() {
-    if (ReplotQueue* q = ReplotQueue::existing())
-        q->remove(this);
-}
-
-void QueuedResizePlot::queueReplot() {
-    if (m_queued)
-        return;
-    m_queued = true;
-    ReplotQueue::instance().add(this);
-    // No paint of the window before the next turn of the event loop: replot then.
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-            if (ReplotQueue* q = ReplotQueue::existing())
-                q->remove(this);
-            replotIfQueued();
-        },
-        Qt::QueuedConnection);
-}
 
 bool isDiverging(ColorMapKind k) {
     return k == ColorMapKind::RdBu || k == ColorMapKind::PuOr;
@@ -480,7 +374,7 @@ ColorMapKind colorMapFromString(const QString& s) {
 
 HeatmapView::HeatmapView(QWidget* parent, bool compact)
     : QWidget(parent)
-    , m_plot(new QueuedResizePlot(this))
+    , m_plot(new QueuedPlot(this))
     , m_rebuildTimer(new QTimer(this))
     , m_compact(compact) {
     // No layout object: placeChildren() puts the plot above the read-out. A layout would pass
@@ -915,7 +809,7 @@ void HeatmapView::rebuild() {
 }
 
 void HeatmapView::queueReplot() {
-    static_cast<QueuedResizePlot*>(m_plot)->queueReplot();
+    static_cast<QueuedPlot*>(m_plot)->queueReplot();
 }
 
 QSize HeatmapView::poolTarget() const {

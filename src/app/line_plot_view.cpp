@@ -9,12 +9,13 @@
 #include "plot_background.h"
 #include "plot_text.h"
 #include "qcp.h"
+#include "queued_plot.h"
 
 namespace pe {
 
 LinePlotView::LinePlotView(QWidget* parent)
     : QWidget(parent)
-    , m_plot(new QCustomPlot(this)) {
+    , m_plot(new QueuedPlot(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
@@ -198,7 +199,7 @@ void LinePlotView::setContent(const LinePlotContent& c) {
         text->position->setCoords(m.x, 0.02 + 0.05 * (labelled++ % 2)); // neighbours apart
         text->setPadding(QMargins(3, 0, 0, 0));
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    static_cast<QueuedPlot*>(m_plot)->queueReplot();
 }
 
 } // namespace pe

@@ -13,6 +13,7 @@
 #include "heatmap_view.h"
 #include "line_plot_view.h"
 #include "main_window.h"
+#include "paint_log.h"
 #include "params_panel.h"
 #include "qcp.h"
 #include "seed_spin_box.h"
@@ -235,20 +236,6 @@ void TestEncodingTab::relativeMapsPoolOnceWhenTheLayoutChanges() {
     v->setCurrentIndex(0);
 }
 
-namespace {
-/** Paint events of the widgets it watches. */
-class Paints : public QObject {
-public:
-    int count = 0;
-
-protected:
-    bool eventFilter(QObject*, QEvent* e) override {
-        count += e->type() == QEvent::Paint;
-        return false;
-    }
-};
-} // namespace
-
 void TestEncodingTab::pageLayoutLeavesTheTabWidgetAlone() {
     // Shaw ↔ T5 lays the Relative tab out again (the bias map and the note come and go). That
     // must not make QTabWidget lay out and repaint itself whole (tab bar, corner and every map),
@@ -258,7 +245,7 @@ void TestEncodingTab::pageLayoutLeavesTheTabWidgetAlone() {
     v->setCurrentIndex(1);
     show(Scheme::Shaw);
     QTest::qWait(100);
-    Paints tabBar;
+    test::PaintLog tabBar;
     v->tabBar()->installEventFilter(&tabBar);
     show(Scheme::T5);
     QTest::qWait(100);
@@ -267,7 +254,7 @@ void TestEncodingTab::pageLayoutLeavesTheTabWidgetAlone() {
     QTest::qWait(100);
     QVERIFY(!v->biasMap()->isVisible());
     v->tabBar()->removeEventFilter(&tabBar);
-    QCOMPARE(tabBar.count, 0);
+    QCOMPARE(tabBar.count(), 0);
 
     // What does move the tab widget's parts still lays them out: a wider query box (n = 1,000
     // needs three digits where the default n needs two) widens the corner, which stays inside

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "heatmap_view.h"
+#include "paint_log.h"
 #include "qcp.h"
 
 using namespace pe;
@@ -55,23 +56,6 @@ QColor gradientColour(const QCPColorMap* map, double value) {
 }
 } // namespace
 
-/** Paint events of a widget; with `order`, each also appends 'P' to it. */
-class PaintCounter : public QObject {
-public:
-    int paints = 0;
-    QString* order = nullptr;
-
-protected:
-    bool eventFilter(QObject*, QEvent* e) override {
-        if (e->type() == QEvent::Paint) {
-            ++paints;
-            if (order)
-                *order += u'P';
-        }
-        return false;
-    }
-};
-
 void TestHeatmapView::resizeBeforeTheFirstPaintPoolsAtOnce() {
     // A change that brings new data and resizes the view (a neighbouring view shown or hidden):
     // the view pools for its new size at once, and the change costs one paint, not a second
@@ -85,7 +69,7 @@ void TestHeatmapView::resizeBeforeTheFirstPaintPoolsAtOnce() {
     v->setData(ramp(1000), HeatmapInfo{}); // more cells than pixels: pooled to the plot's size
     QTRY_VERIFY(v->redrawCount() > 0);
     QTest::qWait(100); // painted
-    PaintCounter counter;
+    test::PaintLog counter;
     v->plot()->installEventFilter(&counter);
     v->setData(ramp(1000), HeatmapInfo{});
     const QSize before = v->displayedCells();
@@ -94,7 +78,7 @@ void TestHeatmapView::resizeBeforeTheFirstPaintPoolsAtOnce() {
     QVERIFY(v->redrawCount() > redraws);
     QVERIFY(v->displayedCells().width() > before.width() + 200);
     QTest::qWait(200); // past the debounce
-    QCOMPARE(counter.paints, 1);
+    QCOMPARE(counter.count(), 1);
 
     // A resize after the data was painted is a step of a drag: pooled once the drag pauses.
     const QSize shown = v->displayedCells();
@@ -121,7 +105,7 @@ void TestHeatmapView::aPaintQueuedFirstShowsTheNewData() {
     QTRY_VERIFY(v->redrawCount() > 0);
     QTest::qWait(100); // painted
     QString order;     // R: a replot, P: a paint of the plot
-    PaintCounter log;
+    test::PaintLog log;
     log.order = &order;
     v->plot()->installEventFilter(&log);
     connect(v->plot(), &QCustomPlot::afterReplot, this, [&order] { order += u'R'; });
@@ -153,12 +137,12 @@ void TestHeatmapView::hiddenDataIsPooledWhenShown() {
     v->hide();
     v->setData(ramp(1000), HeatmapInfo{});
     QVERIFY(v->displayedCells().isEmpty()); // nothing pooled while hidden
-    PaintCounter counter;
+    test::PaintLog counter;
     v->plot()->installEventFilter(&counter);
     v->show();
     QVERIFY(!v->displayedCells().isEmpty());
     QTest::qWait(200);
-    QCOMPARE(counter.paints, 1);
+    QCOMPARE(counter.count(), 1);
 }
 
 void TestHeatmapView::colourRangeSkipsMaskedCells() {

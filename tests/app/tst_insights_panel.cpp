@@ -42,7 +42,6 @@ private Q_SLOTS:
     void staysResponsiveWithProgressAndCancels();
     void newestRequestWins();
     void fitsBesideTheParameters();
-    void linearAfterLogHasTicks();
     void largeMapsArePreparedInTheBackground();
 };
 
@@ -387,34 +386,6 @@ void TestInsightsPanel::largeMapsArePreparedInTheBackground() {
     QTRY_COMPARE_WITH_TIMEOUT(f->preparing(), 0, 30000);
     QCOMPARE(map->dataRows(), 64); // the late 4096-row grid was not shown
     QCOMPARE(map->dataCols(), 32);
-}
-
-// A linear plot after a log one (the same view, another insights page) has ticks on both axes:
-// no log ticker is left behind to find none on a range through zero.
-void TestInsightsPanel::linearAfterLogHasTicks() {
-    LinePlotView view;
-    view.resize(400, 300);
-    LinePlotContent log;
-    LineSeries s;
-    s.values = {0.5, 3.0, 20.0};
-    s.x = {1.0, 10.0, 100.0};
-    log.series = {s};
-    log.integerX = false;
-    log.logX = log.logY = true;
-    view.setContent(log);
-    view.plot()->replot();
-    QVERIFY(!view.plot()->yAxis->tickVector().isEmpty());
-    LinePlotContent linear = log;
-    linear.logX = linear.logY = false;
-    linear.series[0].values = {-5000.0, 0.0, 120000.0};
-    linear.series[0].x = {-3.0, 0.0, 5.0};
-    view.setContent(linear);
-    view.plot()->replot();
-    for (const QCPAxis* a : {view.plot()->xAxis, view.plot()->yAxis}) {
-        QCOMPARE(a->scaleType(), QCPAxis::stLinear);
-        QVERIFY(a->range().lower < 0);
-        QVERIFY(a->tickVector().size() >= 2);
-    }
 }
 
 #include "tst_insights_panel.moc"

@@ -13,6 +13,7 @@
 #include <QSpinBox>
 #include <QTest>
 
+#include "paint_log.h"
 #include "params_panel.h"
 
 using namespace pe;
@@ -319,21 +320,6 @@ void TestParamsPanel::setValuesClampsValidLen() {
     QVERIFY(validate(panel.params()).ok());
 }
 
-namespace {
-/** The rectangles of the paint events of the widgets it watches. */
-class Paints : public QObject {
-public:
-    QList<QRect> rects;
-
-protected:
-    bool eventFilter(QObject*, QEvent* e) override {
-        if (e->type() == QEvent::Paint)
-            rects << static_cast<QPaintEvent*>(e)->rect();
-        return false;
-    }
-};
-} // namespace
-
 void TestParamsPanel::schemeSwitchMovesTheBoxesBelowWithoutRepainting() {
     // Shaw's options are one row, T5's three: a switch moves the Attention and Input boxes.
     // They move as one opaque widget, laid out once, so Qt copies their pixels; before, each box
@@ -356,7 +342,7 @@ void TestParamsPanel::schemeSwitchMovesTheBoxesBelowWithoutRepainting() {
             input = box;
     }
     QVERIFY(attention && input);
-    Paints paints;
+    test::PaintLog paints;
     attention->installEventFilter(&paints);
     input->installEventFilter(&paints);
     const int y = attention->mapTo(&panel, QPoint()).y();

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#include <QCoreApplication>
+#include <QEvent>
+#include <QTest>
+
+#include "line_plot_view.h"
+#include "paint_log.h"
+#include "qcp.h"
+
+using namespace pe;
+
+class TestLinePlotView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void linearAfterLogHasTicks();
+    void aPaintQueuedFirstShowsTheNewSeries();
+};
+
+namespace {
+LinePlotContent ramp(double slope) {
+    LinePlotContent c;
+    c.title = QStringLiteral("ramp");
+    LineSeries s;
+    for (int i = 0; i < 64; ++i)
+        s.values.push_back(slope * i);
+    c.series = {s};
+    return c;
+}
+} // namespace
+
+// A linear plot after a log one (the same view, another insights page) has ticks on both axes:
+// no log ticker is left behind to find none on a range through zero.
+void TestLinePlotView::linearAfterLogHasTicks() {
+    LinePlotView view;
+    view.resize(400, 300);
+    LinePlotContent log;
+    LineSeries s;
+    s.values = {0.5, 3.0, 20.0};
+    s.x = {1.0, 10.0, 100.0};
+    log.series = {s};
+    log.integerX = false;
+    log.logX = log.logY = true;
+    view.setContent(log);
+    view.plot()->replot();
+    QVERIFY(!view.plot()->yAxis->tickVector().isEmpty());
+    LinePlotContent linear = log;
+    linear.logX = linear.logY = false;
+    linear.series[0].values = {-5000.0, 0.0, 120000.0};
+    linear.series[0].x = {-3.0, 0.0, 5.0};
+    view.setContent(linear);
+    view.plot()->replot();
+    for (const QCPAxis* a : {view.plot()->xAxis, view.plot()->yAxis}) {
+        QCOMPARE(a->scaleType(), QCPAxis::stLinear);
+        QVERIFY(a->range().lower < 0);
+        QVERIFY(a->tickVector().size() >= 2);
+    }
+}
+
+// New series and a resize, with a paint of the window already asked for (an insights page or
+// the encoding tab laid out again by the change): the paint runs the queued replot first and
+// shows the new series once. QCustomPlot's own queue replotted the old series on the resize,
+// painted them, then replotted and painted again ("RPRP").
+void TestLinePlotView::aPaintQueuedFirstShowsTheNewSeries() {
+    QWidget host;
+    host.resize(900, 450);
+    auto* v = new LinePlotView(&host);
+    v->setGeometry(0, 0, 400, 300);
+    host.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&host));
+    v->setContent(ramp(1.0));
+    QTest::qWait(100); // replotted and painted
+    QString order;     // R: a replot, P: a paint of the plot
+    test::PaintLog log;
+    log.order = &order;
+    v->plot()->installEventFilter(&log);
+    connect(v->plot(), &QCustomPlot::afterReplot, this, [&order] { order += u'R'; });
+    v->setGeometry(0, 0, 420, 300);
+    v->setContent(ramp(-2.0));
+    QEvent paintNow(QEvent::UpdateRequest);
+    QCoreApplication::sendEvent(&host, &paintNow);
+    QTest::qWait(100);
+    v->plot()->removeEventFilter(&log);
+    disconnect(v->plot(), &QCustomPlot::afterReplot, this, nullptr);
+    QCOMPARE(order, QStringLiteral("RP"));
+    // What was replotted is the new series: falling from 0 to -126.
+    QVERIFY(v->plot()->yAxis->range().lower <= -126.0);
+    QVERIFY(v->plot()->yAxis->range().upper < 10.0);
+}
+
+QTEST_MAIN(TestLinePlotView)
+#include "tst_line_plot_view.moc"
