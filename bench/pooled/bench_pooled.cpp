@@ -13,7 +13,12 @@
 // (gemm_gflop at the peak) and `pct_limit` = limit_ms / ms_median; `cpu_ms_median`, the
 // process's CPU time per run, and `cpu_pct_limit`, the same ratio in CPU time (the products'
 // flops over their CPU time per thread, `sgemm_cpu_peak_gflops`, against the run's CPU time),
-// which other programs on the machine disturb less than wall time; `peak_rss_mb`.
+// which other programs on the machine disturb less than wall time; `peak_rss_mb`. The machine's
+// speed drifts within a run (a shared host: ±10–15 % within minutes, and one n = 65,536 scheme
+// takes a minute on 2 cores), so each line also gives the sgemm peak measured right before and
+// right after its runs (`sgemm_peak_before_gflops`, `sgemm_peak_after_gflops`) and
+// `pct_limit_adjacent`, the share of the limit at the higher of those two (a dip in one of them,
+// another program's burst, would make the limit look longer and the pass look closer to it).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -159,6 +164,8 @@ int main(int argc, char** argv) {
             Weights w;
             completeWeights(p, w);
             std::vector<double> ms, cpu;
+            double unusedCpuPeak = 0.0;
+            const double peakBefore = sgemmPeak(threads, &unusedCpuPeak);
             for (int r = 0; r < repeat; ++r) {
                 const double c0 = cpuMs();
                 const double t0 = nowMs();
@@ -172,6 +179,7 @@ int main(int argc, char** argv) {
                 cpu.push_back(cpuMs() - c0);
                 fast.recycle(std::move(t.value().trace)); // as the window hands traces back
             }
+            const double peakAfter = sgemmPeak(threads, &unusedCpuPeak);
             const double first = ms.front(); // fresh buffers: page faults included
             std::sort(ms.begin(), ms.end());
             std::sort(cpu.begin(), cpu.end());
@@ -181,18 +189,22 @@ int main(int argc, char** argv) {
                 flop += 2 * N * (N + 8) * D;
             const double limitMs = flop / (1e6 * peak);
             const double median = ms[ms.size() / 2];
+            const double adjacentLimitMs = flop / (1e6 * std::max(peakBefore, peakAfter));
             rusage ru{};
             getrusage(RUSAGE_SELF, &ru);
             std::printf(
                 "{\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,\"pool\":%d,\"mode\":"
                 "\"%s\",\"threads\":%d,\"ms_median\":%.1f,\"ms_min\":%.1f,\"ms_first\":%.1f,"
                 "\"gemm_gflop\":%.1f,\"limit_ms\":%.1f,\"pct_limit\":%.1f,"
-                "\"cpu_ms_median\":%.1f,\"cpu_pct_limit\":%.1f,\"peak_rss_mb\":%.0f}\n",
+                "\"cpu_ms_median\":%.1f,\"cpu_pct_limit\":%.1f,\"peak_rss_mb\":%.0f,"
+                "\"sgemm_peak_before_gflops\":%.1f,\"sgemm_peak_after_gflops\":%.1f,"
+                "\"pct_limit_adjacent\":%.1f}\n",
                 name.c_str(), n, d, heads, pool, mode == PoolMode::Max ? "max" : "mean", threads,
                 median, ms.front(), first, flop / 1e9, limitMs, 100.0 * limitMs / median,
                 cpu[cpu.size() / 2],
                 100.0 * (flop / (1e6 * cpuPeak)) * threads / cpu[cpu.size() / 2],
-                static_cast<double>(ru.ru_maxrss) / 1024.0);
+                static_cast<double>(ru.ru_maxrss) / 1024.0, peakBefore, peakAfter,
+                100.0 * adjacentLimitMs / median);
             std::fflush(stdout);
         }
     }
