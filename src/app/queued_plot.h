@@ -29,8 +29,6 @@ public:
     void queueReplot();
     /** Runs a queued replot now, if one is pending. */
     void replotIfQueued();
-    /** Whether a replot is queued and has not run yet. */
-    bool replotQueued() const { return m_queued; }
 
 protected:
     void resizeEvent(QResizeEvent*) override;
