@@ -54,9 +54,10 @@ double nowMs() {
 
 /**
  * Best GFLOP/s of 2048³ products: OpenBLAS threaded, and the engine's one call per thread; also
- * (cpuPeak) the engine's per-thread products over the CPU time they took, times the threads.
+ * (cpuPeak, when given) the engine's per-thread products over the CPU time they took, times the
+ * threads.
  */
-double sgemmPeak(int threads, double* cpuPeak) {
+double sgemmPeak(int threads, double* cpuPeak = nullptr) {
     const int n = 2048;
     const double flops = 2.0 * n * double(n) * n;
     std::vector<float> a(std::size_t(n) * n, 0.5f), b(std::size_t(n) * n, 0.25f),
@@ -81,7 +82,8 @@ double sgemmPeak(int threads, double* cpuPeak) {
             bestCpu = std::min(bestCpu, (cpuMs() - c0) / threads);
         }
     }
-    *cpuPeak = flops / (1e6 * bestCpu);
+    if (cpuPeak)
+        *cpuPeak = flops / (1e6 * bestCpu);
     return std::max(openBlas, flops / (1e6 * best));
 }
 
@@ -164,8 +166,7 @@ int main(int argc, char** argv) {
             Weights w;
             completeWeights(p, w);
             std::vector<double> ms, cpu;
-            double unusedCpuPeak = 0.0;
-            const double peakBefore = sgemmPeak(threads, &unusedCpuPeak);
+            const double peakBefore = sgemmPeak(threads);
             for (int r = 0; r < repeat; ++r) {
                 const double c0 = cpuMs();
                 const double t0 = nowMs();
@@ -179,7 +180,7 @@ int main(int argc, char** argv) {
                 cpu.push_back(cpuMs() - c0);
                 fast.recycle(std::move(t.value().trace)); // as the window hands traces back
             }
-            const double peakAfter = sgemmPeak(threads, &unusedCpuPeak);
+            const double peakAfter = sgemmPeak(threads);
             const double first = ms.front(); // fresh buffers: page faults included
             std::sort(ms.begin(), ms.end());
             std::sort(cpu.begin(), cpu.end());

@@ -809,7 +809,7 @@ void HeatmapView::rebuild() {
 }
 
 void HeatmapView::queueReplot() {
-    static_cast<QueuedPlot*>(m_plot)->queueReplot();
+    m_plot->queueReplot();
 }
 
 QSize HeatmapView::poolTarget() const {
@@ -975,6 +975,10 @@ void HeatmapView::onMousePress(QMouseEvent* e) {
     // A right click picks the query row (a left drag pans, the wheel zooms).
     if (i >= 0 && i < m_rows && e->button() == Qt::RightButton)
         Q_EMIT rowClicked(i);
+}
+
+QCustomPlot* HeatmapView::plot() const {
+    return m_plot;
 }
 
 } // namespace pe

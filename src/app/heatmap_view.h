@@ -22,6 +22,8 @@ class QMouseEvent;
 
 namespace pe {
 
+class QueuedPlot;
+
 class FastColorMap;
 
 enum class ColorMapKind { Auto, Viridis, Magma, Greys, RdBu, PuOr };
@@ -106,7 +108,7 @@ public:
     int redrawCount() const { return m_redraws; }
     /** Images of the map coloured on this (the GUI) thread: not those a preparing job coloured. */
     int mapsColoured() const;
-    QCustomPlot* plot() const { return m_plot; }
+    QCustomPlot* plot() const;
     QString hoverText() const { return m_hover; }
 
     QSize sizeHint() const override;
@@ -168,7 +170,7 @@ private:
     QSize poolTarget() const;
     double cell(int r, int c) const;
 
-    QCustomPlot* m_plot;
+    QueuedPlot* m_plot;
     FastColorMap* m_map;
     QCPColorScale* m_scale = nullptr;
     QCPTextElement* m_title = nullptr;

@@ -199,7 +199,11 @@ void LinePlotView::setContent(const LinePlotContent& c) {
         text->position->setCoords(m.x, 0.02 + 0.05 * (labelled++ % 2)); // neighbours apart
         text->setPadding(QMargins(3, 0, 0, 0));
     }
-    static_cast<QueuedPlot*>(m_plot)->queueReplot();
+    m_plot->queueReplot();
+}
+
+QCustomPlot* LinePlotView::plot() const {
+    return m_plot;
 }
 
 } // namespace pe

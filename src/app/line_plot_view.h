@@ -14,6 +14,8 @@ class QCustomPlot;
 
 namespace pe {
 
+class QueuedPlot;
+
 /** Faint: a thin, pale line (the per-head curves behind their mean); Bold: a 2 px line. */
 enum class LineStyle { Line, Dashed, Points, LineAndPoints, Faint, Bold };
 
@@ -63,11 +65,11 @@ public:
                    const std::vector<LineSeries>& series, const QStringList& xLabels = {});
     void setContent(const LinePlotContent& c);
     const LinePlotContent& content() const { return m_content; }
-    QCustomPlot* plot() const { return m_plot; }
+    QCustomPlot* plot() const;
     int seriesCount() const;
 
 private:
-    QCustomPlot* m_plot;
+    QueuedPlot* m_plot;
     LinePlotContent m_content;
 };
 

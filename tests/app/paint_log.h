@@ -7,6 +7,10 @@
 #include <QPaintEvent>
 #include <QRect>
 #include <QString>
+#include <QTest>
+#include <QWidget>
+
+#include "qcp.h"
 
 namespace pe::test {
 
@@ -30,5 +34,26 @@ protected:
         return false;
     }
 };
+
+/**
+ * What `plot` does while `change` runs and right after, as one letter per event in order: 'R' a
+ * replot, 'P' a paint. After `change`, the window `host` is sent its UpdateRequest at once, as a
+ * paint the window had already asked for (before the replot the change queued) would come; the
+ * events of the next 100 ms are counted too.
+ */
+template <class Change> QString replotPaintOrder(QCustomPlot* plot, QWidget* host, Change change) {
+    QString order;
+    PaintLog log;
+    log.order = &order;
+    plot->installEventFilter(&log);
+    // The log is the connection's context: it ends with the log.
+    QObject::connect(plot, &QCustomPlot::afterReplot, &log, [&order] { order += u'R'; });
+    change();
+    QEvent paintNow(QEvent::UpdateRequest);
+    QCoreApplication::sendEvent(host, &paintNow);
+    QTest::qWait(100);
+    plot->removeEventFilter(&log);
+    return order;
+}
 
 } // namespace pe::test

@@ -104,24 +104,16 @@ void TestHeatmapView::aPaintQueuedFirstShowsTheNewData() {
     v->setData(ramp(300), HeatmapInfo{});
     QTRY_VERIFY(v->redrawCount() > 0);
     QTest::qWait(100); // painted
-    QString order;     // R: a replot, P: a paint of the plot
-    test::PaintLog log;
-    log.order = &order;
-    v->plot()->installEventFilter(&log);
-    connect(v->plot(), &QCustomPlot::afterReplot, this, [&order] { order += u'R'; });
     Grid g = ramp(300);
     for (double& x : g.values)
         x = -x;
     // As on a scheme switch: the result resizes the view (a neighbour shown or hidden) and sets
     // its data, and the window's paint comes before the replot those queue (in the window, a
-    // paint already asked for when the result's handler ran). Sent here at once.
-    v->setGeometry(0, 0, 420, 400);
-    v->setData(std::move(g), HeatmapInfo{});
-    QEvent paintNow(QEvent::UpdateRequest);
-    QCoreApplication::sendEvent(&host, &paintNow);
-    QTest::qWait(100);
-    v->plot()->removeEventFilter(&log);
-    disconnect(v->plot(), &QCustomPlot::afterReplot, this, nullptr);
+    // paint already asked for when the result's handler ran).
+    const QString order = test::replotPaintOrder(v->plot(), &host, [&] {
+        v->setGeometry(0, 0, 420, 400);
+        v->setData(std::move(g), HeatmapInfo{});
+    });
     QCOMPARE(order, QStringLiteral("RP"));
 }
 

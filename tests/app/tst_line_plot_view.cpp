@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include <QCoreApplication>
-#include <QEvent>
 #include <QTest>
 
 #include "line_plot_view.h"
@@ -69,18 +67,10 @@ void TestLinePlotView::aPaintQueuedFirstShowsTheNewSeries() {
     QVERIFY(QTest::qWaitForWindowExposed(&host));
     v->setContent(ramp(1.0));
     QTest::qWait(100); // replotted and painted
-    QString order;     // R: a replot, P: a paint of the plot
-    test::PaintLog log;
-    log.order = &order;
-    v->plot()->installEventFilter(&log);
-    connect(v->plot(), &QCustomPlot::afterReplot, this, [&order] { order += u'R'; });
-    v->setGeometry(0, 0, 420, 300);
-    v->setContent(ramp(-2.0));
-    QEvent paintNow(QEvent::UpdateRequest);
-    QCoreApplication::sendEvent(&host, &paintNow);
-    QTest::qWait(100);
-    v->plot()->removeEventFilter(&log);
-    disconnect(v->plot(), &QCustomPlot::afterReplot, this, nullptr);
+    const QString order = test::replotPaintOrder(v->plot(), &host, [&] {
+        v->setGeometry(0, 0, 420, 300);
+        v->setContent(ramp(-2.0));
+    });
     QCOMPARE(order, QStringLiteral("RP"));
     // What was replotted is the new series: falling from 0 to -126.
     QVERIFY(v->plot()->yAxis->range().lower <= -126.0);
