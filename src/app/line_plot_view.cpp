@@ -34,6 +34,35 @@ LinePlotView::LinePlotView(QWidget* parent)
     m_plot->legend->setFont(QFont(font().family(), 8));
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // Before each replot (the axes' rect is laid out for the current size by then): the legend
+    // in as many columns as keep it inside the axes.
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &LinePlotView::fitLegend);
+}
+
+void LinePlotView::fitLegend() {
+    QCPLegend* legend = m_plot->legend;
+    // itemCount() counts the grid's cells, empty ones of a wrapped legend included.
+    int items = 0;
+    QCPAbstractLegendItem* first = nullptr;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* it = legend->item(i)) {
+            ++items;
+            first = first ? first : it;
+        }
+    if (items == 0)
+        return;
+    const QMargins m = legend->margins();
+    const int rowHeight = first->minimumOuterSizeHint().height() + legend->rowSpacing();
+    const int room = m_plot->axisRect()->rect().height() - 10 - m.top() - m.bottom() +
+                     legend->rowSpacing(); // the last row has no spacing below it
+    const int rows = std::max(1, room / std::max(1, rowHeight));
+    // As few columns as fit, the entries spread evenly over them (0: one column).
+    const int columns = (items + rows - 1) / rows;
+    const int wrap = columns > 1 ? (items + columns - 1) / columns : 0;
+    if (legend->wrap() == wrap)
+        return;
+    legend->setWrap(wrap);
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true); // rearranged into columns of `wrap`
 }
 
 int LinePlotView::seriesCount() const {

@@ -69,6 +69,9 @@ public:
     int seriesCount() const;
 
 private:
+    /** Wraps the legend into columns when its entries are more than the axes' height holds. */
+    void fitLegend();
+
     QueuedPlot* m_plot;
     LinePlotContent m_content;
 };

@@ -12,6 +12,7 @@ class TestLinePlotView : public QObject {
 private Q_SLOTS:
     void linearAfterLogHasTicks();
     void aPaintQueuedFirstShowsTheNewSeries();
+    void aLongLegendWrapsIntoColumns();
 };
 
 namespace {
@@ -75,6 +76,45 @@ void TestLinePlotView::aPaintQueuedFirstShowsTheNewSeries() {
     // What was replotted is the new series: falling from 0 to -126.
     QVERIFY(v->plot()->yAxis->range().lower <= -126.0);
     QVERIFY(v->plot()->yAxis->range().upper < 10.0);
+}
+
+// Eleven curves in a short plot (the insights "every scheme" figure at 1280 x 720): the legend
+// is wrapped into columns that stay inside the axes, every entry shown; a tall plot keeps one
+// column.
+void TestLinePlotView::aLongLegendWrapsIntoColumns() {
+    LinePlotContent c;
+    for (int k = 0; k < 11; ++k) {
+        LineSeries s;
+        s.name = QStringLiteral("scheme %1").arg(k);
+        s.values = {0.0, 1.0 * k, 2.0};
+        c.series.push_back(s);
+    }
+    LinePlotView view;
+    view.resize(480, 270);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setContent(c);
+    view.plot()->replot();
+    const QCPLegend* legend = view.plot()->legend;
+    const QRect axes = view.plot()->axisRect()->rect();
+    int entries = 0; // itemCount() counts a wrapped grid's empty cells too
+    for (int i = 0; i < legend->itemCount(); ++i)
+        entries += legend->item(i) != nullptr;
+    QCOMPARE(entries, 11);
+    QVERIFY2(legend->outerRect().bottom() <= axes.bottom() &&
+                 legend->outerRect().top() >= axes.top(),
+             qPrintable(QStringLiteral("legend %1..%2, axes %3..%4")
+                            .arg(legend->outerRect().top())
+                            .arg(legend->outerRect().bottom())
+                            .arg(axes.top())
+                            .arg(axes.bottom())));
+    QVERIFY(legend->columnCount() >= 2);
+
+    view.resize(480, 900);
+    QTest::qWait(50); // the resize reaches the plot
+    view.plot()->replot();
+    QCOMPARE(legend->columnCount(), 1);
+    QVERIFY(legend->outerRect().bottom() <= view.plot()->axisRect()->rect().bottom());
 }
 
 QTEST_MAIN(TestLinePlotView)
