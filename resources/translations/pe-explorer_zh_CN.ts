@@ -1012,6 +1012,10 @@
         <source>step</source>
         <translation>训练步数</translation>
     </message>
+    <message>
+        <source>Train a model, or compare every scheme, on the task at the left. Each model is then evaluated on sequences of its training length L and longer: here %1, %2, %3 and %4 tokens. This table and the plot beside it give its token accuracy at each length: how far what it learned about positions generalises.</source>
+        <translation>在左侧的任务上训练一个模型，或比较所有方案。每个模型随后在其训练长度 L 及更长的序列上评估：此处为 %1、%2、%3 和 %4 个词元。此表及其旁边的图给出各长度上的词元准确率：模型学到的位置知识能推广多远。</translation>
+    </message>
 </context>
 <context>
     <name>pe::MainWindow</name>

@@ -14,6 +14,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -143,9 +144,19 @@ LabPanel::LabPanel(QWidget* parent)
     curves->addWidget(m_accuracy);
     right->addWidget(curves);
     auto* results = new QSplitter(Qt::Horizontal);
+    // Before the first run the table's place says what it will hold (not an empty white box).
+    m_tableStack = new QStackedWidget;
+    m_tableHint = new QLabel;
+    m_tableHint->setObjectName(QStringLiteral("evalTableHint"));
+    m_tableHint->setWordWrap(true);
+    m_tableHint->setAlignment(Qt::AlignCenter);
+    m_tableHint->setMargin(12);
+    m_tableHint->setFrameShape(QFrame::StyledPanel);
+    m_tableStack->addWidget(m_tableHint);
     m_table = new QTableWidget;
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    results->addWidget(m_table);
+    m_tableStack->addWidget(m_table);
+    results->addWidget(m_tableStack);
     m_lengthPlot = new LinePlotView;
     results->addWidget(m_lengthPlot);
     right->addWidget(results);
@@ -181,6 +192,10 @@ LabPanel::LabPanel(QWidget* parent)
             loadModel(path);
     });
     connect(m_task, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
+    connect(m_length, &QSpinBox::valueChanged, this, [this] {
+        if (m_runs.empty())
+            redraw(); // the hint names the lengths a run will be evaluated at
+    });
     results->setSizes({400, 400});
     setConfig(LabConfig{});
     redraw(); // titles and axes before the first run
@@ -270,6 +285,10 @@ void LabPanel::setConfig(const LabConfig& c) {
     m_lr->setValue(c.learningRate);
     m_seed->setValue(c.seed);
     updateEnabled();
+}
+
+QString LabPanel::evalTableHint() const {
+    return m_tableStack->currentWidget() == m_tableHint ? m_tableHint->text() : QString();
 }
 
 QString LabPanel::statusText() const {
@@ -413,10 +432,24 @@ void LabPanel::redraw() {
 
     // The evaluation table: one row per run, one column per length.
     if (m_runs.empty()) {
-        m_lengthPlot->setSeries(tr("accuracy against evaluation length"), tr("length"),
-                                tr("accuracy"), {});
+        const std::vector<int> lengths = labEvalLengths(m_length->value());
+        m_tableHint->setText(
+            tr("Train a model, or compare every scheme, on the task at the left. Each model is "
+               "then evaluated on sequences of its training length L and longer: here %1, %2, "
+               "%3 and %4 tokens. This table and the plot beside it give its token accuracy at "
+               "each length: how far what it learned about positions generalises.")
+                .arg(lengths[0])
+                .arg(lengths[1])
+                .arg(lengths[2])
+                .arg(lengths[3]));
+        m_tableStack->setCurrentWidget(m_tableHint);
+        LinePlotContent empty{
+            tr("accuracy against evaluation length"), tr("length"), tr("accuracy"), {}, {}};
+        empty.yRange = {0, 1.02};
+        m_lengthPlot->setContent(empty);
         return;
     }
+    m_tableStack->setCurrentWidget(m_table);
     const std::vector<int> lengths = labEvalLengths(m_runs.front().trainLength);
     m_table->setColumnCount(static_cast<int>(lengths.size()));
     QStringList header;

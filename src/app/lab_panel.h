@@ -30,6 +30,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 class QTableWidget;
 class QTimer;
 
@@ -138,6 +139,8 @@ public:
     LinePlotView* accuracyPlot() const { return m_accuracy; }
     LinePlotView* lengthPlot() const { return m_lengthPlot; }
     QTableWidget* evalTable() const { return m_table; }
+    /** The text in the table's place before the first run (empty once a run has shown). */
+    QString evalTableHint() const;
     QString statusText() const;
 
 public Q_SLOTS:
@@ -196,6 +199,8 @@ private:
     LinePlotView* m_accuracy;
     LinePlotView* m_lengthPlot;
     QTableWidget* m_table;
+    QLabel* m_tableHint;          ///< in the table's place before the first run
+    QStackedWidget* m_tableStack; ///< the hint or the table
     QTimer* m_redraw;
 };
 

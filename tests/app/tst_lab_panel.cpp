@@ -24,6 +24,7 @@ class TestLabPanel : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void withoutTrainerTrainIsGreyed();
+    void beforeAnyRunTheTableSaysWhatItWillHold();
     void trainingFillsCurvesAndTable();
     void guiStaysResponsiveDuringTraining();
     void cancelStopsTheRun();
@@ -87,6 +88,27 @@ void TestLabPanel::withoutTrainerTrainIsGreyed() {
     LabPanel p;
     QVERIFY(!p.trainButton()->isEnabled());
     QVERIFY(p.trainButton()->toolTip().contains(QLatin1String("not part of this build")));
+}
+
+void TestLabPanel::beforeAnyRunTheTableSaysWhatItWillHold() {
+    LabPanel p;
+    p.setTrainer([](auto& c, auto& l, auto& pr, auto& s) { return fakeTrain(c, l, pr, s, false); });
+    LabConfig c = tiny();
+    c.trainLength = 12;
+    p.setConfig(c);
+    // The lengths a run will be evaluated at (L, 1.5L, 2L, 4L), following the length box.
+    QVERIFY2(p.evalTableHint().contains(QStringLiteral("12, 18, 24 and 48")),
+             qPrintable(p.evalTableHint()));
+    QVERIFY(!p.evalTable()->isVisibleTo(&p));
+    // Accuracies live in [0, 1], also before a run.
+    const auto range = p.lengthPlot()->content().yRange;
+    QVERIFY(range && range->first == 0.0 && range->second > 1.0 && range->second < 1.1);
+    QSignalSpy done(&p, &LabPanel::finished);
+    p.trainButton()->click();
+    QVERIFY(done.wait(10000));
+    QVERIFY(p.evalTableHint().isEmpty());
+    QVERIFY(p.evalTable()->isVisibleTo(&p));
+    QCOMPARE(p.evalTable()->horizontalHeaderItem(3)->text(), QStringLiteral("4L = 48"));
 }
 
 void TestLabPanel::trainingFillsCurvesAndTable() {
