@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "line_plot_view.h"
 
+#include <QLineF>
+#include <QStyle>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "plot_background.h"
@@ -32,34 +35,168 @@ LinePlotView::LinePlotView(QWidget* parent)
         0, 0, new PlotText(m_plot, QString(), QFont(font().family(), 10, QFont::Bold)));
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), 8));
+    // A short line sample (QCustomPlot's is 32 px): more entries fit a row above the axes.
+    m_plot->legend->setIconSize(20, 14); // not lower: a text's "_" is drawn below its line
+    m_plot->legend->setIconTextPadding(4);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_legendBorder = m_plot->legend->borderPen();
+    // What a legend inside the axes still covers shows through it, faintly (as matplotlib's).
+    m_plot->legend->setBrush(QColor(255, 255, 255, 215));
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    // Before each replot (the axes' rect is laid out for the current size by then): the legend
-    // in as many columns as keep it inside the axes.
+    // Before each replot: the legend placed where it hides the least of the curves.
     connect(m_plot, &QCustomPlot::beforeReplot, this, &LinePlotView::fitLegend);
 }
+
+namespace {
+
+/** Whether the segment a–b (pixels) passes through r, neither end inside it. */
+bool crosses(const QLineF& line, const QRectF& r) {
+    const QPointF a = line.p1(), b = line.p2();
+    if ((a.x() < r.left() && b.x() < r.left()) || (a.x() > r.right() && b.x() > r.right()) ||
+        (a.y() < r.top() && b.y() < r.top()) || (a.y() > r.bottom() && b.y() > r.bottom()))
+        return false;
+    const QLineF edges[] = {{r.topLeft(), r.topRight()},
+                            {r.topRight(), r.bottomRight()},
+                            {r.bottomRight(), r.bottomLeft()},
+                            {r.bottomLeft(), r.topLeft()}};
+    for (const QLineF& e : edges)
+        if (line.intersects(e, nullptr) == QLineF::BoundedIntersection)
+            return true;
+    return false;
+}
+
+/**
+ * How much of the curves a legend at r (pixels) would hide: the points inside it and the
+ * segments through it, at most ~2,000 points a curve (longer ones sampled). The axes are laid
+ * out at `now`; the points are placed as they will be with the axes at `then` (taller by the
+ * row of a legend above them that is to come inside).
+ */
+int hiddenBy(const QCustomPlot* plot, const QRectF& r, const QRect& now, const QRect& then) {
+    const double sy = now.height() > 0 ? double(then.height()) / now.height() : 1.0;
+    int hidden = 0;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        const QCPGraph* graph = plot->graph(g);
+        const auto data = graph->data();
+        const int size = data->size();
+        const int stride = std::max(1, size / 2000);
+        const bool lines = graph->lineStyle() != QCPGraph::lsNone;
+        QPointF previous;
+        bool joined = false; // previous is a point of this curve, not a gap
+        for (int i = 0; i < size; i += stride) {
+            const auto point = data->at(i);
+            if (!std::isfinite(point->value)) {
+                joined = false;
+                continue;
+            }
+            const QPointF p(graph->keyAxis()->coordToPixel(point->key),
+                            then.top() +
+                                (graph->valueAxis()->coordToPixel(point->value) - now.top()) * sy);
+            if (r.contains(p) || (lines && joined && crosses(QLineF(previous, p), r)))
+                ++hidden;
+            previous = p;
+            joined = true;
+        }
+    }
+    return hidden;
+}
+
+} // namespace
 
 void LinePlotView::fitLegend() {
     QCPLegend* legend = m_plot->legend;
     // itemCount() counts the grid's cells, empty ones of a wrapped legend included.
-    int items = 0;
-    QCPAbstractLegendItem* first = nullptr;
+    std::vector<QCPAbstractLegendItem*> entries;
     for (int i = 0; i < legend->itemCount(); ++i)
-        if (QCPAbstractLegendItem* it = legend->item(i)) {
-            ++items;
-            first = first ? first : it;
-        }
-    if (items == 0)
+        if (QCPAbstractLegendItem* it = legend->item(i))
+            entries.push_back(it);
+    if (entries.empty())
         return;
+    const int items = static_cast<int>(entries.size());
+    QSize entry(0, 0);
+    for (QCPAbstractLegendItem* it : entries)
+        entry = entry.expandedTo(it->minimumOuterSizeHint());
     const QMargins m = legend->margins();
-    const int rowHeight = first->minimumOuterSizeHint().height() + legend->rowSpacing();
-    const int room = m_plot->axisRect()->rect().height() - 10 - m.top() - m.bottom() +
-                     legend->rowSpacing(); // the last row has no spacing below it
-    const int rows = std::max(1, room / std::max(1, rowHeight));
-    // As few columns as fit, the entries spread evenly over them (0: one column).
-    const int columns = (items + rows - 1) / rows;
-    const int wrap = columns > 1 ? (items + columns - 1) / columns : 0;
-    if (legend->wrap() == wrap)
+    // The axes laid out for the new ranges (their tick labels' width moves them), so that the
+    // curves' pixels below are where the replot will draw them.
+    m_plot->layOut();
+    // The axes as they are with the legend inside them (taller by its row when it is above).
+    const QRect now = m_plot->axisRect()->rect();
+    QRect axes = now;
+    if (m_legendAbove)
+        axes.setTop(legend->outerRect().top());
+    // Inside: as few columns as fit the axes' height, the entries spread evenly over them.
+    const int rowHeight = entry.height() + legend->rowSpacing();
+    const int room = axes.height() - 10 - m.top() - m.bottom() + legend->rowSpacing();
+    const int fit = std::max(1, room / std::max(1, rowHeight));
+    const int columns = (items + fit - 1) / fit;
+    const int rows = (items + columns - 1) / columns;
+    const QSize inside(
+        columns * entry.width() + (columns - 1) * legend->columnSpacing() + m.left() + m.right(),
+        rows * entry.height() + (rows - 1) * legend->rowSpacing() + m.top() + m.bottom());
+    // The corner where the legend hides the least of the curves: the content's choice first,
+    // then the others (matplotlib's "best"). It sits where the inset places it (12 px from the
+    // axes' edges); a curve within 3 px of its frame counts as hidden too.
+    const QRect inner = axes - m_plot->axisRect()->insetLayout()->margins();
+    Qt::Alignment at = m_content.legendAt;
+    int least = std::numeric_limits<int>::max();
+    for (Qt::Alignment a :
+         {m_content.legendAt, Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+          Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft}) {
+        const int hidden = hiddenBy(
+            m_plot, QStyle::alignedRect(Qt::LeftToRight, a, inside, inner).adjusted(-3, -3, 3, 3),
+            now, axes);
+        if (hidden < least) {
+            least = hidden;
+            at = a;
+        }
+    }
+    // Every corner hides some curve (an attention row, sinusoids across the whole plot): the
+    // legend goes above the axes, in up to three rows across the plot's width, where it hides
+    // nothing, unless that would take more than a third of the axes' height.
+    const int perRow = std::max(1, (m_plot->viewport().width() - 20 + legend->columnSpacing()) /
+                                       std::max(1, entry.width() + legend->columnSpacing()));
+    const int rowsAbove = (items + perRow - 1) / perRow;
+    const bool above = least > 0 && rowsAbove <= 3 && 3 * rowsAbove * rowHeight <= axes.height();
+    QCPLayoutInset* inset = m_plot->axisRect()->insetLayout();
+    if (above != m_legendAbove) {
+        if (above) {
+            inset->take(legend);
+            inset->simplify();
+            // Under the title, centred between two stretching spacers at its own width.
+            m_legendRow = new QCPLayoutGrid;
+            m_plot->plotLayout()->insertRow(1);
+            m_plot->plotLayout()->addElement(1, 0, m_legendRow);
+            m_plot->plotLayout()->setRowStretchFactor(1, 0.001); // its own height, no more
+            m_legendRow->addElement(0, 0, new QCPLayoutElement(m_plot));
+            m_legendRow->addElement(0, 1, legend);
+            m_legendRow->addElement(0, 2, new QCPLayoutElement(m_plot));
+            m_legendRow->setColumnStretchFactors({1.0, 0.001, 1.0});
+            legend->setBorderPen(Qt::NoPen);
+        } else {
+            m_legendRow->take(legend);
+            m_plot->plotLayout()->remove(m_legendRow); // deletes it and its spacers
+            m_plot->plotLayout()->simplify();
+            m_legendRow = nullptr;
+            inset->addElement(legend, at);
+            legend->setBorderPen(m_legendBorder);
+        }
+        m_legendAbove = above;
+    }
+    // Fewer value ticks on short axes (QCustomPlot aims at 5 whatever the height: at 75 px their
+    // labels touched): about one per 30 px.
+    const int height = axes.height() - (above ? rowsAbove * rowHeight : 0);
+    m_plot->yAxis->ticker()->setTickCount(std::clamp(height / 30, 3, 5));
+    if (above) {
+        const int wrap = (items + rowsAbove - 1) / rowsAbove; // balanced rows
+        if (legend->wrap() != wrap || legend->fillOrder() != QCPLayoutGrid::foColumnsFirst) {
+            legend->setWrap(wrap);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        }
+        return;
+    }
+    inset->setInsetAlignment(0, at);
+    const int wrap = columns > 1 ? rows : 0; // 0: one column
+    if (legend->wrap() == wrap && legend->fillOrder() == QCPLayoutGrid::foRowsFirst)
         return;
     legend->setWrap(wrap);
     legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true); // rearranged into columns of `wrap`
@@ -186,8 +323,7 @@ void LinePlotView::setContent(const LinePlotContent& c) {
         m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
         m_plot->xAxis->setTickLabelRotation(0);
     }
-    m_plot->legend->setVisible(!c.series.empty());
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, c.legendAt);
+    m_plot->legend->setVisible(!c.series.empty()); // placed by fitLegend, before the replot
     m_plot->rescaleAxes();
     if (c.series.empty()) { // nothing to fit: a few decades on a log axis
         if (c.logX)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QColor>
+#include <QPen>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -11,6 +12,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QCPLayoutGrid;
 
 namespace pe {
 
@@ -49,7 +51,10 @@ struct LinePlotContent {
     std::vector<LineMarker> markers{};
     /** Whole-number x ticks (positions, layers); off for real x such as n on a log axis. */
     bool integerX = true;
-    /** Where the legend sits inside the axes (away from the curves). */
+    /**
+     * The legend's preferred corner inside the axes; another corner is taken when this one
+     * would hide curves and it would not, the room above the axes when every corner would.
+     */
     Qt::Alignment legendAt = Qt::AlignTop | Qt::AlignRight;
 };
 
@@ -69,11 +74,20 @@ public:
     int seriesCount() const;
 
 private:
-    /** Wraps the legend into columns when its entries are more than the axes' height holds. */
+    /**
+     * Places the legend before each replot: inside the axes, in the corner where it hides the
+     * least of the curves (the content's legendAt where it hides nothing), wrapped into columns
+     * when its entries are more than the axes' height holds; above the axes, in up to three
+     * rows, when every corner would hide some curve and those rows take at most a third of the
+     * axes' height. Short axes get fewer value ticks.
+     */
     void fitLegend();
 
     QueuedPlot* m_plot;
     LinePlotContent m_content;
+    bool m_legendAbove = false;           ///< the legend sits above the axes, not inside them
+    QPen m_legendBorder;                  ///< its frame inside the axes (none above them)
+    QCPLayoutGrid* m_legendRow = nullptr; ///< the row above the axes that holds it there
 };
 
 } // namespace pe

@@ -29,6 +29,11 @@ public:
     void queueReplot();
     /** Runs a queued replot now, if one is pending. */
     void replotIfQueued();
+    /**
+     * Lays the plot out for its current contents (the axes' tick labels for their ranges), as
+     * the next replot would: for placing something by where the curves will be drawn.
+     */
+    void layOut() { updateLayout(); }
 
 protected:
     void resizeEvent(QResizeEvent*) override;

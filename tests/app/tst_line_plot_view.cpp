@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <QTest>
 
+#include <cstdlib>
+
 #include "line_plot_view.h"
 #include "paint_log.h"
 #include "qcp.h"
@@ -13,6 +15,8 @@ private Q_SLOTS:
     void linearAfterLogHasTicks();
     void aPaintQueuedFirstShowsTheNewSeries();
     void aLongLegendWrapsIntoColumns();
+    void theLegendTakesACornerItHidesNothingIn();
+    void overCurvesEverywhereTheLegendGoesAbove();
 };
 
 namespace {
@@ -78,9 +82,34 @@ void TestLinePlotView::aPaintQueuedFirstShowsTheNewSeries() {
     QVERIFY(v->plot()->yAxis->range().upper < 10.0);
 }
 
-// Eleven curves in a short plot (the insights "every scheme" figure at 1280 x 720): the legend
-// is wrapped into columns that stay inside the axes, every entry shown; a tall plot keeps one
-// column.
+namespace {
+/** The curves' points (pixels) inside r, and the segments between them through r (sampled). */
+int curvesIn(const QCustomPlot* plot, const QRect& r) {
+    int inside = 0;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        const QCPGraph* graph = plot->graph(g);
+        const auto data = graph->data();
+        QPointF previous;
+        for (int i = 0; i < data->size(); ++i) {
+            const QPointF p(graph->keyAxis()->coordToPixel(data->at(i)->key),
+                            graph->valueAxis()->coordToPixel(data->at(i)->value));
+            for (int k = i == 0 ? 10 : 0; k <= 10; ++k) // the segment from previous, in 10 steps
+                inside += r.contains((previous + (p - previous) * (k / 10.0)).toPoint());
+            previous = p;
+        }
+    }
+    return inside;
+}
+
+QString rectText(const QRect& r) {
+    return QStringLiteral("(%1, %2) %3 x %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+} // namespace
+
+// Eleven curves (the insights "every scheme" figure). In a short plot no corner is free: the
+// legend goes above the axes in balanced rows; in a plot too short for that it is wrapped into
+// columns that stay inside the axes; in a tall one it keeps one column in a free corner. Every
+// entry is shown each time.
 void TestLinePlotView::aLongLegendWrapsIntoColumns() {
     LinePlotContent c;
     for (int k = 0; k < 11; ++k) {
@@ -90,31 +119,102 @@ void TestLinePlotView::aLongLegendWrapsIntoColumns() {
         c.series.push_back(s);
     }
     LinePlotView view;
-    view.resize(480, 270);
+    view.resize(480, 240);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.setContent(c);
     view.plot()->replot();
     const QCPLegend* legend = view.plot()->legend;
-    const QRect axes = view.plot()->axisRect()->rect();
     int entries = 0; // itemCount() counts a wrapped grid's empty cells too
     for (int i = 0; i < legend->itemCount(); ++i)
         entries += legend->item(i) != nullptr;
     QCOMPARE(entries, 11);
-    QVERIFY2(legend->outerRect().bottom() <= axes.bottom() &&
-                 legend->outerRect().top() >= axes.top(),
-             qPrintable(QStringLiteral("legend %1..%2, axes %3..%4")
-                            .arg(legend->outerRect().top())
-                            .arg(legend->outerRect().bottom())
-                            .arg(axes.top())
-                            .arg(axes.bottom())));
+    QRect axes = view.plot()->axisRect()->rect();
+    QVERIFY2(
+        legend->outerRect().bottom() <= axes.top(),
+        qPrintable(rectText(legend->outerRect()) + QStringLiteral(" above ") + rectText(axes)));
+    QCOMPARE(legend->rowCount(), 3); // 4 + 4 + 3
+    QCOMPARE(legend->columnCount(), 4);
+
+    view.resize(480, 150);
+    QTest::qWait(50); // the resize reaches the plot
+    view.plot()->replot();
+    axes = view.plot()->axisRect()->rect();
+    QVERIFY2(axes.contains(legend->outerRect()),
+             qPrintable(rectText(legend->outerRect()) + QStringLiteral(" in ") + rectText(axes)));
     QVERIFY(legend->columnCount() >= 2);
 
     view.resize(480, 900);
-    QTest::qWait(50); // the resize reaches the plot
+    QTest::qWait(50);
     view.plot()->replot();
+    axes = view.plot()->axisRect()->rect();
     QCOMPARE(legend->columnCount(), 1);
-    QVERIFY(legend->outerRect().bottom() <= view.plot()->axisRect()->rect().bottom());
+    QVERIFY(axes.contains(legend->outerRect()));
+    QCOMPARE(curvesIn(view.plot(), legend->outerRect()), 0);
+}
+
+// A curve through the top-right corner (the usual place of the legend): the legend takes a
+// corner where it hides none of it, inside the axes.
+void TestLinePlotView::theLegendTakesACornerItHidesNothingIn() {
+    LinePlotView view;
+    view.resize(400, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    LinePlotContent c = ramp(1.0);
+    c.series[0].name = QStringLiteral("rising");
+    view.setContent(c);
+    view.plot()->replot();
+    const QCPLegend* legend = view.plot()->legend;
+    const QRect axes = view.plot()->axisRect()->rect();
+    const QRect box = legend->outerRect();
+    QVERIFY2(axes.contains(box),
+             qPrintable(rectText(box) + QStringLiteral(" in ") + rectText(axes)));
+    QVERIFY2(curvesIn(view.plot(), box) == 0, qPrintable(rectText(box)));
+    // Where QCustomPlot would have put it, top right, the curve passes.
+    const QRect topRight(axes.right() - box.width(), axes.top(), box.width(), box.height());
+    QVERIFY(curvesIn(view.plot(), topRight) > 0);
+    QVERIFY(box.center().x() < axes.center().x() || box.center().y() > axes.center().y());
+}
+
+// Jagged curves over the whole plot (four heads' attention to one query): no corner is free,
+// and the legend goes above the axes, its entries in one row; with a free corner again it comes
+// back inside.
+void TestLinePlotView::overCurvesEverywhereTheLegendGoesAbove() {
+    LinePlotContent c;
+    for (int h = 0; h < 4; ++h) {
+        LineSeries s;
+        s.name = QStringLiteral("head %1").arg(h);
+        for (int i = 0; i < 64; ++i)
+            s.values.push_back(((i * 37 + h * 11) % 17) / 16.0); // from 0 to 1 and back, often
+        c.series.push_back(s);
+    }
+    LinePlotView view;
+    view.resize(420, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setContent(c);
+    view.plot()->replot();
+    const QCPLegend* legend = view.plot()->legend;
+    QRect axes = view.plot()->axisRect()->rect();
+    QVERIFY2(
+        legend->outerRect().bottom() <= axes.top(),
+        qPrintable(rectText(legend->outerRect()) + QStringLiteral(" above ") + rectText(axes)));
+    QCOMPARE(legend->rowCount(), 1);
+    QCOMPARE(legend->columnCount(), 4);
+    // Under the title, centred in the plot's width.
+    const QRect title = view.plot()->plotLayout()->element(0, 0)->outerRect();
+    QVERIFY(legend->outerRect().top() >= title.bottom());
+    QVERIFY(std::abs(legend->outerRect().center().x() - title.center().x()) <= 2);
+
+    LinePlotContent r = ramp(1.0);
+    r.series[0].name = QStringLiteral("rising");
+    view.setContent(r);
+    view.plot()->replot();
+    axes = view.plot()->axisRect()->rect();
+    QVERIFY2(axes.contains(legend->outerRect()),
+             qPrintable(rectText(legend->outerRect()) + QStringLiteral(" in ") + rectText(axes)));
+    QVERIFY(curvesIn(view.plot(), legend->outerRect()) == 0);
+    QCOMPARE(view.plot()->plotLayout()->rowCount(), 2); // the title and the axes
 }
 
 QTEST_MAIN(TestLinePlotView)
