@@ -308,6 +308,14 @@
         <source>A − B (%1 − %2)</source>
         <translation>A − B（%1 − %2）</translation>
     </message>
+    <message>
+        <source>same colour scale</source>
+        <translation>统一色标</translation>
+    </message>
+    <message>
+        <source>A, B and the further schemes share one colour scale, so that a colour is the same value on every map; off, each map spans its own values</source>
+        <translation>A、B 及其他方案共用一个色标，使同一颜色在每张图上表示同一数值；关闭时，每张图按各自的数值范围着色</translation>
+    </message>
 </context>
 <context>
     <name>pe::HeatmapView</name>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "comparison_view.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -12,8 +13,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <optional>
 
 #include "allocator.h"
+#include "flow_layout.h"
 #include "trace_views.h"
 
 namespace pe {
@@ -45,15 +49,25 @@ ComparisonView::ComparisonView(QWidget* parent)
     m_controller->setMemoryBudget(MemoryBudget::process(), "the Compare tab's trace");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("compare with")));
+    // The controls in groups that wrap onto a second line in a narrow window (they set the
+    // tab's, and so the window's, minimum width otherwise).
+    auto* barHost = new QWidget;
+    auto* bar = new FlowLayout(barHost, 8);
+    bar->setContentsMargins(0, 0, 0, 0);
+    auto group = [bar](std::initializer_list<QWidget*> widgets) {
+        auto* g = new QWidget;
+        auto* row = new QHBoxLayout(g);
+        row->setContentsMargins(0, 0, 0, 0);
+        for (QWidget* w : widgets)
+            row->addWidget(w);
+        bar->addWidget(g);
+    };
     m_scheme = new QComboBox;
     for (Scheme s : allSchemes())
         m_scheme->addItem(qs(toString(s)), static_cast<int>(s));
     m_scheme->setCurrentIndex(m_scheme->findData(static_cast<int>(Scheme::RoPE)));
     m_scheme->setToolTip(tr("Scheme B: the same inputs, sizes, seed and options under this "
                             "scheme; the right map is A − B"));
-    bar->addWidget(m_scheme);
     m_galleryButton = new QToolButton;
     m_galleryButton->setText(tr("more schemes"));
     m_galleryButton->setToolTip(tr("Show further schemes below, each on the same inputs, tensor "
@@ -80,18 +94,21 @@ ComparisonView::ComparisonView(QWidget* parent)
     connect(all, &QAction::triggered, this, [checkAll] { checkAll(true); });
     connect(none, &QAction::triggered, this, [checkAll] { checkAll(false); });
     m_galleryButton->setMenu(menu);
-    bar->addWidget(m_galleryButton);
-    bar->addWidget(new QLabel(tr("tensor")));
+    group({new QLabel(tr("compare with")), m_scheme, m_galleryButton});
     m_tensor = new QComboBox;
     m_tensor->addItem(tr("attention weights"), QStringLiteral("weights"));
     m_tensor->addItem(tr("logits"), QStringLiteral("logits"));
     m_tensor->addItem(tr("output"), QStringLiteral("out"));
-    bar->addWidget(m_tensor);
-    bar->addWidget(new QLabel(tr("head")));
+    group({new QLabel(tr("tensor")), m_tensor});
     m_head = new QSpinBox;
-    bar->addWidget(m_head);
-    bar->addStretch(1);
-    layout->addLayout(bar);
+    group({new QLabel(tr("head")), m_head});
+    m_sameScale = new QCheckBox(tr("same colour scale"));
+    m_sameScale->setChecked(true);
+    m_sameScale->setToolTip(tr("A, B and the further schemes share one colour scale, so that a "
+                               "colour is the same value on every map; off, each map spans its "
+                               "own values"));
+    group({m_sameScale});
+    layout->addWidget(barHost);
     // One grid of equal cells: A, B and A − B on the first row, the gallery's schemes below,
     // three to a row.
     m_gallery = new QWidget;
@@ -119,6 +136,7 @@ ComparisonView::ComparisonView(QWidget* parent)
     });
     connect(m_tensor, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
     connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
+    connect(m_sameScale, &QCheckBox::toggled, this, &ComparisonView::redraw);
     connect(m_controller, &ComputeController::resultReady, this, [this](const ComputeResult& r) {
         trimMemoryWhenIdle();
         m_requestInFlight = false;
@@ -307,23 +325,53 @@ void ComparisonView::redraw() {
         return traceHeatmapInfo(t, title, valueTitle, br, bc);
     };
     const QString sa = qs(toString(m_a->params.scheme));
-    m_left->setData(a, info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
-    for (const auto& [s, v] : m_galleryViews) {
-        const Trace* t = traceOf(s);
-        const Grid g = sliceOf(t, &br, &bc);
-        if (t && g.rows == a.rows && g.cols == a.cols)
-            v->setData(g, info(*t, tr("%1, head %2").arg(qs(toString(s))).arg(h)));
-        else
-            v->clear(tr("computing %1…").arg(qs(toString(s))));
-    }
+    // The maps to show (A first, then B and the gallery's, where they are at hand) and the
+    // range of their finite values, which they share when asked to.
     const Trace* tb = other();
     const Grid b = sliceOf(tb, &br, &bc);
-    if (!tb || b.rows != a.rows || b.cols != a.cols) {
+    const bool haveB = tb && b.rows == a.rows && b.cols == a.cols;
+    std::vector<std::pair<HeatmapView*, const Trace*>> galleryShown;
+    std::vector<Grid> galleryGrids;
+    for (const auto& [s, v] : m_galleryViews) {
+        const Trace* t = traceOf(s);
+        Grid g = sliceOf(t, &br, &bc);
+        if (t && g.rows == a.rows && g.cols == a.cols) {
+            galleryShown.emplace_back(v, t);
+            galleryGrids.push_back(std::move(g));
+        } else {
+            v->clear(tr("computing %1…").arg(qs(toString(s))));
+        }
+    }
+    std::optional<std::pair<double, double>> shared;
+    if (m_sameScale->isChecked()) {
+        auto widen = [&](const Grid& g) {
+            for (const double v : g.values)
+                if (std::isfinite(v))
+                    shared =
+                        shared ? std::pair{std::min(shared->first, v), std::max(shared->second, v)}
+                               : std::pair{v, v};
+        };
+        widen(a);
+        if (haveB)
+            widen(b);
+        for (const Grid& g : galleryGrids)
+            widen(g);
+    }
+    m_left->setColourRange(shared);
+    m_left->setData(a, info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
+    for (std::size_t k = 0; k < galleryShown.size(); ++k) {
+        const auto [v, t] = galleryShown[k];
+        v->setColourRange(shared);
+        v->setData(std::move(galleryGrids[k]),
+                   info(*t, tr("%1, head %2").arg(qs(toString(t->params.scheme))).arg(h)));
+    }
+    if (!haveB) {
         m_right->clear(tr("computing B…"));
         m_diff->clear(QString());
         return;
     }
     const QString sb = qs(toString(schemeB()));
+    m_right->setColourRange(shared);
     m_right->setData(b, info(*tb, tr("B: %1, head %2").arg(sb).arg(h)));
     Grid d = a;
     for (std::size_t k = 0; k < d.values.size(); ++k)

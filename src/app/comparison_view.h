@@ -10,6 +10,7 @@
 #include "compute_worker.h"
 #include "heatmap_view.h"
 
+class QCheckBox;
 class QComboBox;
 class QGridLayout;
 class QSpinBox;
@@ -54,6 +55,7 @@ public:
     HeatmapView* difference() const { return m_diff; }
     HeatmapView* left() const { return m_left; }
     HeatmapView* right() const { return m_right; }
+    QCheckBox* sameScaleBox() const { return m_sameScale; }
 
 Q_SIGNALS:
     void hovered(const QString& text);
@@ -80,6 +82,7 @@ private:
     bool m_requestInFlight = false;
     QComboBox* m_tensor;
     QSpinBox* m_head;
+    QCheckBox* m_sameScale; ///< A, B and the gallery share one colour range
     HeatmapView* m_left;
     HeatmapView* m_right;
     HeatmapView* m_diff;

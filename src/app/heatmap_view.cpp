@@ -189,6 +189,25 @@ QString wrapAtCommas(const QString& text, const QFontMetrics& fm, int width) {
     return lines.join(QLatin1Char('\n'));
 }
 
+/** text broken at its spaces into lines of at most `width` pixels where it can be. */
+QString wrapAtSpaces(const QString& text, const QFontMetrics& fm, int width) {
+    if (fm.horizontalAdvance(text) <= width)
+        return text;
+    QStringList lines;
+    QString current;
+    for (const QString& word : text.split(QLatin1Char(' '))) {
+        const QString longer = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
+        if (!current.isEmpty() && fm.horizontalAdvance(longer) > width) {
+            lines << current;
+            current = word;
+        } else {
+            current = longer;
+        }
+    }
+    lines << current;
+    return lines.join(QLatin1Char('\n'));
+}
+
 } // namespace
 
 /**
@@ -429,7 +448,12 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_plot->plotLayout()->addElement(1, 0, m_subtitle);
         // Before each replot lays the plot out: a parameters line wider than the map (three
         // maps side by side at 1280 × 720) takes two lines instead of being clipped at both ends.
-        connect(m_plot, &QCustomPlot::beforeReplot, this, [this] { fitSubtitle(); });
+        // And as many numeric ticks as the axes have room for (six overlapped on a map 70 px
+        // wide: three maps side by side in a narrow window).
+        connect(m_plot, &QCustomPlot::beforeReplot, this, [this] {
+            fitSubtitle();
+            fitTicks();
+        });
         m_scale = new QCPColorScale(m_plot);
         m_plot->plotLayout()->addElement(2, 1, m_scale);
         m_scale->setType(QCPAxis::atRight);
@@ -506,8 +530,23 @@ void HeatmapView::setPoolMode(PoolMode m) {
     scheduleRebuild();
 }
 
+void HeatmapView::setColourRange(std::optional<std::pair<double, double>> range) {
+    if (range == m_sharedRange)
+        return;
+    m_sharedRange = range;
+    applyGradient();
+    queueReplot();
+}
+
+std::pair<double, double> HeatmapView::colourRange() const {
+    const QCPRange r = m_map->dataRange();
+    return {r.lower, r.upper};
+}
+
 void HeatmapView::applyGradient() {
-    const ColourChoice c = colourChoice(m_colorMap, m_lo, m_hi, true);
+    const ColourChoice c =
+        m_sharedRange ? colourChoice(m_colorMap, m_sharedRange->first, m_sharedRange->second, true)
+                      : colourChoice(m_colorMap, m_lo, m_hi, true);
     const QCPColorGradient g = gradientFor(c.kind);
     m_map->setGradient(g);
     m_tileMap->setGradient(g);
@@ -627,7 +666,8 @@ void HeatmapView::showMatrix(const HeatmapInfo& info, bool any) {
         m_lo = 0;
         m_hi = 1;
     }
-    m_title->setText(info.title);
+    if (!m_subtitle)
+        m_title->setText(info.title); // else broken to the plot's width by fitSubtitle
     fitSubtitle();
     if (!m_compact) {
         m_plot->xAxis->setLabel(info.xTitle);
@@ -887,21 +927,52 @@ void HeatmapView::setTile(Grid tile, PoolRegion region, const QString& note) {
     queueReplot();
 }
 
+int HeatmapView::textWidth() const {
+    // The plot less the colour scale's column (its last laid-out width, or the width it asks
+    // for before the first layout).
+    const int scaleWidth =
+        std::max(m_scale->outerRect().width(), m_scale->minimumOuterSizeHint().width());
+    return std::max(m_plot->viewport().width() - scaleWidth - 8, 1);
+}
+
 void HeatmapView::fitSubtitle() {
     if (!m_subtitle)
         return;
     const QString full =
         m_tileNote.isEmpty() ? m_info.subtitle : m_info.subtitle + QLatin1Char('\n') + m_tileNote;
-    // The subtitle's column: the plot less the colour scale's (its last laid-out width, or the
-    // width it asks for before the first layout).
-    const int scaleWidth =
-        std::max(m_scale->outerRect().width(), m_scale->minimumOuterSizeHint().width());
-    const int width = std::max(m_plot->viewport().width() - scaleWidth - 8, 1);
+    // Where a text comes near the width, the plot is laid out first: the colour scale's labels
+    // for a new range set its width (tens of pixels either way). Most texts are far from it.
+    int width = textWidth();
+    const QFontMetrics titleMetrics(m_title->font()), subtitleMetrics(m_subtitle->font());
+    int widest = titleMetrics.horizontalAdvance(m_info.title);
+    for (const QString& line : full.split(QLatin1Char('\n')))
+        widest = std::max(widest, subtitleMetrics.horizontalAdvance(line));
+    if (widest > width - 60) {
+        m_plot->layOut();
+        width = textWidth();
+    }
+    // The title too, at its spaces, where it is wider than that (three maps side by side in a
+    // narrow window): both its ends were clipped off ("sinusoidal, hea").
+    if (m_info.title != m_titleFull || width != m_subtitleWidth) {
+        m_titleFull = m_info.title;
+        m_title->setText(wrapAtSpaces(m_titleFull, titleMetrics, width));
+    }
     if (full == m_subtitleFull && width == m_subtitleWidth)
         return; // every replot comes here: most change neither
     m_subtitleFull = full;
     m_subtitleWidth = width;
-    m_subtitle->setText(wrapAtCommas(full, QFontMetrics(m_subtitle->font()), width));
+    m_subtitle->setText(wrapAtCommas(full, subtitleMetrics, width));
+}
+
+void HeatmapView::fitTicks() {
+    const QRect r = m_plot->axisRect()->rect();
+    const auto fit = [](QCPAxis* axis, int count) {
+        // Labelled cells (tokens) are spaced by applyTicks already.
+        if (!axis->ticker().dynamicCast<QCPAxisTickerText>())
+            axis->ticker()->setTickCount(std::clamp(count, 2, 6));
+    };
+    fit(m_plot->xAxis, r.width() / 50);
+    fit(m_plot->yAxis, r.height() / 28);
 }
 
 int HeatmapView::mapsColoured() const {
@@ -909,7 +980,7 @@ int HeatmapView::mapsColoured() const {
 }
 
 QString HeatmapView::titleText() const {
-    return m_title->text();
+    return m_subtitle ? m_info.title : m_title->text(); // unbroken
 }
 
 QString HeatmapView::describeCell(int i, int j) const {

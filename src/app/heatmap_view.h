@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "grid.h"
 
@@ -103,6 +104,13 @@ public:
     void setColorMap(ColorMapKind k);
     void setPoolMode(PoolMode m);
     ColorMapKind colorMap() const { return m_colorMap; }
+    /**
+     * The values the colour scale spans, shared with other maps (A and B of a comparison: one
+     * colour, one value); unset, the default: the data's own range. Kept across setData.
+     */
+    void setColourRange(std::optional<std::pair<double, double>> range);
+    /** The range the colour scale shows now (after a diverging map's centring on 0). */
+    std::pair<double, double> colourRange() const;
     /** Size of the grid last handed to QCustomPlot (after pooling). */
     QSize displayedCells() const { return m_displayed; }
     int redrawCount() const { return m_redraws; }
@@ -166,6 +174,10 @@ private:
     /** The subtitle (parameters line, and a tile's note) broken at its commas to the plot's width.
      */
     void fitSubtitle();
+    /** The width the title and subtitle are broken to: the plot's, less the colour scale's. */
+    int textWidth() const;
+    /** Numeric ticks by the axes' length: about one per 50 px across, one per 28 px down. */
+    void fitTicks();
     /** Cells wanted across × down: the axis rect's size in device pixels (16 at least). */
     QSize poolTarget() const;
     double cell(int r, int c) const;
@@ -185,6 +197,7 @@ private:
     QString m_tileNote;
     QString m_subtitleFull; ///< the unbroken subtitle fitSubtitle last broke, and at which width
     int m_subtitleWidth = -1;
+    QString m_titleFull; ///< the unbroken title fitSubtitle last broke (at m_subtitleWidth)
     int m_sourceRows = 0;
     int m_sourceCols = 0;
     mutable Grid m_grid; ///< the matrix, or (setSlice) a copy made on demand by data()
@@ -208,6 +221,7 @@ private:
     bool m_compact;
     double m_lo = 0; ///< data range of the whole grid (the colour scale stays put while zooming)
     double m_hi = 1;
+    std::optional<std::pair<double, double>> m_sharedRange; ///< setColourRange's
     bool m_dirty = false;     ///< data arrived while hidden: rebuild when shown
     bool m_unpainted = false; ///< data arrived and the plot has not painted since
 };

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <QCheckBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -13,6 +14,7 @@ private Q_SLOTS:
     void galleryShowsEveryChosenScheme();
     void newReferenceRecomputesTheGallery();
     void sameSchemeAsTheReferenceIsDrawnAtOnce();
+    void mapsShareOneColourScale();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -114,6 +116,47 @@ void TestComparisonView::sameSchemeAsTheReferenceIsDrawnAtOnce() {
     v.setReference(compute(p, in), in);
     QTRY_COMPARE_WITH_TIMEOUT(updated.count(), 2, 5000);
     QCOMPARE(v.difference()->data().rows, 10);
+}
+
+namespace {
+/** The smallest and largest value of a map's grid. */
+std::pair<double, double> rangeOf(const Grid& g) {
+    const auto [lo, hi] = std::minmax_element(g.values.begin(), g.values.end());
+    return {*lo, *hi};
+}
+} // namespace
+
+// A, B and the gallery's maps on one colour scale, spanning all their values: a colour is the
+// same weight on every map. Unticked, each map spans its own values again.
+void TestComparisonView::mapsShareOneColourScale() {
+    const InputChoice in;
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::ALiBi);
+    v.setGallerySchemes({Scheme::T5});
+    v.show();
+    QSignalSpy updated(&v, &ComparisonView::updated);
+    v.setReference(compute(small(), in), in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(updated.count() > 0 && v.galleryView(Scheme::T5)->hasData(), 5000);
+    const auto a = rangeOf(v.left()->data());
+    const auto b = rangeOf(v.right()->data());
+    const auto t5 = rangeOf(v.galleryView(Scheme::T5)->data());
+    QVERIFY(a != b); // the schemes' weights really span different ranges
+    const double lo = std::min({a.first, b.first, t5.first});
+    const double hi = std::max({a.second, b.second, t5.second});
+    for (HeatmapView* m : {v.left(), v.right(), v.galleryView(Scheme::T5)}) {
+        QCOMPARE(m->colourRange().first, lo);
+        QCOMPARE(m->colourRange().second, hi);
+    }
+    // The difference keeps its own scale, centred on 0.
+    QCOMPARE(v.difference()->colourRange().first, -v.difference()->colourRange().second);
+
+    v.sameScaleBox()->setChecked(false);
+    QCOMPARE(v.left()->colourRange().first, a.first);
+    QCOMPARE(v.left()->colourRange().second, a.second);
+    QCOMPARE(v.right()->colourRange().first, b.first);
+    QCOMPARE(v.right()->colourRange().second, b.second);
 }
 
 QTEST_MAIN(TestComparisonView)

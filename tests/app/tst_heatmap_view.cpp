@@ -24,6 +24,8 @@ private Q_SLOTS:
     void zoomPastPooledCellsAsksForATile();
     void longTitleKeepsTheColourScale();
     void longSubtitleIsBrokenAtItsCommas();
+    void longTitleIsBrokenAtItsSpaces();
+    void narrowMapsHaveFewerTicks();
     void sliceInPlaceMatchesItsGrid();
     void preparedSliceIsDrawnAsColouredByItsJob();
     void backgroundIsWhiteOnScreenAndInExports();
@@ -192,6 +194,64 @@ void TestHeatmapView::zoomPastPooledCellsAsksForATile() {
     v.setData(ramp(8), HeatmapInfo{});
     QVERIFY(!v.hasTile());
     QCOMPARE(v.visibleSource(), PoolRegion{});
+}
+
+// A title wider than a narrow map (three maps side by side in a window 900 px wide) is broken
+// at its spaces, each line within the map's column; it was clipped at both ends ("sinusoidal,
+// hea"). titleText() gives it whole.
+void TestHeatmapView::longTitleIsBrokenAtItsSpaces() {
+    HeatmapView v;
+    v.resize(210, 400);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    HeatmapInfo info;
+    info.title = QStringLiteral("A \u2212 B (sinusoidal \u2212 rope)");
+    info.subtitle = QStringLiteral("sinusoidal, n=64");
+    v.setData(ramp(10), info);
+    v.plot()->replot();
+    QCPTextElement* title = nullptr;
+    for (QCPLayoutElement* e : v.plot()->plotLayout()->elements(true))
+        if (auto* t = qobject_cast<QCPTextElement*>(e); t && t->font().bold())
+            title = t;
+    QVERIFY(title);
+    const QStringList lines = title->text().split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() >= 2, qPrintable(title->text()));
+    const QFontMetrics fm(title->font());
+    for (const QString& line : lines)
+        QVERIFY2(fm.horizontalAdvance(line) <= title->outerRect().width(),
+                 qPrintable(QStringLiteral("%1: %2 px in %3")
+                                .arg(line)
+                                .arg(fm.horizontalAdvance(line))
+                                .arg(title->outerRect().width())));
+    QCOMPARE(lines.join(QLatin1Char(' ')), info.title);
+    QCOMPARE(v.titleText(), info.title);
+    // Wide enough: one line.
+    v.resize(900, 400);
+    QTest::qWait(50);
+    v.plot()->replot();
+    QCOMPARE(title->text(), info.title);
+}
+
+// Numeric tick labels on a narrow map do not run into each other: about one per 50 px across
+// (six on a map 70 px wide read "010203040 50 60").
+void TestHeatmapView::narrowMapsHaveFewerTicks() {
+    HeatmapView v;
+    v.resize(180, 400);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.setData(ramp(64), HeatmapInfo{});
+    v.plot()->replot();
+    const QCPAxis* x = v.plot()->xAxis;
+    const int width = x->axisRect()->width();
+    const QVector<double> ticks = x->tickVector();
+    QVERIFY(ticks.size() >= 2);
+    const QFontMetrics fm(x->tickLabelFont());
+    const double spacing = x->coordToPixel(ticks.at(1)) - x->coordToPixel(ticks.at(0));
+    QVERIFY2(spacing > fm.horizontalAdvance(QStringLiteral("60")) + 6,
+             qPrintable(QStringLiteral("%1 ticks, %2 px apart, on %3 px")
+                            .arg(ticks.size())
+                            .arg(spacing)
+                            .arg(width)));
 }
 
 void TestHeatmapView::longSubtitleIsBrokenAtItsCommas() {
