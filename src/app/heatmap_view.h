@@ -109,6 +109,8 @@ public:
      * colour, one value); unset, the default: the data's own range. Kept across setData.
      */
     void setColourRange(std::optional<std::pair<double, double>> range);
+    /** What setColourRange set (unset: the data's own range). */
+    std::optional<std::pair<double, double>> sharedColourRange() const { return m_sharedRange; }
     /** The range the colour scale shows now (after a diverging map's centring on 0). */
     std::pair<double, double> colourRange() const;
     /** Size of the grid last handed to QCustomPlot (after pooling). */

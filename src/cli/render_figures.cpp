@@ -58,11 +58,12 @@ void present(QWidget* w, QSize size) {
 }
 
 /**
- * Copies `src`'s grid, titles and colour map into `v`. The second setData pools the grid to the
+ * Copies `src`'s grid, titles, colour map and shared colour range (the Compare tab's) into `v`. The second setData pools the grid to the
  * axis rect that the first one's labels and colour scale left (setData lays out on replot).
  */
 void copyHeatmap(HeatmapView* v, const HeatmapView* src, PoolMode pool) {
     v->setColorMap(src->colorMap());
+    v->setColourRange(src->sharedColourRange());
     v->setPoolMode(pool);
     v->setData(src->data(), src->info());
     v->plot()->replot();
