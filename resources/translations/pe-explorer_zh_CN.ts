@@ -2333,6 +2333,10 @@
         <source>key position j / %1</source>
         <translation>键位置 j / %1</translation>
     </message>
+    <message>
+        <source>This tab shows the relative index or bucket matrix (shaw, t5, deberta; urpe&apos;s table C) and the additive bias (t5, alibi). For %1, see the Encoding tab for what takes the place of P and the Logit terms tab for how position enters the logits.</source>
+        <translation>此标签页显示相对索引或分桶矩阵（shaw、t5、deberta；urpe 的表 C）以及加性偏置（t5、alibi）。对于 %1，请在“位置编码”标签页查看替代 P 的内容，在“Logit 分项”标签页查看位置如何进入 logits。</translation>
+    </message>
 </context>
 <context>
     <name>pe::Weights</name>

@@ -206,6 +206,7 @@ TraceViews::TraceViews(QWidget* parent)
 
     // Relative index and bias
     auto* rel = new AdaptiveSplitter(1.2);
+    m_relMaps = rel;
     m_relIndex = addHeatmap(rel);
     m_bias = addHeatmap(rel);
     m_relIndex->linkTo(m_bias);
@@ -652,8 +653,17 @@ void TraceViews::refreshRelative() {
         note = tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
         if (m_positions && !m_positions->where.empty())
             note += u' ' + qs(m_positions->where);
+        if (!showIndex && !showBias) // an empty tab: say what it shows, and for whom
+            note += QStringLiteral("\n\n") +
+                    tr("This tab shows the relative index or bucket matrix (shaw, t5, deberta; "
+                       "urpe's table C) and the additive bias (t5, alibi). For %1, see the "
+                       "Encoding tab for what takes the place of P and the Logit terms tab for "
+                       "how position enters the logits.")
+                        .arg(scheme);
     }
+    const bool noMaps = !showIndex && !showBias;
     const bool relayout = m_relIndex->isHidden() == showIndex || m_bias->isHidden() == showBias ||
+                          m_relMaps->isHidden() == !noMaps ||
                           m_relativeNote->isHidden() == !note.isEmpty() ||
                           (!note.isEmpty() && m_relativeNote->text() != note);
     m_relIndex->setVisible(showIndex);
@@ -661,6 +671,12 @@ void TraceViews::refreshRelative() {
     if (!note.isEmpty())
         m_relativeNote->setText(note);
     m_relativeNote->setVisible(!note.isEmpty());
+    // With no map, the note takes the tab, centred; above maps, one line at the top.
+    m_relMaps->setVisible(!noMaps);
+    m_relativeNote->setAlignment(noMaps ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignTop);
+    m_relativeNote->setSizePolicy(QSizePolicy::Preferred,
+                                  noMaps ? QSizePolicy::Expanding : QSizePolicy::Preferred);
+    m_relativeNote->setContentsMargins(noMaps ? QMargins(80, 0, 80, 0) : QMargins());
     if (relayout && isVisible())
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     if (m_poolInfo.pooled) {

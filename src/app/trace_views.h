@@ -139,6 +139,8 @@ private:
     QWidget* m_columnsRow; ///< "columns of P:" and its edit (absolute schemes only)
     std::shared_ptr<const PositionView> m_positions;
     HeatmapView* m_relIndex;
+    QWidget* m_relMaps; ///< the Relative tab's two maps (hidden, with both maps, for a scheme
+                        ///< that has neither: the note then fills the tab)
     QLabel*
         m_relativeNote; ///< what the scheme lacks on the Relative tab, and where position enters
     HeatmapView* m_bias;

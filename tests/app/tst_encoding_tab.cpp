@@ -141,6 +141,7 @@ void TestEncodingTab::relativeTabHidesWhatIsMissing() {
     QVERIFY(!v->biasMap()->isVisible());
     QVERIFY2(v->relativeNote().contains(QStringLiteral("no additive bias")),
              qPrintable(v->relativeNote()));
+    QVERIFY(!v->relativeNote().contains(QStringLiteral("This tab shows"))); // a map is shown
     // The index map keeps its own axes: all n rows on screen (not those of the emptied bias).
     const int n = m_w->shownParams()->seqLen();
     QCOMPARE(idx->dataRows(), n);
@@ -152,6 +153,17 @@ void TestEncodingTab::relativeTabHidesWhatIsMissing() {
     show(Scheme::Sinusoidal);
     QVERIFY(!idx->isVisible() && !v->biasMap()->isVisible());
     QVERIFY(v->relativeNote().contains(QStringLiteral("X = E + P")));
+    // No map at all: the note fills the tab and says what the tab shows, and where to look.
+    auto* note = v->findChild<QLabel*>(QStringLiteral("relativeNote"));
+    QVERIFY(note && note->isVisible());
+    QVERIFY2(v->relativeNote().contains(QStringLiteral("This tab shows")) &&
+                 v->relativeNote().contains(QStringLiteral("Logit terms tab")),
+             qPrintable(v->relativeNote()));
+    QVERIFY2(note->height() > v->currentWidget()->height() / 2,
+             qPrintable(QStringLiteral("note %1 px high").arg(note->height())));
+    show(Scheme::T5);
+    QVERIFY(idx->isVisible() && v->biasMap()->isVisible());
+    QVERIFY(!note->isVisible());
     v->setCurrentIndex(0);
 }
 
