@@ -940,14 +940,19 @@ void HeatmapView::fitSubtitle() {
         return;
     const QString full =
         m_tileNote.isEmpty() ? m_info.subtitle : m_info.subtitle + QLatin1Char('\n') + m_tileNote;
+    const QFontMetrics titleMetrics(m_title->font()), subtitleMetrics(m_subtitle->font());
+    // Every replot comes here, most with the texts of the last one: measured once per text.
+    if (m_info.title != m_measuredTitle || full != m_measuredSubtitle) {
+        m_measuredTitle = m_info.title;
+        m_measuredSubtitle = full;
+        m_widestText = titleMetrics.horizontalAdvance(m_info.title);
+        for (const QString& line : full.split(QLatin1Char('\n')))
+            m_widestText = std::max(m_widestText, subtitleMetrics.horizontalAdvance(line));
+    }
     // Where a text comes near the width, the plot is laid out first: the colour scale's labels
     // for a new range set its width (tens of pixels either way). Most texts are far from it.
     int width = textWidth();
-    const QFontMetrics titleMetrics(m_title->font()), subtitleMetrics(m_subtitle->font());
-    int widest = titleMetrics.horizontalAdvance(m_info.title);
-    for (const QString& line : full.split(QLatin1Char('\n')))
-        widest = std::max(widest, subtitleMetrics.horizontalAdvance(line));
-    if (widest > width - 60) {
+    if (m_widestText > width - 60) {
         m_plot->layOut();
         width = textWidth();
     }
@@ -958,7 +963,7 @@ void HeatmapView::fitSubtitle() {
         m_title->setText(wrapAtSpaces(m_titleFull, titleMetrics, width));
     }
     if (full == m_subtitleFull && width == m_subtitleWidth)
-        return; // every replot comes here: most change neither
+        return; // most replots change neither
     m_subtitleFull = full;
     m_subtitleWidth = width;
     m_subtitle->setText(wrapAtCommas(full, subtitleMetrics, width));

@@ -200,6 +200,8 @@ private:
     QString m_subtitleFull; ///< the unbroken subtitle fitSubtitle last broke, and at which width
     int m_subtitleWidth = -1;
     QString m_titleFull; ///< the unbroken title fitSubtitle last broke (at m_subtitleWidth)
+    QString m_measuredTitle, m_measuredSubtitle; ///< the texts m_widestText was measured for
+    int m_widestText = 0;                        ///< their widest line, in pixels
     int m_sourceRows = 0;
     int m_sourceCols = 0;
     mutable Grid m_grid; ///< the matrix, or (setSlice) a copy made on demand by data()
