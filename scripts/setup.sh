@@ -73,7 +73,8 @@ run_suite() {
 #   library (/lib, /usr/lib), the sanitizer runtime or an unknown module. A 152 + 34-byte block
 #   allocated in QtCore shows up so now and then (about one test per CI run, GUI or offscreen;
 #   its stacks, cut short where Qt has no frame pointers, show QtCore alone, which no suppression
-#   in lsan.supp can name without hiding leaks of ours that Qt allocates; its source is unknown).
+#   in lsan.supp can name without hiding leaks of ours that Qt allocates; the 152 bytes are a
+#   QThreadData made by QThreadPrivate's constructor, which thread's is not known: README).
 # Any failed test function, AddressSanitizer error, UBSan report or leak with a frame of ours in
 # its output rules the rerun out; a leak that comes back on the rerun fails the run.
 only_exit_flakes() {
