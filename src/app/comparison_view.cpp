@@ -319,7 +319,7 @@ void ComparisonView::redraw() {
         return;
     const int h = m_head->value();
     int br = 1, bc = 1;
-    const Grid a = sliceOf(m_a.get(), &br, &bc);
+    Grid a = sliceOf(m_a.get(), &br, &bc);
     const QString valueTitle = m_tensor->currentData().toString();
     auto info = [&](const Trace& t, const QString& title) {
         return traceHeatmapInfo(t, title, valueTitle, br, bc);
@@ -327,55 +327,61 @@ void ComparisonView::redraw() {
     const QString sa = qs(toString(m_a->params.scheme));
     // The maps to show (A first, then B and the gallery's, where they are at hand) and the
     // range of their finite values, which they share when asked to.
+    // The others are shown only at A's shape, so with A's bins (br, bc).
+    int otherBr = 1, otherBc = 1;
     const Trace* tb = other();
-    const Grid b = sliceOf(tb, &br, &bc);
+    Grid b = sliceOf(tb, &otherBr, &otherBc);
     const bool haveB = tb && b.rows == a.rows && b.cols == a.cols;
-    std::vector<std::pair<HeatmapView*, const Trace*>> galleryShown;
-    std::vector<Grid> galleryGrids;
+    struct Shown {
+        HeatmapView* view;
+        const Trace* trace;
+        Grid grid;
+    };
+    std::vector<Shown> gallery;
     for (const auto& [s, v] : m_galleryViews) {
         const Trace* t = traceOf(s);
-        Grid g = sliceOf(t, &br, &bc);
-        if (t && g.rows == a.rows && g.cols == a.cols) {
-            galleryShown.emplace_back(v, t);
-            galleryGrids.push_back(std::move(g));
-        } else {
+        Grid g = sliceOf(t, &otherBr, &otherBc);
+        if (t && g.rows == a.rows && g.cols == a.cols)
+            gallery.push_back({v, t, std::move(g)});
+        else
             v->clear(tr("computing %1…").arg(qs(toString(s))));
-        }
     }
     std::optional<std::pair<double, double>> shared;
     if (m_sameScale->isChecked()) {
-        auto widen = [&](const Grid& g) {
-            for (const double v : g.values)
-                if (std::isfinite(v))
-                    shared =
-                        shared ? std::pair{std::min(shared->first, v), std::max(shared->second, v)}
-                               : std::pair{v, v};
+        auto widen = [&shared](const Grid& g) {
+            double lo = 0, hi = 0;
+            if (!g.finiteRange(&lo, &hi))
+                return;
+            shared = shared ? std::pair{std::min(shared->first, lo), std::max(shared->second, hi)}
+                            : std::pair{lo, hi};
         };
         widen(a);
         if (haveB)
             widen(b);
-        for (const Grid& g : galleryGrids)
-            widen(g);
+        for (const Shown& g : gallery)
+            widen(g.grid);
+    }
+    for (Shown& g : gallery) {
+        g.view->setColourRange(shared);
+        g.view->setData(
+            std::move(g.grid),
+            info(*g.trace, tr("%1, head %2").arg(qs(toString(g.trace->params.scheme))).arg(h)));
     }
     m_left->setColourRange(shared);
-    m_left->setData(a, info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
-    for (std::size_t k = 0; k < galleryShown.size(); ++k) {
-        const auto [v, t] = galleryShown[k];
-        v->setColourRange(shared);
-        v->setData(std::move(galleryGrids[k]),
-                   info(*t, tr("%1, head %2").arg(qs(toString(t->params.scheme))).arg(h)));
-    }
     if (!haveB) {
+        m_left->setData(std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
         m_right->clear(tr("computing B…"));
         m_diff->clear(QString());
         return;
     }
-    const QString sb = qs(toString(schemeB()));
-    m_right->setColourRange(shared);
-    m_right->setData(b, info(*tb, tr("B: %1, head %2").arg(sb).arg(h)));
+    // A − B first: then A and B are handed over, not copied.
     Grid d = a;
     for (std::size_t k = 0; k < d.values.size(); ++k)
         d.values[k] -= b.values[k];
+    m_left->setData(std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
+    const QString sb = qs(toString(schemeB()));
+    m_right->setColourRange(shared);
+    m_right->setData(std::move(b), info(*tb, tr("B: %1, head %2").arg(sb).arg(h)));
     m_diff->setColorMap(ColorMapKind::RdBu); // a difference is signed: centre it on 0
     m_diff->setData(std::move(d), info(*m_a, tr("A − B (%1 − %2)").arg(sa, sb)));
     Q_EMIT updated();

@@ -44,6 +44,18 @@ double Grid::maxValue() const {
     return values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
 }
 
+bool Grid::finiteRange(double* lo, double* hi) const {
+    bool any = false;
+    for (const double v : values) {
+        if (!std::isfinite(v))
+            continue;
+        *lo = any ? std::min(*lo, v) : v;
+        *hi = any ? std::max(*hi, v) : v;
+        any = true;
+    }
+    return any;
+}
+
 int headCount(const Tensor& t) {
     return t.rank() == 3 ? static_cast<int>(t.dim(0)) : 1;
 }

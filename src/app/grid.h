@@ -30,6 +30,8 @@ struct Grid {
     }
     double minValue() const;
     double maxValue() const;
+    /** Smallest and largest finite entry (masked logits are −inf); false when there is none. */
+    bool finiteRange(double* lo, double* hi) const;
     bool operator==(const Grid&) const = default;
 };
 

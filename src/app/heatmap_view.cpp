@@ -562,15 +562,7 @@ void HeatmapView::setData(Grid g, const HeatmapInfo& info) {
     m_rows = m_grid.rows;
     m_cols = m_grid.cols;
     // The colour range of the finite values: masked logits (−inf) are drawn grey.
-    bool any = false;
-    for (const double v : m_grid.values) {
-        if (!std::isfinite(v))
-            continue;
-        m_lo = any ? std::min(m_lo, v) : v;
-        m_hi = any ? std::max(m_hi, v) : v;
-        any = true;
-    }
-    showMatrix(info, any);
+    showMatrix(info, m_grid.finiteRange(&m_lo, &m_hi));
 }
 
 void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tensor, int head,

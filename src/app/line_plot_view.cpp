@@ -105,16 +105,15 @@ int hiddenBy(const QCustomPlot* plot, const QRectF& r, const QRect& now, const Q
 void LinePlotView::fitLegend() {
     QCPLegend* legend = m_plot->legend;
     // itemCount() counts the grid's cells, empty ones of a wrapped legend included.
-    std::vector<QCPAbstractLegendItem*> entries;
+    int items = 0;
+    QSize entry(0, 0); // the largest entry
     for (int i = 0; i < legend->itemCount(); ++i)
-        if (QCPAbstractLegendItem* it = legend->item(i))
-            entries.push_back(it);
-    if (entries.empty())
+        if (QCPAbstractLegendItem* it = legend->item(i)) {
+            ++items;
+            entry = entry.expandedTo(it->minimumOuterSizeHint());
+        }
+    if (items == 0)
         return;
-    const int items = static_cast<int>(entries.size());
-    QSize entry(0, 0);
-    for (QCPAbstractLegendItem* it : entries)
-        entry = entry.expandedTo(it->minimumOuterSizeHint());
     const QMargins m = legend->margins();
     // The axes laid out for the new ranges (their tick labels' width moves them), so that the
     // curves' pixels below are where the replot will draw them.
@@ -137,11 +136,14 @@ void LinePlotView::fitLegend() {
     // then the others (matplotlib's "best"). It sits where the inset places it (12 px from the
     // axes' edges); a curve within 3 px of its frame counts as hidden too.
     const QRect inner = axes - m_plot->axisRect()->insetLayout()->margins();
+    // A corner that hides nothing ends the search; each corner is counted once.
     Qt::Alignment at = m_content.legendAt;
     int least = std::numeric_limits<int>::max();
     for (Qt::Alignment a :
          {m_content.legendAt, Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
           Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft}) {
+        if (a == m_content.legendAt && least != std::numeric_limits<int>::max())
+            continue;
         const int hidden = hiddenBy(
             m_plot, QStyle::alignedRect(Qt::LeftToRight, a, inside, inner).adjusted(-3, -3, 3, 3),
             now, axes);
@@ -149,6 +151,8 @@ void LinePlotView::fitLegend() {
             least = hidden;
             at = a;
         }
+        if (least == 0)
+            break;
     }
     // Every corner hides some curve (an attention row, sinusoids across the whole plot): the
     // legend goes above the axes, in up to three rows across the plot's width, where it hides

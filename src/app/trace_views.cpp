@@ -643,6 +643,7 @@ void TraceViews::refreshRelative() {
     };
     const bool showIndex = m_poolInfo.pooled || present("rel_index") || present("urpe_C");
     const bool showBias = m_poolInfo.pooled || present("bias");
+    const bool noMaps = !showIndex && !showBias;
     QString note;
     if (!showIndex || !showBias) {
         QStringList missing;
@@ -653,7 +654,7 @@ void TraceViews::refreshRelative() {
         note = tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
         if (m_positions && !m_positions->where.empty())
             note += u' ' + qs(m_positions->where);
-        if (!showIndex && !showBias) // an empty tab: say what it shows, and for whom
+        if (noMaps) // an empty tab: say what it shows, and for whom
             note += QStringLiteral("\n\n") +
                     tr("This tab shows the relative index or bucket matrix (shaw, t5, deberta; "
                        "urpe's table C) and the additive bias (t5, alibi). For %1, see the "
@@ -661,7 +662,6 @@ void TraceViews::refreshRelative() {
                        "how position enters the logits.")
                         .arg(scheme);
     }
-    const bool noMaps = !showIndex && !showBias;
     const bool relayout = m_relIndex->isHidden() == showIndex || m_bias->isHidden() == showBias ||
                           m_relMaps->isHidden() == !noMaps ||
                           m_relativeNote->isHidden() == !note.isEmpty() ||

@@ -58,8 +58,9 @@ void present(QWidget* w, QSize size) {
 }
 
 /**
- * Copies `src`'s grid, titles, colour map and shared colour range (the Compare tab's) into `v`. The second setData pools the grid to the
- * axis rect that the first one's labels and colour scale left (setData lays out on replot).
+ * Copies `src`'s grid, titles, colour map and shared colour range (the Compare tab's) into `v`. The
+ * second setData pools the grid to the axis rect that the first one's labels and colour scale left
+ * (setData lays out on replot).
  */
 void copyHeatmap(HeatmapView* v, const HeatmapView* src, PoolMode pool) {
     v->setColorMap(src->colorMap());
