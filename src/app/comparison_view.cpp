@@ -127,8 +127,10 @@ ComparisonView::ComparisonView(QWidget* parent)
     m_left->linkTo(m_right);
     m_left->linkTo(m_diff);
     m_right->linkTo(m_diff);
-    for (HeatmapView* h : {m_left, m_right, m_diff})
+    for (HeatmapView* h : {m_left, m_right, m_diff}) {
         connect(h, &HeatmapView::hovered, this, &ComparisonView::hovered);
+        connect(h, &HeatmapView::headerChanged, this, &ComparisonView::alignHeaders);
+    }
 
     connect(m_scheme, &QComboBox::currentIndexChanged, this, [this] {
         request();
@@ -250,6 +252,7 @@ void ComparisonView::rebuildGallery() {
         auto* v = new HeatmapView(m_gallery);
         v->setMinimumSize(160, 140);
         connect(v, &HeatmapView::hovered, this, &ComparisonView::hovered);
+        connect(v, &HeatmapView::headerChanged, this, &ComparisonView::alignHeaders);
         for (HeatmapView* other : {m_left, m_right, m_diff})
             other->linkTo(v);
         for (const auto& [s, w] : m_galleryViews)
@@ -267,6 +270,14 @@ void ComparisonView::rebuildGallery() {
     m_galleryButton->setText(count ? tr("more schemes (%1)").arg(count) : tr("more schemes"));
     request();
     redraw();
+}
+
+void ComparisonView::alignHeaders() {
+    // A, B and A − B, then the gallery three to a row, as the grid places them.
+    std::vector<HeatmapView*> maps{m_left, m_right, m_diff};
+    for (const auto& [s, v] : m_galleryViews)
+        maps.push_back(v);
+    pe::alignHeaders(maps, 3);
 }
 
 void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputChoice& in) {

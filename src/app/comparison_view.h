@@ -70,6 +70,8 @@ private:
     void request();
     void redraw();
     void rebuildGallery();
+    /** The maps of each grid row given one header height: their axes start level. */
+    void alignHeaders();
     Grid sliceOf(const Trace* t, int* binRows, int* binCols) const;
 
     ComputeController* m_controller;

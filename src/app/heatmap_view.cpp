@@ -445,6 +445,8 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_subtitle = new PlotText(m_plot, QString(), QFont(font().family(), 8));
         m_subtitle->setTextColor(QColor(80, 80, 80));
         m_subtitle->setMinimumSize(QSize(1, 0));
+        // Room given beyond the text (setHeaderHeight) stays below it.
+        m_subtitle->setTextFlags(Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap);
         m_plot->plotLayout()->addElement(1, 0, m_subtitle);
         // Before each replot lays the plot out: a parameters line wider than the map (three
         // maps side by side at 1280 × 720) takes two lines instead of being clipped at both ends.
@@ -954,11 +956,68 @@ void HeatmapView::fitSubtitle() {
         m_titleFull = m_info.title;
         m_title->setText(wrapAtSpaces(m_titleFull, titleMetrics, width));
     }
-    if (full == m_subtitleFull && width == m_subtitleWidth)
-        return; // most replots change neither
-    m_subtitleFull = full;
-    m_subtitleWidth = width;
-    m_subtitle->setText(wrapAtCommas(full, subtitleMetrics, width));
+    if (full != m_subtitleFull || width != m_subtitleWidth) { // most replots change neither
+        m_subtitleFull = full;
+        m_subtitleWidth = width;
+        m_subtitle->setText(wrapAtCommas(full, subtitleMetrics, width));
+    }
+    applyHeaderHeight();
+    if (const int natural = headerHeight(); natural != m_naturalHeader) {
+        m_naturalHeader = natural;
+        Q_EMIT headerChanged();
+    }
+}
+
+int HeatmapView::headerHeight() const {
+    if (!m_subtitle)
+        return 0;
+    // The elements' own hints (PlotText keeps them per text), not their laid-out boxes.
+    const QCPLayoutElement* title = m_title;
+    const QCPLayoutElement* subtitle = m_subtitle;
+    return title->minimumOuterSizeHint().height() + subtitle->minimumOuterSizeHint().height();
+}
+
+void HeatmapView::setHeaderHeight(int px) {
+    px = std::max(px, 0);
+    if (px == m_headerHeight)
+        return;
+    m_headerHeight = px;
+    applyHeaderHeight();
+    queueReplot();
+}
+
+void alignHeaders(const std::vector<HeatmapView*>& maps, int columns) {
+    columns = std::max(columns, 1);
+    for (std::size_t r0 = 0; r0 < maps.size(); r0 += static_cast<std::size_t>(columns)) {
+        const auto begin = maps.begin() + static_cast<std::ptrdiff_t>(r0);
+        const auto end = maps.begin() + static_cast<std::ptrdiff_t>(
+                                            std::min(maps.size(), r0 + std::size_t(columns)));
+        int tallest = 0;
+        for (auto it = begin; it != end; ++it)
+            tallest = std::max(tallest, (*it)->headerHeight());
+        for (auto it = begin; it != end; ++it)
+            (*it)->setHeaderHeight(tallest);
+    }
+}
+
+void HeatmapView::applyHeaderHeight() {
+    if (!m_subtitle)
+        return;
+    // A layout element's minimum height, where set, replaces its text's (it is not a floor), and
+    // its maximum is the text's: both are set, for the box without its margins.
+    const QCPLayoutElement* title = m_title;
+    const QCPLayoutElement* subtitle = m_subtitle;
+    const int own = subtitle->minimumOuterSizeHint().height();
+    const int wanted = m_headerHeight - title->minimumOuterSizeHint().height();
+    if (wanted <= own) {
+        m_subtitle->setMinimumSize(QSize(1, 0));
+        m_subtitle->setMaximumSize(QSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX));
+        return;
+    }
+    const QMargins m = m_subtitle->margins();
+    const int inner = wanted - m.top() - m.bottom();
+    m_subtitle->setMinimumSize(QSize(1, inner));
+    m_subtitle->setMaximumSize(QSize(QWIDGETSIZE_MAX, inner));
 }
 
 void HeatmapView::fitTicks() {

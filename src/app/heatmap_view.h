@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "grid.h"
 
@@ -144,6 +145,14 @@ public:
     /** The source positions on screen (for pooled views). */
     PoolRegion visibleSource() const;
     QString titleText() const;
+    /** Height of the title and parameters lines as their texts now need it (0: compact map). */
+    int headerHeight() const;
+    /**
+     * Gives the title and parameters lines at least `px` pixels (0: what their texts need), the
+     * room below the texts left empty: maps side by side start their axes at one height when
+     * one title takes more lines than another's.
+     */
+    void setHeaderHeight(int px);
     /** What the tile on screen is, e.g. "tile i 100–399 × j 0–511, full resolution". */
     QString tileNote() const { return m_tileNote; }
 
@@ -153,6 +162,8 @@ Q_SIGNALS:
     void hovered(const QString& text);
     void clicked();
     void rowClicked(int row);
+    /** headerHeight() changed (a title or parameters line was broken anew). */
+    void headerChanged();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* e) override;
@@ -176,6 +187,8 @@ private:
     /** The subtitle (parameters line, and a tile's note) broken at its commas to the plot's width.
      */
     void fitSubtitle();
+    /** The parameters line's box: tall enough for m_headerHeight with the title. */
+    void applyHeaderHeight();
     /** The width the title and subtitle are broken to: the plot's, less the colour scale's. */
     int textWidth() const;
     /** Numeric ticks by the axes' length: about one per 50 px across, one per 28 px down. */
@@ -202,6 +215,8 @@ private:
     QString m_titleFull; ///< the unbroken title fitSubtitle last broke (at m_subtitleWidth)
     QString m_measuredTitle, m_measuredSubtitle; ///< the texts m_widestText was measured for
     int m_widestText = 0;                        ///< their widest line, in pixels
+    int m_headerHeight = 0;                      ///< setHeaderHeight's
+    int m_naturalHeader = 0; ///< headerHeight() when headerChanged was last emitted
     int m_sourceRows = 0;
     int m_sourceCols = 0;
     mutable Grid m_grid; ///< the matrix, or (setSlice) a copy made on demand by data()
@@ -229,6 +244,12 @@ private:
     bool m_dirty = false;     ///< data arrived while hidden: rebuild when shown
     bool m_unpainted = false; ///< data arrived and the plot has not painted since
 };
+
+/**
+ * Maps laid out `columns` to a row, in order: each row's maps are given its tallest header
+ * (setHeaderHeight), so that their axes start at one height.
+ */
+void alignHeaders(const std::vector<HeatmapView*>& maps, int columns);
 
 QString toString(ColorMapKind k);
 ColorMapKind colorMapFromString(const QString& s);

@@ -114,6 +114,11 @@ Figure panelFigure(const std::vector<const HeatmapView*>& sources, int columns, 
     present(panel, style.size);
     for (std::size_t k = 0; k < sources.size(); ++k)
         copyHeatmap(copies[k], sources[k], style.pool);
+    if (!compact) { // maps side by side start their axes level, whatever their titles' lines
+        alignHeaders(copies, columns);
+        for (HeatmapView* v : copies)
+            v->plot()->replot();
+    }
     return f;
 }
 

@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include "comparison_view.h"
+#include "qcp.h"
 
 using namespace pe;
 
@@ -15,6 +16,7 @@ private Q_SLOTS:
     void newReferenceRecomputesTheGallery();
     void sameSchemeAsTheReferenceIsDrawnAtOnce();
     void mapsShareOneColourScale();
+    void mapsSideBySideStartLevel();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -157,6 +159,37 @@ void TestComparisonView::mapsShareOneColourScale() {
     QCOMPARE(v.left()->colourRange().second, a.second);
     QCOMPARE(v.right()->colourRange().first, b.first);
     QCOMPARE(v.right()->colourRange().second, b.second);
+}
+
+void TestComparisonView::mapsSideBySideStartLevel() {
+    // A narrow window: A's title ("A: sinusoidal, head 0") and A − B's take more lines than
+    // B's ("B: rope, head 0"); the three maps' axes still start at one height.
+    const InputChoice in;
+    ComparisonView v;
+    v.resize(620, 700);
+    v.setOtherScheme(Scheme::RoPE);
+    v.setGallerySchemes({Scheme::T5, Scheme::ALiBi});
+    v.show();
+    v.setReference(compute(small(), in), in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5) && v.traceOf(Scheme::ALiBi), 15000);
+    QTRY_VERIFY(v.right()->hasData() && v.difference()->hasData());
+    QTRY_VERIFY(v.left()->headerHeight() > v.right()->headerHeight() + 10);
+    auto top = [](HeatmapView* m) { return m->plot()->axisRect()->rect().top(); };
+    QTRY_VERIFY(top(v.left()) == top(v.right()) && top(v.right()) == top(v.difference()));
+    QTRY_COMPARE(v.right()->plot()->axisRect()->rect().height(),
+                 v.left()->plot()->axisRect()->rect().height());
+    // The gallery's row is aligned on its own: T5 and ALiBi, whose titles are shorter than A's,
+    // are not given A's header.
+    HeatmapView* t5 = v.galleryView(Scheme::T5);
+    HeatmapView* alibi = v.galleryView(Scheme::ALiBi);
+    QTRY_VERIFY(t5->hasData() && alibi->hasData());
+    QTRY_COMPARE(top(t5), top(alibi));
+    QVERIFY(t5->headerHeight() < v.left()->headerHeight());
+    QVERIFY(top(t5) < top(v.left()));
+    // A wide window: every title takes one line, and nothing is padded any more.
+    v.resize(1600, 700);
+    QTRY_COMPARE(v.left()->headerHeight(), v.right()->headerHeight());
+    QTRY_VERIFY(top(v.left()) == top(v.right()) && top(v.right()) == top(v.difference()));
 }
 
 QTEST_MAIN(TestComparisonView)
