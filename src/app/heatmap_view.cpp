@@ -446,7 +446,7 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_subtitle->setTextColor(QColor(80, 80, 80));
         m_subtitle->setMinimumSize(QSize(1, 0));
         // Room given beyond the text (setHeaderHeight) stays below it.
-        m_subtitle->setTextFlags(Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap);
+        m_subtitle->setTextFlags(Qt::AlignHCenter | Qt::AlignTop);
         m_plot->plotLayout()->addElement(1, 0, m_subtitle);
         // Before each replot lays the plot out: a parameters line wider than the map (three
         // maps side by side at 1280 × 720) takes two lines instead of being clipped at both ends.

@@ -20,6 +20,8 @@
 
 #include "adaptive_splitter.h"
 #include "line_plot_view.h"
+#include "logit_split.h"
+#include "stages.h"
 
 namespace pe {
 
@@ -108,9 +110,17 @@ QStringList tokenLabels(const Trace& trace) {
 }
 } // namespace
 
+/** The trace's own terms, then an absolute scheme's four (splitLogits), as the tab shows them. */
+std::vector<TermName> allTerms() {
+    std::vector<TermName> terms(std::begin(kTerms), std::end(kTerms));
+    for (const AbsoluteTerm& a : absoluteTerms())
+        terms.push_back({a.name, a.title});
+    return terms;
+}
+
 std::vector<std::string> logitTermNames() {
     std::vector<std::string> names;
-    for (const TermName& t : kTerms)
+    for (const TermName& t : allTerms())
         names.emplace_back(t.name);
     return names;
 }
@@ -345,6 +355,8 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
     m_positions = std::move(positions);
     m_poolInfo = pool;
     m_tile.reset();
+    m_split.reset(); // the old trace's terms (setTrace may reuse its address)
+    m_splitOf = nullptr;
     ++m_updates;
     if (m_trace) {
         const QSignalBlocker b1(m_head);
@@ -405,8 +417,14 @@ void TraceViews::refreshCurrent() {
     }
 }
 
+const Tensor* TraceViews::find(const char* name) const {
+    if (const Tensor* t = m_trace->find(name))
+        return t;
+    return m_split ? m_split->find(name) : nullptr;
+}
+
 Grid TraceViews::slice(const char* name, int head, int* binR, int* binC) const {
-    const Tensor* t = m_trace->find(name);
+    const Tensor* t = find(name);
     *binR = 1;
     *binC = 1;
     if (!t || t->empty())
@@ -422,7 +440,7 @@ Grid TraceViews::slice(const char* name, int head, int* binR, int* binC) const {
 }
 
 const Tensor* TraceViews::inPlace(const char* name, int* binR, int* binC) const {
-    const Tensor* t = m_trace->find(name);
+    const Tensor* t = find(name);
     *binR = 1;
     *binC = 1;
     if (!t || t->empty() || t->rank() < 2 || t->rank() > 3)
@@ -724,9 +742,23 @@ void TraceViews::refreshRelative() {
 }
 
 void TraceViews::refreshTerms() {
+    const int h = m_head->value();
+    // An absolute scheme's logits split into e·e, e·p, p·e and p·p for the head shown (not in
+    // pooled mode: no n × n matrix there).
+    if (!m_poolInfo.pooled && canSplitLogits(*m_trace)) {
+        if (!m_split || m_splitOf != m_trace.get() || m_splitHead != h) {
+            m_split.reset(); // its memory first
+            m_split = std::make_shared<const Trace>(splitLogits(*m_trace, h));
+            m_splitOf = m_trace.get();
+            m_splitHead = h;
+        }
+    } else {
+        m_split.reset();
+    }
+    static const std::vector<TermName> terms = allTerms();
     std::vector<const TermName*> present;
-    for (const TermName& t : kTerms)
-        if (const Tensor* x = m_trace->find(t.name); x && !x->empty())
+    for (const TermName& t : terms)
+        if (const Tensor* x = find(t.name); x && !x->empty())
             present.push_back(&t);
     while (m_terms.size() < present.size()) {
         HeatmapView* v = addHeatmap(m_termsHost);
@@ -737,7 +769,6 @@ void TraceViews::refreshTerms() {
         m_terms.push_back(v);
     }
     const int columns = present.size() > 4 ? 3 : 2;
-    const int h = m_head->value();
     std::vector<int> bins(2 * present.size(), 1);
     // Slices that fit are shown in place; larger ones are binned, concurrently.
     std::vector<const Tensor*> tensors(present.size(), nullptr);
@@ -748,8 +779,9 @@ void TraceViews::refreshTerms() {
         if (tensors[k])
             continue;
         gridOf[k] = jobs.size();
-        jobs.emplace_back([this, name = present[k]->name, h, b = &bins[2 * k]] {
-            return slice(name, h, b, b + 1);
+        const int head = m_split && m_split->find(present[k]->name) ? 0 : h;
+        jobs.emplace_back([this, name = present[k]->name, head, b = &bins[2 * k]] {
+            return slice(name, head, b, b + 1);
         });
     }
     std::vector<Grid> grids = sliceConcurrently(std::move(jobs));
@@ -767,7 +799,8 @@ void TraceViews::refreshTerms() {
     std::vector<std::function<HeatmapView::PreparedSlice()>> preparers;
     for (std::size_t k = 0; k < present.size(); ++k)
         if (tensors[k])
-            preparers.push_back(m_terms[k]->slicePreparer(tensors[k], h));
+            preparers.push_back(m_terms[k]->slicePreparer(
+                tensors[k], m_split && m_split->find(present[k]->name) ? 0 : h));
     std::vector<HeatmapView::PreparedSlice> prepared = runConcurrently(std::move(preparers));
     for (std::size_t k = 0, next = 0; k < present.size(); ++k) {
         HeatmapView* v = m_terms[k];
@@ -779,8 +812,10 @@ void TraceViews::refreshTerms() {
             info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
             info.subtitle = pooledNote(m_poolInfo);
         }
+        const bool split = m_split && m_split->find(present[k]->name);
         if (tensors[k])
-            v->setSlice(m_trace, tensors[k], h, info, std::move(prepared[next++]));
+            v->setSlice(split ? m_split : m_trace, tensors[k], split ? 0 : h, info,
+                        std::move(prepared[next++]));
         else
             v->setData(std::move(grids[gridOf[k]]), info);
         if (k == 0)

@@ -107,6 +107,8 @@ private:
     void refreshAttention();
     HeatmapView* addHeatmap(QWidget* parent, bool compact = false);
     HeatmapInfo infoFor(const QString& title, const QString& valueTitle, int binR, int binC) const;
+    /** The trace's tensor `name`, else the split terms' (m_split). */
+    const Tensor* find(const char* name) const;
     Grid slice(const char* name, int head, int* binR, int* binC) const;
     /** The tensor `name` when its slices fit kMaxCells (shown in place, HeatmapView::setSlice);
      *  *binR / *binC as slice() sets them. Null when absent, empty or larger. */
@@ -118,6 +120,10 @@ private:
     PoolInfo m_poolInfo;
     std::shared_ptr<const Trace> m_tile;
     PoolInfo m_tileInfo;
+    /** An absolute scheme's four logit terms of head m_splitHead of the trace m_splitOf. */
+    std::shared_ptr<const Trace> m_split;
+    const Trace* m_splitOf = nullptr;
+    int m_splitHead = -1;
     QSpinBox* m_head;
     QSpinBox* m_query;
     /** What QTabWidget's own layout depends on, as of its last layout (see event()). */

@@ -193,6 +193,8 @@ std::shared_ptr<const Trace> compute(const TraceOptions& engine, const TraceInpu
     Trace t = std::move(ran.trace).value();
     if (!in.tokens.empty())
         t.tokens = in.tokens;
+    if (isAbsolute(p.scheme)) // the Logit terms view splits the logits into e·e … p·p
+        t.queryKey = std::make_shared<const QueryKeyWeights>(QueryKeyWeights{w.W_q, w.W_k});
     return std::make_shared<const Trace>(std::move(t));
 }
 

@@ -16,6 +16,7 @@
 #include "exporter.h"
 #include "insights_figures.h"
 #include "line_plot_view.h"
+#include "stages.h"
 #include "trace_views.h"
 
 namespace pe {
@@ -204,6 +205,9 @@ std::string tensorNeeded(const std::string& view) {
         return "logits";
     if (startsWith(view, kTermPrefix)) {
         const std::string name = view.substr(std::string(kTermPrefix).size());
+        for (const AbsoluteTerm& a : absoluteTerms()) // split from the logits, given P
+            if (name == a.name)
+                return "P";
         return contains(logitTermNames(), name) ? name : std::string();
     }
     if (view == "attention" || view == "attention-head" || startsWith(view, kHeadPrefix) ||

@@ -82,10 +82,12 @@ std::string positionFormula(const Params& p) {
 std::string logitFormula(const Params& p) {
     switch (p.scheme) {
     case Scheme::None:
+        return "S_ij = q_i·k_j / √d_h";
     case Scheme::Sinusoidal:
     case Scheme::Learned:
     case Scheme::Mlp:
-        return "S_ij = q_i·k_j / √d_h";
+        return "S_ij = q_i·k_j / √d_h = (e_i + p_i) W_q·(e_j + p_j) W_k / √d_h   "
+               "(e·e + e·p + p·e + p·p)";
     case Scheme::RoPE:
         return "S_ij = (R_i q_i)·(R_j k_j) / √d_h = q_i·R_{j−i} k_j / √d_h";
     case Scheme::Shaw:
@@ -317,6 +319,10 @@ std::vector<StageInfo> stageList(const Params& p) {
     else if (rope)
         logitNote = "The content term on rotated vectors carries the position: shown split into "
                     "the unrotated q·k and what the rotation changes.";
+    else if (abs)
+        logitNote = "X carries the position: q·k splits into four terms, content→content, the "
+                    "cross terms content→position and position→content, and position→position "
+                    "(the expansion Transformer-XL and DeBERTa start from).";
     else
         logitNote = "Only content: q·k sees no position unless X carries it.";
     set(StageId::Logits, "logits", "Logits: content and position terms", logitFormula(p), logitNote,
@@ -349,6 +355,16 @@ std::vector<StageInfo> stageList(const Params& p) {
     set(StageId::Output, "out", "Output", "out   [N, d]: one row per position",
         "With n identical tokens, equal rows here mean the layer cannot tell positions apart.");
     return s;
+}
+
+const std::vector<AbsoluteTerm>& absoluteTerms() {
+    static const std::vector<AbsoluteTerm> kTerms{
+        {"ee", "e·e content→content", false, false},
+        {"ep", "e·p content→position", false, true},
+        {"pe", "p·e position→content", true, false},
+        {"pp", "p·p position→position", true, true},
+    };
+    return kTerms;
 }
 
 std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
@@ -388,6 +404,23 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
     }
     default:
         break;
+    }
+    if (isAbsolute(p.scheme) && t.queryKey && need(t, "E") && need(t, "P")) {
+        // X = E + P: q_i·k_j = (e_i + p_i) W_q W_kᵀ (e_j + p_j)ᵀ, four terms (the expansion
+        // Transformer-XL and DeBERTa start from).
+        const int dh = p.headDim();
+        const Eigen::MatrixXd wq = t.queryKey->wq.middleCols(head * dh, dh);
+        const Eigen::MatrixXd wk = t.queryKey->wk.middleCols(head * dh, dh);
+        const StageMat e = headSlice(*need(t, "E"), 0), pos = headSlice(*need(t, "P"), 0);
+        const StageMat qe = e * wq, qp = pos * wq, ke = e * wk, kp = pos * wk;
+        for (const AbsoluteTerm& a : absoluteTerms()) {
+            const StageMat& qa = a.queryPosition ? qp : qe;
+            const StageMat& kb = a.keyPosition ? kp : ke;
+            StageMatrix m = mat(a.name, a.title, "", true, P, P, (qa * kb.transpose()) * scale);
+            m.positionTerm = a.queryPosition || a.keyPosition;
+            terms.push_back(std::move(m));
+        }
+        return terms;
     }
     const StageMat q = headSlice(*need(t, "Q"), head), k = headSlice(*need(t, "K"), head);
     contentTerm(q, k, p.scheme == Scheme::T5 ? "content q_i·k_j" : "content q_i·k_j / √d_h");
@@ -506,7 +539,9 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
         break;
     case StageId::Logits: {
         out = logitTerms(t, head);
-        if (out.size() > 1)
+        // Their sum beside two or three terms; four (an absolute scheme's) fill the stage, and
+        // the mask stage shows the logits.
+        if (out.size() > 1 && out.size() < 4)
             out.push_back(
                 mat("sum", "logits S before the mask (sum)", "", true, P, P, unmaskedLogits(out)));
         break;

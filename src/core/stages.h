@@ -87,10 +87,21 @@ std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
 /** Visibility [N, N]: 1 where key j is visible to query i (causal mask, valid length), else 0. */
 StageMat visibilityMask(const Params& p);
 
+/** One of the four terms of an absolute scheme's logits: (e_i or p_i) W_q · (e_j or p_j) W_k. */
+struct AbsoluteTerm {
+    const char* name;   ///< "ee", "ep", "pe", "pp"
+    const char* title;  ///< e.g. "e·p content→position": (e_i W_q)·(p_j W_k) / √d_h
+    bool queryPosition; ///< p_i (else e_i) on the query side
+    bool keyPosition;   ///< p_j (else e_j) on the key side
+};
+/** The four terms, content→content first. */
+const std::vector<AbsoluteTerm>& absoluteTerms();
+
 /**
  * The logits of head `head` before the mask, split into terms whose sum is the logits:
  * content term(s) first (positionTerm = false), then position term(s). RoPE splits into the
- * unrotated q·k and the change the rotation makes.
+ * unrotated q·k and the change the rotation makes; an absolute scheme (X = E + P) whose trace
+ * carries its W_q and W_k (Trace::queryKey) into e·e, e·p, p·e and p·p.
  */
 std::vector<StageMatrix> logitTerms(const Trace& t, int head);
 

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,10 +26,21 @@
 
 namespace pe {
 
+/**
+ * W_q and W_k as a computation used them ([d, d], Q = X·W_q): what splits an absolute scheme's
+ * logits into their content and position terms (e·e, e·p, p·e, p·p). The window's worker and
+ * `render` attach them to traces of absolute schemes; they are not tensors of the trace and are
+ * never written.
+ */
+struct QueryKeyWeights {
+    Eigen::MatrixXd wq, wk;
+};
+
 struct Trace {
     Params params;
     std::vector<std::pair<std::string, Tensor>> tensors; ///< in the contract's order
     std::vector<std::string> tokens;                     ///< one label per position
+    std::shared_ptr<const QueryKeyWeights> queryKey;     ///< absolute schemes, where attached
 
     const Tensor* find(std::string_view name) const;
     Tensor* find(std::string_view name);

@@ -3,7 +3,8 @@
 // scheme's own position tables from the engine (relative schemes), never empty axes, and one
 // line on where position enters. The Relative tab hides a map the scheme lacks and says so; a
 // change that keeps what a tab shows leaves its layout alone, and a page laid out again leaves
-// the tab widget around it alone.
+// the tab widget around it alone. The Logit terms tab splits an absolute scheme's logits into
+// its four terms.
 #include <QComboBox>
 #include <QLabel>
 #include <QSpinBox>
@@ -33,6 +34,7 @@ private Q_SLOTS:
     void viewsKeepTheirLayoutAcrossChanges();
     void relativeMapsPoolOnceWhenTheLayoutChanges();
     void pageLayoutLeavesTheTabWidgetAlone();
+    void logitTermsSplitAnAbsoluteScheme();
 
 private:
     void show(Scheme s);
@@ -289,6 +291,52 @@ void TestEncodingTab::pageLayoutLeavesTheTabWidgetAlone() {
     QVERIFY(
         QTest::qWaitFor([&] { return m_w->shownParams() && m_w->shownParams()->n == 16; }, 60000));
     v->setCurrentIndex(0);
+}
+
+void TestEncodingTab::logitTermsSplitAnAbsoluteScheme() {
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(2);
+    show(Scheme::Sinusoidal);
+    auto shown = [v] {
+        std::vector<HeatmapView*> maps;
+        for (HeatmapView* m : v->termMaps())
+            if (m->isVisible())
+                maps.push_back(m);
+        return maps;
+    };
+    // The logits, then e·e, e·p, p·e and p·p of the head shown, which add up to them.
+    auto check = [&](int head, double* ee23) {
+        QTRY_COMPARE(shown().size(), std::size_t(5));
+        const std::vector<HeatmapView*> maps = shown();
+        const QStringList names{QStringLiteral("logits"), QStringLiteral("ee"),
+                                QStringLiteral("ep"), QStringLiteral("pe"), QStringLiteral("pp")};
+        for (std::size_t k = 0; k < maps.size(); ++k) {
+            QCOMPARE(maps[k]->info().valueTitle, names[static_cast<qsizetype>(k)]);
+            QVERIFY(maps[k]->titleText().endsWith(QStringLiteral("head %1").arg(head)));
+        }
+        const Grid& logits = maps[0]->data();
+        double worst = 0.0;
+        for (int i = 0; i < logits.rows; ++i)
+            for (int j = 0; j < logits.cols; ++j) {
+                double sum = 0.0;
+                for (std::size_t k = 1; k < 5; ++k)
+                    sum += maps[k]->data().at(i, j);
+                worst = std::max(worst, std::abs(sum - logits.at(i, j)));
+            }
+        QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+        *ee23 = maps[1]->data().at(2, 3);
+    };
+    double head0 = 0.0, head1 = 0.0;
+    check(0, &head0);
+    m_w->views()->selectHead(1);
+    QTest::qWait(30);
+    check(1, &head1);
+    QVERIFY(head0 != head1); // the split follows the head
+    m_w->views()->selectHead(0);
+    // A relative scheme keeps its own terms: T5's logits and bias.
+    show(Scheme::T5);
+    QTRY_COMPARE(shown().size(), std::size_t(2));
+    QCOMPARE(shown()[1]->info().valueTitle, QStringLiteral("bias"));
 }
 
 QTEST_MAIN(TestEncodingTab)

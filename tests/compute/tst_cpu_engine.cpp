@@ -601,8 +601,8 @@ void TestCpuEngine::pooledEqualsPoolingTheReference() {
     QCOMPARE(got->region, region);
     QCOMPARE(got->mode, request.mode);
     // Expected: the reference's logits and weights pooled, and (whole matrix) its O(n·d) tensors.
-    Trace want{params, {}, ref->tokens};
-    Trace have{params, {}, got->trace.tokens};
+    Trace want{params, {}, ref->tokens, nullptr};
+    Trace have{params, {}, got->trace.tokens, nullptr};
     for (const char* name : {"logits", "weights"})
         want.tensors.emplace_back(
             name, poolHeads(*ref->find(name), region, request.resolution, request.mode));

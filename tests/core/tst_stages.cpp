@@ -34,6 +34,9 @@ Run run(const Params& p) {
     if (!t)
         qFatal("%s", t.error().message.c_str());
     r.t = std::move(t).value();
+    // W_q and W_k as the window's worker attaches them: absolute schemes split their logits.
+    if (isAbsolute(p.scheme))
+        r.t.queryKey = std::make_shared<const QueryKeyWeights>(QueryKeyWeights{r.w.W_q, r.w.W_k});
     // Labels as the window gives them: the tokens themselves, with the special ones.
     r.t.tokens = tokens;
     if (p.cls)
@@ -88,6 +91,7 @@ private Q_SLOTS:
     void ropeUnrotatedIsProjection();
     void urpeBiasRecovered();
     void headRowIsTheSlicesRow();
+    void absoluteSplitKnownAnswers();
 };
 
 void TestStages::everyStageForEveryScheme() {
@@ -232,7 +236,8 @@ void TestStages::matricesEqualTrace() {
                     worst = std::max(worst, std::abs(sum(i, j) - logits(i, j)) /
                                                 std::max(1.0, std::abs(logits(i, j))));
         QVERIFY2(worst <= tol, qPrintable(QString::number(worst)));
-        const bool positional = p.scheme == Scheme::Shaw || p.scheme == Scheme::TransformerXL ||
+        const bool positional = isAbsolute(p.scheme) || // e·p, p·e, p·p
+                                p.scheme == Scheme::Shaw || p.scheme == Scheme::TransformerXL ||
                                 p.scheme == Scheme::T5 || p.scheme == Scheme::DeBERTa ||
                                 p.scheme == Scheme::ALiBi || p.scheme == Scheme::RoPE ||
                                 (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
@@ -326,6 +331,51 @@ void TestStages::headRowIsTheSlicesRow() {
             QVERIFY(headRow(t, h, static_cast<int>(slice.rows())).empty());
             QVERIFY(headRow(t, h, -1).empty());
         }
+    }
+}
+
+// An absolute scheme's four terms: e·e is the logits the same layer computes without position
+// (scheme none, same E and W), p·p does not change with the tokens, and under identity weights
+// p·p is head h's slice of P·Pᵀ / √d_h, a function of j − i alone for the sinusoid.
+void TestStages::absoluteSplitKnownAnswers() {
+    Params p = base(Scheme::Sinusoidal);
+    const Run r = run(p);
+    Params none = p;
+    none.scheme = Scheme::None;
+    const Run plain = run(none);
+    for (int h = 0; h < p.heads; ++h) {
+        const std::vector<StageMatrix> terms = logitTerms(r.t, h);
+        QCOMPARE(terms.size(), std::size_t(4));
+        QCOMPARE(QString::fromStdString(terms[0].name), QStringLiteral("ee"));
+        QVERIFY(!terms[0].positionTerm);
+        for (std::size_t k = 1; k < 4; ++k)
+            QVERIFY(terms[k].positionTerm);
+        QVERIFY(maxDiff(find(terms, "ee")->values, headSlice(*plain.t.find("logits"), h)) < 1e-12);
+    }
+    // Other tokens: e·e and the cross terms change, p·p does not.
+    Run other = r;
+    other.w.E =
+        embedTokens(std::vector<std::string>(static_cast<std::size_t>(p.n), "dog"), p.d, p.seed);
+    other.t = computeTrace(p, other.w).value();
+    other.t.queryKey = r.t.queryKey;
+    const std::vector<StageMatrix> a = logitTerms(r.t, 1), b = logitTerms(other.t, 1);
+    QVERIFY(maxDiff(find(a, "pp")->values, find(b, "pp")->values) < 1e-12);
+    QVERIFY(maxDiff(find(a, "ee")->values, find(b, "ee")->values) > 1e-3);
+    QVERIFY(maxDiff(find(a, "ep")->values, find(b, "ep")->values) > 1e-3);
+
+    // Identity weights: p·p = P_h P_hᵀ / √d_h, Toeplitz for the sinusoid.
+    Run id = r;
+    id.t.queryKey = std::make_shared<const QueryKeyWeights>(
+        QueryKeyWeights{Eigen::MatrixXd::Identity(p.d, p.d), Eigen::MatrixXd::Identity(p.d, p.d)});
+    const int dh = p.headDim();
+    const Eigen::MatrixXd P = headSlice(*r.t.find("P"), 0);
+    for (int h = 0; h < p.heads; ++h) {
+        const Eigen::MatrixXd pp = find(logitTerms(id.t, h), "pp")->values;
+        const Eigen::MatrixXd Ph = P.middleCols(h * dh, dh);
+        QVERIFY(maxDiff(pp, Ph * Ph.transpose() / std::sqrt(double(dh))) < 1e-12);
+        for (int i = 0; i + 1 < p.n; ++i)
+            for (int j = 0; j + 1 < p.n; ++j)
+                QVERIFY(std::abs(pp(i + 1, j + 1) - pp(i, j)) < 1e-12);
     }
 }
 

@@ -282,6 +282,11 @@ void ComputeWorker::process(const ComputeRequest& request) {
     } else {
         Trace trace = std::move(t).value();
         trace.tokens = sequenceLabels(p, tokens);
+        // W_q and W_k, which split an absolute scheme's logits into its four terms (the Logit
+        // terms tab and the stepper); not for pooled traces, whose terms are not shown.
+        if (isAbsolute(p.scheme) && !pooled)
+            trace.queryKey =
+                queryKeyOf(p, w, !trained && request.input.weights == WeightsKind::Random);
         // The trace owns the reservation: the bytes return to the budget when the views let
         // go of it.
         struct Held {
@@ -303,6 +308,18 @@ void ComputeWorker::process(const ComputeRequest& request) {
     if (ok)
         prepareNeighbourSeeds(p, request.generation);
     releaseWhenIdle(request.generation);
+}
+
+std::shared_ptr<const QueryKeyWeights> ComputeWorker::queryKeyOf(const Params& p, const Weights& w,
+                                                                 bool seeded) {
+    QueryKeyKept& kept = m_queryKey;
+    if (seeded && kept.weights && kept.seeded && kept.seed == p.seed &&
+        kept.weights->wq.rows() == p.d)
+        return kept.weights; // the same draw: no 2·d² copy per change
+    kept.weights = std::make_shared<const QueryKeyWeights>(QueryKeyWeights{w.W_q, w.W_k});
+    kept.seeded = seeded;
+    kept.seed = p.seed;
+    return kept.weights;
 }
 
 void ComputeWorker::noteEngineHeld() {

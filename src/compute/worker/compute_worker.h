@@ -194,6 +194,15 @@ private:
         std::uint64_t seed = 0;
         Eigen::MatrixXd E;
     } m_embedded;
+    /** The last W_q and W_k attached to a trace: seeded ones are shared while (seed, d) hold. */
+    struct QueryKeyKept {
+        std::shared_ptr<const QueryKeyWeights> weights;
+        bool seeded = false;
+        std::uint64_t seed = 0;
+    } m_queryKey;
+    /** W_q and W_k of `w` for a trace (Trace::queryKey); `seeded`: drawn from p.seed. */
+    std::shared_ptr<const QueryKeyWeights> queryKeyOf(const Params& p, const Weights& w,
+                                                      bool seeded);
 };
 
 /**

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// splitLogits, the Logit terms tab's four terms of an absolute scheme on the engine's float
+// products, against the stepper's double-precision terms (logitTerms) and the logits.
+#include <QTest>
+
+#include <cmath>
+
+#include "logit_split.h"
+#include "stages.h"
+#include "tokenizer.h"
+#include "weights.h"
+
+using namespace pe;
+
+class TestLogitSplit : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void equalsTheStepperTerms_data();
+    void equalsTheStepperTerms();
+    void onlyAbsoluteTracesWithWeightsSplit();
+};
+
+namespace {
+
+Trace traceOf(const Params& p) {
+    Weights w;
+    w.E = embedTokens(std::vector<std::string>(static_cast<std::size_t>(p.n), "the"), p.d, p.seed);
+    for (int i = 0; i < p.n; i += 3) // not all tokens alike
+        w.E.row(i) = embedTokens({"cat"}, p.d, p.seed).row(0);
+    completeWeights(p, w);
+    Trace t = computeTrace(p, w).value();
+    t.queryKey = std::make_shared<const QueryKeyWeights>(QueryKeyWeights{w.W_q, w.W_k});
+    return t;
+}
+
+} // namespace
+
+void TestLogitSplit::equalsTheStepperTerms_data() {
+    QTest::addColumn<int>("scheme");
+    QTest::addColumn<bool>("float64");
+    QTest::addColumn<bool>("special");
+    for (Scheme s : {Scheme::Sinusoidal, Scheme::Learned, Scheme::Mlp})
+        for (bool f64 : {false, true}) {
+            const std::string name = std::string(toString(s)) + (f64 ? " f64" : " f32");
+            QTest::newRow(name.c_str()) << static_cast<int>(s) << f64 << false;
+        }
+    QTest::newRow("sinusoidal f32 cls sep causal")
+        << static_cast<int>(Scheme::Sinusoidal) << false << true;
+}
+
+void TestLogitSplit::equalsTheStepperTerms() {
+    QFETCH(int, scheme);
+    QFETCH(bool, float64);
+    QFETCH(bool, special);
+    Params p;
+    p.scheme = static_cast<Scheme>(scheme);
+    p.n = 37;
+    p.d = 48;
+    p.heads = 3;
+    p.seed = 5;
+    p.precision = float64 ? Precision::Float64 : Precision::Float32;
+    if (special) {
+        p.cls = p.sep = true;
+        p.mask = MaskKind::Causal;
+    }
+    const Trace t = traceOf(p);
+    QVERIFY(canSplitLogits(t));
+    const int N = p.seqLen();
+    const double tol = float64 ? 1e-12 : 2e-5;
+    for (int h = 0; h < p.heads; ++h) {
+        const Trace split = splitLogits(t, h);
+        const std::vector<StageMatrix> want = logitTerms(t, h);
+        QCOMPARE(split.tensors.size(), std::size_t(4));
+        StageMat sum = StageMat::Zero(N, N);
+        for (const StageMatrix& m : want) {
+            const Tensor* x = split.find(m.name);
+            QVERIFY2(x, m.name.c_str());
+            QCOMPARE(x->shape(), (std::vector<std::int64_t>{1, N, N}));
+            QCOMPARE(x->holds<double>(), float64);
+            const StageMat got = headSlice(*x, 0);
+            const double scale = std::max(1.0, m.values.cwiseAbs().maxCoeff());
+            QVERIFY2((got - m.values).cwiseAbs().maxCoeff() <= tol * scale, m.name.c_str());
+            sum += got;
+        }
+        // The four add up to the head's logits wherever the mask lets a key through.
+        const StageMat logits = headSlice(*t.find("logits"), h);
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < N; ++j)
+                if (std::isfinite(logits(i, j)))
+                    QVERIFY(std::abs(sum(i, j) - logits(i, j)) <=
+                            (float64 ? 1e-12 : 1e-4) * std::max(1.0, std::abs(logits(i, j))));
+    }
+}
+
+void TestLogitSplit::onlyAbsoluteTracesWithWeightsSplit() {
+    Params p;
+    p.n = 8;
+    p.d = 16;
+    p.heads = 2;
+    p.scheme = Scheme::RoPE; // no P: nothing to split
+    QVERIFY(!canSplitLogits(traceOf(p)));
+    QVERIFY(splitLogits(traceOf(p), 0).tensors.empty());
+    p.scheme = Scheme::Sinusoidal;
+    Trace t = traceOf(p);
+    QVERIFY(splitLogits(t, 2).tensors.empty()); // no head 2
+    QVERIFY(splitLogits(t, -1).tensors.empty());
+    t.queryKey.reset(); // a trace without its weights (a file's)
+    QVERIFY(!canSplitLogits(t));
+    t = traceOf(p);
+    auto wrong = std::make_shared<QueryKeyWeights>(*t.queryKey);
+    wrong->wk = Eigen::MatrixXd::Zero(8, 8); // another layer's width
+    t.queryKey = wrong;
+    QVERIFY(!canSplitLogits(t));
+}
+
+QTEST_GUILESS_MAIN(TestLogitSplit)
+#include "tst_logit_split.moc"
