@@ -355,8 +355,8 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
     m_positions = std::move(positions);
     m_poolInfo = pool;
     m_tile.reset();
-    m_split.reset(); // the old trace's terms (setTrace may reuse its address)
-    m_splitOf = nullptr;
+    m_splitOf = nullptr; // the old trace's terms (setTrace may reuse its address): split anew
+
     ++m_updates;
     if (m_trace) {
         const QSignalBlocker b1(m_head);
@@ -747,8 +747,10 @@ void TraceViews::refreshTerms() {
     // pooled mode: no n × n matrix there).
     if (!m_poolInfo.pooled && canSplitLogits(*m_trace)) {
         if (!m_split || m_splitOf != m_trace.get() || m_splitHead != h) {
-            m_split.reset(); // its memory first
-            m_split = std::make_shared<const Trace>(splitLogits(*m_trace, h));
+            // Written over where the sizes hold (another head): the maps that show the old
+            // terms are given the new ones below, before anything paints.
+            Trace next = splitLogits(*m_trace, h, m_split.get());
+            m_split = std::make_shared<Trace>(std::move(next));
             m_splitOf = m_trace.get();
             m_splitHead = h;
         }

@@ -121,7 +121,7 @@ private:
     std::shared_ptr<const Trace> m_tile;
     PoolInfo m_tileInfo;
     /** An absolute scheme's four logit terms of head m_splitHead of the trace m_splitOf. */
-    std::shared_ptr<const Trace> m_split;
+    std::shared_ptr<Trace> m_split; ///< reused by the next split (splitLogits' `into`)
     const Trace* m_splitOf = nullptr;
     int m_splitHead = -1;
     QSpinBox* m_head;

@@ -2,6 +2,7 @@
 #include "logit_split.h"
 
 #include <cmath>
+#include <future>
 #include <type_traits>
 
 #include <Eigen/Core>
@@ -31,44 +32,68 @@ template <typename T> void productABt(const RowMat<T>& a, const RowMat<T>& b, T 
     Eigen::Map<RowMat<T>>(c, a.rows(), b.rows()).noalias() = alpha * a * b.transpose();
 }
 
-/** x · w (row-major n × d times d × k). */
-template <typename T> RowMat<T> productAB(const RowMat<T>& x, const RowMat<T>& w) {
-    RowMat<T> out(x.rows(), w.cols());
+/** x · w: x row-major n × d (the trace's E or P in place), w d × k. */
+template <typename T>
+RowMat<T> productAB(const T* x, Eigen::Index n, Eigen::Index d, const RowMat<T>& w) {
+    RowMat<T> out(n, w.cols());
 #ifdef PE_HAVE_FAST_CPU
     if constexpr (std::is_same_v<T, float>) {
-        cpu::gemmAB(static_cast<int>(x.rows()), static_cast<int>(w.cols()),
-                    static_cast<int>(x.cols()), 1.0f, x.data(), static_cast<int>(x.cols()),
-                    w.data(), static_cast<int>(w.cols()), 0.0f, out.data(),
+        cpu::gemmAB(static_cast<int>(n), static_cast<int>(w.cols()), static_cast<int>(d), 1.0f, x,
+                    static_cast<int>(d), w.data(), static_cast<int>(w.cols()), 0.0f, out.data(),
                     static_cast<int>(w.cols()));
         return out;
     }
 #endif
-    out.noalias() = x * w;
+    out.noalias() = Eigen::Map<const RowMat<T>>(x, n, d) * w;
     return out;
 }
 
-template <typename T> Trace split(const Trace& t, int head) {
+template <typename T> Trace split(const Trace& t, int head, Trace* into) {
     const Params& p = t.params;
     const Tensor& E = *t.find("E");
     const Tensor& P = *t.find("P");
     const auto n = static_cast<Eigen::Index>(E.dim(0));
     const auto d = static_cast<Eigen::Index>(E.dim(1));
     const int dh = p.headDim();
-    const Eigen::Map<const RowMat<T>> e(E.data<T>(), n, d), pos(P.data<T>(), n, d);
-    const RowMat<T> x[2] = {e, pos}; // content, position
     const RowMat<T> wq = t.queryKey->wq.middleCols(head * dh, dh).template cast<T>();
     const RowMat<T> wk = t.queryKey->wk.middleCols(head * dh, dh).template cast<T>();
-    const RowMat<T> q[2] = {productAB(x[0], wq), productAB(x[1], wq)};
-    const RowMat<T> k[2] = {productAB(x[0], wk), productAB(x[1], wk)};
+    // [0]: the content part of q (or k), e W; [1]: the position part, p W.
+    const RowMat<T> q[2] = {productAB(E.data<T>(), n, d, wq), productAB(P.data<T>(), n, d, wq)};
+    const RowMat<T> k[2] = {productAB(E.data<T>(), n, d, wk), productAB(P.data<T>(), n, d, wk)};
     const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(dh)));
+    const std::vector<std::int64_t> shape{1, n, n};
+    std::vector<std::pair<std::string, Tensor>> kept;
+    if (into) { // its tensors, where they fit, are written over: no fresh n² pages
+        kept = std::move(into->tensors);
+        *into = Trace{};
+    }
     Trace out;
     out.params = p;
     out.tokens = t.tokens;
+    out.tensors.reserve(absoluteTerms().size()); // dst below stays put
+    std::vector<std::future<void>> running;
     for (const AbsoluteTerm& a : absoluteTerms()) {
-        Tensor term(std::is_same_v<T, float> ? DType::F32 : DType::F64, {1, n, n});
-        productABt(q[a.queryPosition ? 1 : 0], k[a.keyPosition ? 1 : 0], scale, term.data<T>());
-        out.tensors.emplace_back(a.name, std::move(term));
+        Tensor x;
+        for (auto& [name, old] : kept)
+            if (name == a.name && old.shape() == shape && old.template holds<T>() &&
+                !old.isExternal())
+                x = std::move(old);
+        if (x.empty())
+            x = Tensor(std::is_same_v<T, float> ? DType::F32 : DType::F64, shape);
+        out.tensors.emplace_back(a.name, std::move(x));
+        const RowMat<T>& qa = q[a.queryPosition ? 1 : 0];
+        const RowMat<T>& kb = k[a.keyPosition ? 1 : 0];
+        T* dst = out.tensors.back().second.template data<T>();
+        // The four n² products side by side where they are worth a thread each (n = 2048,
+        // d_h = 64: 0.5 GFLOP each).
+        if (n >= 512)
+            running.push_back(std::async(
+                std::launch::async, [&qa, &kb, scale, dst] { productABt(qa, kb, scale, dst); }));
+        else
+            productABt(qa, kb, scale, dst);
     }
+    for (std::future<void>& f : running)
+        f.get();
     return out;
 }
 
@@ -85,10 +110,10 @@ bool canSplitLogits(const Trace& t) {
            t.queryKey->wk.cols() == p.d;
 }
 
-Trace splitLogits(const Trace& t, int head) {
+Trace splitLogits(const Trace& t, int head, Trace* into) {
     if (!canSplitLogits(t) || head < 0 || head >= t.params.heads)
         return {};
-    return t.find("E")->holds<float>() ? split<float>(t, head) : split<double>(t, head);
+    return t.find("E")->holds<float>() ? split<float>(t, head, into) : split<double>(t, head, into);
 }
 
 } // namespace pe
