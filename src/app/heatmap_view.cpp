@@ -177,7 +177,8 @@ QString wrapAtCommas(const QString& text, const QFontMetrics& fm, int width) {
         QString current;
         for (const QString& item : line.split(QStringLiteral(", "))) {
             const QString longer = current.isEmpty() ? item : current + QStringLiteral(", ") + item;
-            if (!current.isEmpty() && fm.horizontalAdvance(longer) > width) {
+            // Measured with the comma a broken line ends with (3 px past its box, unmeasured).
+            if (!current.isEmpty() && fm.horizontalAdvance(longer + QLatin1Char(',')) > width) {
                 lines << current + QLatin1Char(',');
                 current = item;
             } else {
@@ -926,7 +927,12 @@ int HeatmapView::textWidth() const {
     // for before the first layout).
     const int scaleWidth =
         std::max(m_scale->outerRect().width(), m_scale->minimumOuterSizeHint().width());
-    return std::max(m_plot->viewport().width() - scaleWidth - 8, 1);
+    // The texts' column is what the colour scale's leaves, and their boxes lie inside their
+    // margins (a text broken for the column alone ran 5 px off each end of its box).
+    const QMargins m = m_subtitle->margins();
+    return std::max(m_plot->viewport().width() - scaleWidth -
+                        m_plot->plotLayout()->columnSpacing() - m.left() - m.right(),
+                    1);
 }
 
 void HeatmapView::fitSubtitle() {

@@ -26,6 +26,7 @@ private Q_SLOTS:
     void longSubtitleIsBrokenAtItsCommas();
     void longTitleIsBrokenAtItsSpaces();
     void narrowMapsHaveFewerTicks();
+    void parametersLineFitsItsBox();
     void sliceInPlaceMatchesItsGrid();
     void preparedSliceIsDrawnAsColouredByItsJob();
     void backgroundIsWhiteOnScreenAndInExports();
@@ -199,6 +200,44 @@ void TestHeatmapView::zoomPastPooledCellsAsksForATile() {
 // A title wider than a narrow map (three maps side by side in a window 900 px wide) is broken
 // at its spaces, each line within the map's column; it was clipped at both ends ("sinusoidal,
 // hea"). titleText() gives it whole.
+void TestHeatmapView::parametersLineFitsItsBox() {
+    // Every line of the title and the parameters line lies inside its box, at any width (the
+    // lines were broken for the column without the boxes' margins: p·p's parameters ran 5 px
+    // off both ends of its map at 1500 × 900).
+    HeatmapView v;
+    v.resize(280, 400);
+    HeatmapInfo info;
+    info.title = QStringLiteral("p\u00b7p position\u2192position, head 0");
+    info.subtitle = QStringLiteral("sinusoidal, n=64, d=128, heads=4, softmax, base=10000, seed=0");
+    Grid g{12, 12, std::vector<double>(144)};
+    for (int k = 0; k < 144; ++k)
+        g.values[static_cast<std::size_t>(k)] = -1.75 + 3.5 * k / 143.0; // labels like -1.5
+    v.setData(g, info);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    int lines = 0;
+    for (int width = 280; width <= 440; width += 2) {
+        v.resize(width, 400);
+        v.plot()->replot();
+        for (QCPLayoutElement* e : v.plot()->plotLayout()->elements(true)) {
+            auto* t = qobject_cast<QCPTextElement*>(e);
+            if (!t)
+                continue;
+            const QFontMetrics fm(t->font());
+            for (const QString& line : t->text().split(QLatin1Char('\n'))) {
+                ++lines;
+                QVERIFY2(fm.horizontalAdvance(line) <= t->rect().width(),
+                         qPrintable(QStringLiteral("width %1: '%2' %3 px in %4 px")
+                                        .arg(width)
+                                        .arg(line)
+                                        .arg(fm.horizontalAdvance(line))
+                                        .arg(t->rect().width())));
+            }
+        }
+    }
+    QVERIFY(lines > 81 * 2); // titles and parameters lines were checked
+}
+
 void TestHeatmapView::longTitleIsBrokenAtItsSpaces() {
     HeatmapView v;
     v.resize(210, 400);
