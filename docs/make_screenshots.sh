@@ -34,6 +34,7 @@ run shaw 1 shaw-relative.png
 run txl 2 txl-terms.png
 run t5 1 t5-relative.png
 run deberta 2 deberta-terms.png
+run sinusoidal 2 sinusoidal-terms.png
 run rope 3 rope-attention.png
 run alibi 1 alibi-relative.png
 run urpe 3 urpe-attention.png
