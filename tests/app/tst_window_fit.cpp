@@ -16,6 +16,8 @@
 #include "main_window.h"
 #include "params_panel.h"
 #include "qcp.h"
+#include "stages.h"
+#include "stepper_panel.h"
 #include "trace_views.h"
 
 using namespace pe;
@@ -99,6 +101,7 @@ private Q_SLOTS:
     void tabBarShowsEveryTab();
     void parametersPanelScrollsDownOnly();
     void mapsStackWhenNarrow();
+    void everyStepperStageFits();
 
 private:
     void showTab(int tab);
@@ -220,6 +223,36 @@ void TestWindowFit::mapsStackWhenNarrow() {
     QTRY_VERIFY(idx->mapTo(m_w, QPoint(0, 0)).y() < bias->mapTo(m_w, QPoint(0, 0)).y());
     m_w->resize(1920, 1080);
     QTRY_VERIFY(idx->mapTo(m_w, QPoint(0, 0)).y() == bias->mapTo(m_w, QPoint(0, 0)).y());
+}
+
+void TestWindowFit::everyStepperStageFits() {
+    // The stepper's stages show one to four maps; an absolute scheme's logits (its four terms)
+    // and DeBERTa's (three and their sum) are the most. At 1280 × 720 every stage fits (five
+    // maps at the logits stage raised the window to 922 px).
+    int stepperTab = -1;
+    for (int k = 0; k < m_w->views()->count(); ++k)
+        if (m_w->views()->tabText(k).remove(QLatin1Char('&')) == QStringLiteral("Stepper"))
+            stepperTab = k;
+    QVERIFY(stepperTab >= 0);
+    showTab(stepperTab);
+    for (Scheme s : {Scheme::Sinusoidal, Scheme::DeBERTa}) {
+        QComboBox* box = m_w->panel()->schemeBox();
+        box->setCurrentIndex(box->findData(static_cast<int>(s)));
+        QVERIFY(QTest::qWaitFor(
+            [&] { return m_w->shownParams() && m_w->shownParams()->scheme == s; }, 8000));
+        for (int stage = 0; stage < kStageCount; ++stage) {
+            m_w->stepper()->setStage(stage);
+            QTest::qWait(50);
+            QVERIFY2(m_w->size() == kSmall,
+                     qPrintable(QStringLiteral("%1, stage %2: %3×%4")
+                                    .arg(QString::fromStdString(std::string(toString(s))))
+                                    .arg(stage)
+                                    .arg(m_w->width())
+                                    .arg(m_w->height())));
+            const QStringList bad = misplaced(m_w);
+            QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
+        }
+    }
 }
 
 QTEST_MAIN(TestWindowFit)
