@@ -5,10 +5,11 @@
 //
 // Usage: xvfb-run -a -s '-screen 0 1600x1000x24' bench_interactive --latency
 //            [--n 512,2048] [--d 256] [--heads 8] [--changes 40]
-//            [--tabs encoding,relative,terms,attention]
+//            [--tabs encoding,relative,terms,attention] [--absolute]
 // Drives the real window: changes one parameter control at a time (Shaw's clip k, the seed,
-// the scheme between Shaw and T5, T5's max distance), and measures each change from the moment
-// the control's value is set to the end of the last repaint of the heat maps and plots it
+// the scheme between Shaw and T5, T5's max distance; --absolute: the sinusoid's base and the
+// seed, whose Logit terms tab splits the logits into four terms), and measures each change from the
+// moment the control's value is set to the end of the last repaint of the heat maps and plots it
 // causes. Prints one JSON line per (n, tab) with the percentiles; the medians of: the time the
 // result reached the GUI thread, the worker's compute time, the engine's share of it (the rest
 // is the worker's overhead: inputs, weights), the render time the status bar reports; the CPU
@@ -236,7 +237,7 @@ void statusTimes(const QString& status, double* compute, double* render) {
 }
 
 int latencyBench(const std::vector<std::string>& ns, int d, int heads, int changes,
-                 const std::vector<std::string>& tabs) {
+                 const std::vector<std::string>& tabs, bool absolute) {
     QElapsedTimer clock;
     clock.start();
     const bool verbose = std::getenv("PE_BENCH_VERBOSE") != nullptr; // each change on stderr
@@ -246,7 +247,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     qApp->installEventFilter(&watcher);
 
     Session start = Settings::defaultSession();
-    start.params.scheme = Scheme::Shaw;
+    start.params.scheme = absolute ? Scheme::Sinusoidal : Scheme::Shaw;
     start.params.d = d;
     start.params.heads = heads;
     MainWindow w(start, false);
@@ -267,8 +268,19 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     auto setScheme = [scheme](Scheme s) {
         scheme->setCurrentIndex(scheme->findData(static_cast<int>(s)));
     };
+    auto* base = qobject_cast<QDoubleSpinBox*>(controlLabelled(panel, QStringLiteral("&Base")));
+    if (absolute && !base) {
+        std::fprintf(stderr, "bench_interactive: the sinusoid's base control not found\n");
+        return 1;
+    }
+    const std::vector<std::pair<const char*, std::function<void()>>> absoluteCycle{
+        {"base 1000", [&] { base->setValue(1000); }},
+        {"seed+1", [&] { seed->setValue(seed->value() + 1); }},
+        {"base 10000", [&] { base->setValue(10000); }},
+        {"seed+1", [&] { seed->setValue(seed->value() + 1); }},
+    };
     // The cycle of changes; each one changes the parameters.
-    const std::vector<std::pair<const char*, std::function<void()>>> cycle{
+    const std::vector<std::pair<const char*, std::function<void()>>> relativeCycle{
         {"clip k=8", [&] { clip->setValue(8); }},
         {"seed+1", [&] { seed->setValue(seed->value() + 1); }},
         {"clip k=16", [&] { clip->setValue(16); }},
@@ -278,6 +290,7 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
         {"t5 max distance 128", [&] { maxDist->setValue(128); }},
         {"scheme shaw", [&] { setScheme(Scheme::Shaw); }},
     };
+    const auto& cycle = absolute ? absoluteCycle : relativeCycle;
     if (kEventLog) // when the panel's change goes out to the worker
         QObject::connect(panel, &ParamsPanel::changed, &w, [&clock] {
             std::fprintf(stderr, "%9.1f panel emits\n",
@@ -530,7 +543,15 @@ int main(int argc, char** argv) {
         std::vector<std::string> ns{"512", "2048"},
             tabs{"encoding", "relative", "terms", "attention"};
         int d = 256, heads = 8, changes = 40;
-        for (std::size_t k = 1; k + 1 < args.size(); k += 2) {
+        bool absolute = false;
+        for (std::size_t k = 1; k < args.size(); k += 2) {
+            if (args[k] == "--absolute") {
+                absolute = true;
+                --k; // a flag without a value
+                continue;
+            }
+            if (k + 1 >= args.size())
+                break;
             if (args[k] == "--n")
                 ns = split(args[k + 1]);
             else if (args[k] == "--d")
@@ -542,7 +563,7 @@ int main(int argc, char** argv) {
             else if (args[k] == "--tabs")
                 tabs = split(args[k + 1]);
         }
-        return latencyBench(ns, d, heads, changes, tabs);
+        return latencyBench(ns, d, heads, changes, tabs, absolute);
     }
     if (!args.empty() && args[0] == "--panel")
         return panelBench(args.size() > 1 ? std::atoi(args[1].c_str()) : 40);
