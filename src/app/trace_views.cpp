@@ -356,7 +356,6 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
     m_poolInfo = pool;
     m_tile.reset();
     m_splitOf = nullptr; // the old trace's terms (setTrace may reuse its address): split anew
-
     ++m_updates;
     if (m_trace) {
         const QSignalBlocker b1(m_head);
@@ -747,10 +746,12 @@ void TraceViews::refreshTerms() {
     // pooled mode: no n × n matrix there).
     if (!m_poolInfo.pooled && canSplitLogits(*m_trace)) {
         if (!m_split || m_splitOf != m_trace.get() || m_splitHead != h) {
-            // Written over where the sizes hold (another head): the maps that show the old
-            // terms are given the new ones below, before anything paints.
-            Trace next = splitLogits(*m_trace, h, m_split.get());
-            m_split = std::make_shared<Trace>(std::move(next));
+            // Written over in place where the sizes hold (another head, a new trace of the same
+            // n), the maps given the new terms below before anything paints; else a new set,
+            // the maps keeping the old one until then.
+            if (!m_split || !splitFits(*m_trace, *m_split))
+                m_split = std::make_shared<Trace>();
+            splitLogitsInto(*m_trace, h, *m_split);
             m_splitOf = m_trace.get();
             m_splitHead = h;
         }
@@ -772,6 +773,10 @@ void TraceViews::refreshTerms() {
     }
     const int columns = present.size() > 4 ? 3 : 2;
     std::vector<int> bins(2 * present.size(), 1);
+    // The split's terms are [1, n, n]: head 0 of their own trace.
+    std::vector<bool> split(present.size(), false);
+    for (std::size_t k = 0; k < present.size(); ++k)
+        split[k] = m_split && m_split->find(present[k]->name);
     // Slices that fit are shown in place; larger ones are binned, concurrently.
     std::vector<const Tensor*> tensors(present.size(), nullptr);
     std::vector<std::size_t> gridOf(present.size(), 0);
@@ -781,7 +786,7 @@ void TraceViews::refreshTerms() {
         if (tensors[k])
             continue;
         gridOf[k] = jobs.size();
-        const int head = m_split && m_split->find(present[k]->name) ? 0 : h;
+        const int head = split[k] ? 0 : h;
         jobs.emplace_back([this, name = present[k]->name, head, b = &bins[2 * k]] {
             return slice(name, head, b, b + 1);
         });
@@ -801,8 +806,7 @@ void TraceViews::refreshTerms() {
     std::vector<std::function<HeatmapView::PreparedSlice()>> preparers;
     for (std::size_t k = 0; k < present.size(); ++k)
         if (tensors[k])
-            preparers.push_back(m_terms[k]->slicePreparer(
-                tensors[k], m_split && m_split->find(present[k]->name) ? 0 : h));
+            preparers.push_back(m_terms[k]->slicePreparer(tensors[k], split[k] ? 0 : h));
     std::vector<HeatmapView::PreparedSlice> prepared = runConcurrently(std::move(preparers));
     for (std::size_t k = 0, next = 0; k < present.size(); ++k) {
         HeatmapView* v = m_terms[k];
@@ -814,9 +818,8 @@ void TraceViews::refreshTerms() {
             info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
             info.subtitle = pooledNote(m_poolInfo);
         }
-        const bool split = m_split && m_split->find(present[k]->name);
         if (tensors[k])
-            v->setSlice(split ? m_split : m_trace, tensors[k], split ? 0 : h, info,
+            v->setSlice(split[k] ? m_split : m_trace, tensors[k], split[k] ? 0 : h, info,
                         std::move(prepared[next++]));
         else
             v->setData(std::move(grids[gridOf[k]]), info);

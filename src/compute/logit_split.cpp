@@ -48,7 +48,20 @@ RowMat<T> productAB(const T* x, Eigen::Index n, Eigen::Index d, const RowMat<T>&
     return out;
 }
 
-template <typename T> Trace split(const Trace& t, int head, Trace* into) {
+/** The four terms' tensors: [1, n, n] of T. */
+template <typename T> bool termsFit(const Trace& out, std::int64_t n) {
+    if (out.tensors.size() != absoluteTerms().size())
+        return false;
+    for (std::size_t k = 0; k < out.tensors.size(); ++k) {
+        const auto& [name, x] = out.tensors[k];
+        if (name != absoluteTerms()[k].name || x.shape() != std::vector<std::int64_t>{1, n, n} ||
+            !x.template holds<T>() || x.isExternal())
+            return false;
+    }
+    return true;
+}
+
+template <typename T> void split(const Trace& t, int head, Trace& out) {
     const Params& p = t.params;
     const Tensor& E = *t.find("E");
     const Tensor& P = *t.find("P");
@@ -61,29 +74,20 @@ template <typename T> Trace split(const Trace& t, int head, Trace* into) {
     const RowMat<T> q[2] = {productAB(E.data<T>(), n, d, wq), productAB(P.data<T>(), n, d, wq)};
     const RowMat<T> k[2] = {productAB(E.data<T>(), n, d, wk), productAB(P.data<T>(), n, d, wk)};
     const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(dh)));
-    const std::vector<std::int64_t> shape{1, n, n};
-    std::vector<std::pair<std::string, Tensor>> kept;
-    if (into) { // its tensors, where they fit, are written over: no fresh n² pages
-        kept = std::move(into->tensors);
-        *into = Trace{};
+    if (!termsFit<T>(out, n)) {
+        out.tensors.clear();
+        for (const AbsoluteTerm& a : absoluteTerms())
+            out.tensors.emplace_back(
+                a.name, Tensor(std::is_same_v<T, float> ? DType::F32 : DType::F64, {1, n, n}));
     }
-    Trace out;
     out.params = p;
     out.tokens = t.tokens;
-    out.tensors.reserve(absoluteTerms().size()); // dst below stays put
     std::vector<std::future<void>> running;
-    for (const AbsoluteTerm& a : absoluteTerms()) {
-        Tensor x;
-        for (auto& [name, old] : kept)
-            if (name == a.name && old.shape() == shape && old.template holds<T>() &&
-                !old.isExternal())
-                x = std::move(old);
-        if (x.empty())
-            x = Tensor(std::is_same_v<T, float> ? DType::F32 : DType::F64, shape);
-        out.tensors.emplace_back(a.name, std::move(x));
+    for (std::size_t x = 0; x < absoluteTerms().size(); ++x) {
+        const AbsoluteTerm& a = absoluteTerms()[x];
         const RowMat<T>& qa = q[a.queryPosition ? 1 : 0];
         const RowMat<T>& kb = k[a.keyPosition ? 1 : 0];
-        T* dst = out.tensors.back().second.template data<T>();
+        T* dst = out.tensors[x].second.template data<T>();
         // The four n² products side by side where they are worth a thread each (n = 2048,
         // d_h = 64: 0.5 GFLOP each).
         if (n >= 512)
@@ -94,7 +98,6 @@ template <typename T> Trace split(const Trace& t, int head, Trace* into) {
     }
     for (std::future<void>& f : running)
         f.get();
-    return out;
 }
 
 } // namespace
@@ -110,10 +113,28 @@ bool canSplitLogits(const Trace& t) {
            t.queryKey->wk.cols() == p.d;
 }
 
-Trace splitLogits(const Trace& t, int head, Trace* into) {
-    if (!canSplitLogits(t) || head < 0 || head >= t.params.heads)
-        return {};
-    return t.find("E")->holds<float>() ? split<float>(t, head, into) : split<double>(t, head, into);
+bool splitFits(const Trace& t, const Trace& out) {
+    if (!canSplitLogits(t))
+        return false;
+    const std::int64_t n = t.find("E")->dim(0);
+    return t.find("E")->holds<float>() ? termsFit<float>(out, n) : termsFit<double>(out, n);
+}
+
+void splitLogitsInto(const Trace& t, int head, Trace& out) {
+    if (!canSplitLogits(t) || head < 0 || head >= t.params.heads) {
+        out = Trace{};
+        return;
+    }
+    if (t.find("E")->holds<float>())
+        split<float>(t, head, out);
+    else
+        split<double>(t, head, out);
+}
+
+Trace splitLogits(const Trace& t, int head) {
+    Trace out;
+    splitLogitsInto(t, head, out);
+    return out;
 }
 
 } // namespace pe

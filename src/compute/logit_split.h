@@ -19,10 +19,18 @@ bool canSplitLogits(const Trace& t);
  * Head `head`'s four terms, each a [1, n, n] tensor named as absoluteTerms() names it ("ee",
  * "ep", "pe", "pp"), scaled as the logits (1/√d_h) and without the mask, in the trace's float
  * type; their sum is the head's logits before the mask. An empty trace where canSplitLogits is
- * false or the head does not exist. `into`, an earlier result, gives its tensors where their shape
- * and type fit (written over: 64 MB of fresh pages at n = 2048 took longer than the products)
- * and is left empty.
+ * false or the head does not exist.
  */
-Trace splitLogits(const Trace& t, int head, Trace* into = nullptr);
+Trace splitLogits(const Trace& t, int head);
+
+/** Whether splitLogitsInto(t, ·, out) writes into out's own tensors (the same n and type). */
+bool splitFits(const Trace& t, const Trace& out);
+
+/**
+ * splitLogits into `out`: where splitFits, its tensors are written over in place (the same
+ * Tensor objects: views that show them keep valid pointers; 64 MB of fresh pages at n = 2048
+ * took longer than the products), else they are replaced.
+ */
+void splitLogitsInto(const Trace& t, int head, Trace& out);
 
 } // namespace pe
