@@ -1751,16 +1751,8 @@
         <translation>正弦位置编码</translation>
     </message>
     <message>
-        <source>Encoding tab: columns of P oscillate more slowly to the right, like the bits of a binary counter; P·Pᵀ depends only on i − j.</source>
-        <translation>“位置编码”标签页：P 的列越往右振荡越慢，就像二进制计数器的各位；P·Pᵀ 只取决于 i − j。</translation>
-    </message>
-    <message>
         <source>Learned absolute positions</source>
         <translation>可学习的绝对位置编码</translation>
-    </message>
-    <message>
-        <source>Seeded, the table is noise; train one in the Lab tab and open it to see structure. It has no rows past P&lt;sub&gt;max&lt;/sub&gt;.</source>
-        <translation>按种子生成时，这张表只是噪声；在“实验室”标签页中训练一个并打开，才能看到结构。它没有超出 P&lt;sub&gt;max&lt;/sub&gt; 的行。</translation>
     </message>
     <message>
         <source>Relative position representations (Shaw)</source>
@@ -1837,6 +1829,14 @@
     <message>
         <source>&lt;h3&gt;pe-explorer %1&lt;/h3&gt;&lt;p&gt;Explore positional encodings and self-attention.&lt;/p&gt;&lt;p&gt;Licence: MIT (see LICENSE).&lt;/p&gt;&lt;p&gt;Built with %2.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;pe-explorer %1&lt;/h3&gt;&lt;p&gt;探索位置编码与自注意力。&lt;/p&gt;&lt;p&gt;许可证：MIT（见 LICENSE）。&lt;/p&gt;&lt;p&gt;构建所用的库：%2。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Encoding tab: columns of P oscillate more slowly to the right, like the bits of a binary counter; P·Pᵀ depends only on i − j. Logit terms tab: the logits split into e·e + e·p + p·e + p·p; with identity weights p·p depends only on i − j too.</source>
+        <translation>“位置编码”标签页：P 的列越往右振荡越慢，就像二进制计数器的各位；P·Pᵀ 只取决于 i − j。“Logit 分项”标签页：logits 拆成 e·e + e·p + p·e + p·p 四项；权重为单位矩阵时，p·p 也只取决于 i − j。</translation>
+    </message>
+    <message>
+        <source>Seeded, the table is noise; train one in the Lab tab and open it to see structure. It has no rows past P&lt;sub&gt;max&lt;/sub&gt;. Logit terms tab: the logits split into content and position terms, e·e + e·p + p·e + p·p.</source>
+        <translation>按种子生成时，这张表只是噪声；在“实验室”标签页中训练一个并打开，才能看到结构。它没有超出 P&lt;sub&gt;max&lt;/sub&gt; 的行。“Logit 分项”标签页：logits 拆成内容项与位置项，e·e + e·p + p·e + p·p。</translation>
     </message>
 </context>
 <context>

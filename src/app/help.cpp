@@ -49,7 +49,9 @@ SchemeHelp schemeHelp(Scheme s) {
                 QStringLiteral(QT_TRANSLATE_NOOP(
                     "pe::SchemeHelp",
                     "Encoding tab: columns of P oscillate more slowly to the right, like "
-                    "the bits of a binary counter; P·Pᵀ depends only on i − j.")),
+                    "the bits of a binary counter; P·Pᵀ depends only on i − j. Logit terms "
+                    "tab: the logits split into e·e + e·p + p·e + p·p; with identity weights "
+                    "p·p depends only on i − j too.")),
                 kD2l};
     case Scheme::Learned:
         return {QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp", "Learned absolute positions")),
@@ -58,7 +60,9 @@ SchemeHelp schemeHelp(Scheme s) {
                 QStringLiteral(QT_TRANSLATE_NOOP(
                     "pe::SchemeHelp",
                     "Seeded, the table is noise; train one in the Lab tab and open it "
-                    "to see structure. It has no rows past P<sub>max</sub>.")),
+                    "to see structure. It has no rows past P<sub>max</sub>. Logit terms tab: "
+                    "the logits split into content and position terms, e·e + e·p + p·e + "
+                    "p·p.")),
                 kSurvey};
     case Scheme::Shaw:
         return {QStringLiteral(QT_TRANSLATE_NOOP("pe::SchemeHelp",
