@@ -590,7 +590,7 @@ void StepperPanel::refreshFocus() {
                        tr("key position j"), tr("a_ij"), heads, m_labels);
 
     const int h = head();
-    const std::vector<StageMatrix> terms = logitTerms(*m_trace, h);
+    const std::vector<StageMatrix> terms = logitTermsRow(*m_trace, h, i);
     std::vector<LineSeries> rows;
     Eigen::RowVectorXd sum = Eigen::RowVectorXd::Zero(p.seqLen());
     for (const StageMatrix& m : terms) {
@@ -599,8 +599,8 @@ void StepperPanel::refreshFocus() {
                          : qs(m.positionTerm ? "position: " : "content: ") + qs(m.name),
                      {}};
         for (Eigen::Index j = 0; j < m.values.cols(); ++j)
-            s.values.push_back(m.values(i, j));
-        sum += m.values.row(i);
+            s.values.push_back(m.values(0, j));
+        sum += m.values.row(0);
         rows.push_back(std::move(s));
     }
     if (terms.size() > 1) {

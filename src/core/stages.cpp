@@ -357,6 +357,22 @@ std::vector<StageInfo> stageList(const Params& p) {
     return s;
 }
 
+namespace {
+
+/** Whether logitTerms splits `t`'s logits into an absolute scheme's four terms. */
+bool splitsAbsolute(const Trace& t) {
+    return isAbsolute(t.params.scheme) && t.queryKey && need(t, "E") && need(t, "P");
+}
+
+StageMatrix absoluteTerm(const AbsoluteTerm& a, StageMat values) {
+    StageMatrix m =
+        mat(a.name, a.title, "", true, StageAxis::Position, StageAxis::Position, std::move(values));
+    m.positionTerm = a.queryPosition || a.keyPosition;
+    return m;
+}
+
+} // namespace
+
 const std::vector<AbsoluteTerm>& absoluteTerms() {
     static const std::vector<AbsoluteTerm> kTerms{
         {"ee", "e·e content→content", false, false},
@@ -405,7 +421,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
     default:
         break;
     }
-    if (isAbsolute(p.scheme) && t.queryKey && need(t, "E") && need(t, "P")) {
+    if (splitsAbsolute(t)) {
         // X = E + P: q_i·k_j = (e_i + p_i) W_q W_kᵀ (e_j + p_j)ᵀ, four terms (the expansion
         // Transformer-XL and DeBERTa start from).
         const int dh = p.headDim();
@@ -413,13 +429,9 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
         const Eigen::MatrixXd wk = t.queryKey->wk.middleCols(head * dh, dh);
         const StageMat e = headSlice(*need(t, "E"), 0), pos = headSlice(*need(t, "P"), 0);
         const StageMat qe = e * wq, qp = pos * wq, ke = e * wk, kp = pos * wk;
-        for (const AbsoluteTerm& a : absoluteTerms()) {
-            const StageMat& qa = a.queryPosition ? qp : qe;
-            const StageMat& kb = a.keyPosition ? kp : ke;
-            StageMatrix m = mat(a.name, a.title, "", true, P, P, (qa * kb.transpose()) * scale);
-            m.positionTerm = a.queryPosition || a.keyPosition;
-            terms.push_back(std::move(m));
-        }
+        for (const AbsoluteTerm& a : absoluteTerms())
+            terms.push_back(absoluteTerm(
+                a, ((a.queryPosition ? qp : qe) * (a.keyPosition ? kp : ke).transpose()) * scale));
         return terms;
     }
     const StageMat q = headSlice(*need(t, "Q"), head), k = headSlice(*need(t, "K"), head);
@@ -461,6 +473,31 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
         break;
     default:
         break;
+    }
+    return terms;
+}
+
+std::vector<StageMatrix> logitTermsRow(const Trace& t, int head, int row) {
+    std::vector<StageMatrix> terms;
+    if (!splitsAbsolute(t)) {
+        terms = logitTerms(t, head);
+        for (StageMatrix& m : terms)
+            m.values = StageMat(m.values.row(row));
+        return terms;
+    }
+    // Row i of (a_i W_q)·(B W_k)ᵀ is B · (W_k (W_qᵀ a_iᵀ)): two d × d_h products of a vector,
+    // then one n × d.
+    const Params& p = t.params;
+    const int dh = p.headDim();
+    const Eigen::MatrixXd wq = t.queryKey->wq.middleCols(head * dh, dh);
+    const Eigen::MatrixXd wk = t.queryKey->wk.middleCols(head * dh, dh);
+    const StageMat e = headSlice(*need(t, "E"), 0), pos = headSlice(*need(t, "P"), 0);
+    const double scale = contentScale(p);
+    for (const AbsoluteTerm& a : absoluteTerms()) {
+        const Eigen::VectorXd query = (a.queryPosition ? pos : e).row(row).transpose();
+        const Eigen::VectorXd b = wk * (wq.transpose() * query);
+        terms.push_back(
+            absoluteTerm(a, StageMat(((a.keyPosition ? pos : e) * b).transpose() * scale)));
     }
     return terms;
 }

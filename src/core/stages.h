@@ -105,6 +105,13 @@ const std::vector<AbsoluteTerm>& absoluteTerms();
  */
 std::vector<StageMatrix> logitTerms(const Trace& t, int head);
 
+/**
+ * Row `row` of each of logitTerms(t, head), as 1 × n matrices (names, titles and flags as
+ * there). An absolute scheme's four terms are computed for that row alone: e_i W_q W_kᵀ Eᵀ
+ * costs n·d, where the whole terms cost n²·d_h (the stepper's focus plot, on the GUI thread).
+ */
+std::vector<StageMatrix> logitTermsRow(const Trace& t, int head, int row);
+
 /** A head slice [rows, cols] of a [heads, rows, cols] tensor (or the [rows, cols] tensor). */
 StageMat headSlice(const Tensor& t, int head);
 /** Row `row` of head `head` of `t` (as headSlice(t, head).row(row), without the slice). */

@@ -92,6 +92,7 @@ private Q_SLOTS:
     void urpeBiasRecovered();
     void headRowIsTheSlicesRow();
     void absoluteSplitKnownAnswers();
+    void termRowsAreTheTermsRows();
 };
 
 void TestStages::everyStageForEveryScheme() {
@@ -376,6 +377,30 @@ void TestStages::absoluteSplitKnownAnswers() {
         for (int i = 0; i + 1 < p.n; ++i)
             for (int j = 0; j + 1 < p.n; ++j)
                 QVERIFY(std::abs(pp(i + 1, j + 1) - pp(i, j)) < 1e-12);
+    }
+}
+
+// The focus plot's rows (logitTermsRow): each term's row i, computed for that row alone where
+// the scheme is absolute.
+void TestStages::termRowsAreTheTermsRows() {
+    for (Scheme s : allSchemes()) {
+        Params p = base(s);
+        p.cls = true;
+        const Run r = run(p);
+        for (int h = 0; h < p.heads; ++h)
+            for (int i : {0, 4, p.seqLen() - 1}) {
+                const std::vector<StageMatrix> all = logitTerms(r.t, h);
+                const std::vector<StageMatrix> rows = logitTermsRow(r.t, h, i);
+                QCOMPARE(rows.size(), all.size());
+                for (std::size_t k = 0; k < all.size(); ++k) {
+                    QCOMPARE(rows[k].name, all[k].name);
+                    QCOMPARE(rows[k].positionTerm, all[k].positionTerm);
+                    QCOMPARE(rows[k].values.rows(), Eigen::Index(1));
+                    QVERIFY2(maxDiff(rows[k].values, all[k].values.row(i)) < 1e-12,
+                             qPrintable(QString::fromStdString(std::string(toString(s)) + " " +
+                                                               all[k].name)));
+                }
+            }
     }
 }
 
