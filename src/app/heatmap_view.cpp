@@ -974,13 +974,15 @@ void HeatmapView::fitSubtitle() {
     }
 }
 
+namespace {
+/** The height a text row asks for: its own hint (PlotText keeps it per text), not its box. */
+int hintHeight(const QCPLayoutElement* e) {
+    return e->minimumOuterSizeHint().height();
+}
+} // namespace
+
 int HeatmapView::headerHeight() const {
-    if (!m_subtitle)
-        return 0;
-    // The elements' own hints (PlotText keeps them per text), not their laid-out boxes.
-    const QCPLayoutElement* title = m_title;
-    const QCPLayoutElement* subtitle = m_subtitle;
-    return title->minimumOuterSizeHint().height() + subtitle->minimumOuterSizeHint().height();
+    return m_subtitle ? hintHeight(m_title) + hintHeight(m_subtitle) : 0;
 }
 
 void HeatmapView::setHeaderHeight(int px) {
@@ -1011,11 +1013,8 @@ void HeatmapView::applyHeaderHeight() {
         return;
     // A layout element's minimum height, where set, replaces its text's (it is not a floor), and
     // its maximum is the text's: both are set, for the box without its margins.
-    const QCPLayoutElement* title = m_title;
-    const QCPLayoutElement* subtitle = m_subtitle;
-    const int own = subtitle->minimumOuterSizeHint().height();
-    const int wanted = m_headerHeight - title->minimumOuterSizeHint().height();
-    if (wanted <= own) {
+    const int wanted = m_headerHeight - hintHeight(m_title);
+    if (wanted <= hintHeight(m_subtitle)) {
         m_subtitle->setMinimumSize(QSize(1, 0));
         m_subtitle->setMaximumSize(QSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX));
         return;

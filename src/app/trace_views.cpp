@@ -111,10 +111,13 @@ QStringList tokenLabels(const Trace& trace) {
 } // namespace
 
 /** The trace's own terms, then an absolute scheme's four (splitLogits), as the tab shows them. */
-std::vector<TermName> allTerms() {
-    std::vector<TermName> terms(std::begin(kTerms), std::end(kTerms));
-    for (const AbsoluteTerm& a : absoluteTerms())
-        terms.push_back({a.name, a.title});
+const std::vector<TermName>& allTerms() {
+    static const std::vector<TermName> terms = [] {
+        std::vector<TermName> all(std::begin(kTerms), std::end(kTerms));
+        for (const AbsoluteTerm& a : absoluteTerms())
+            all.push_back({a.name, a.title});
+        return all;
+    }();
     return terms;
 }
 
@@ -758,9 +761,8 @@ void TraceViews::refreshTerms() {
     } else {
         m_split.reset();
     }
-    static const std::vector<TermName> terms = allTerms();
     std::vector<const TermName*> present;
-    for (const TermName& t : terms)
+    for (const TermName& t : allTerms())
         if (const Tensor* x = find(t.name); x && !x->empty())
             present.push_back(&t);
     while (m_terms.size() < present.size()) {

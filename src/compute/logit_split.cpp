@@ -102,17 +102,6 @@ template <typename T> void split(const Trace& t, int head, Trace& out) {
 
 } // namespace
 
-bool canSplitLogits(const Trace& t) {
-    const Tensor* E = t.find("E");
-    const Tensor* P = t.find("P");
-    const Params& p = t.params;
-    return isAbsolute(p.scheme) && t.queryKey && E && P && E->rank() == 2 &&
-           P->shape() == E->shape() && E->dim(1) == p.d && E->dtype() == P->dtype() &&
-           (E->holds<float>() || E->holds<double>()) && t.queryKey->wq.rows() == p.d &&
-           t.queryKey->wq.cols() == p.d && t.queryKey->wk.rows() == p.d &&
-           t.queryKey->wk.cols() == p.d;
-}
-
 bool splitFits(const Trace& t, const Trace& out) {
     if (!canSplitLogits(t))
         return false;

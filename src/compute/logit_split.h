@@ -8,12 +8,10 @@
  * attach those (Trace::queryKey). One head at a time, on the engine's float products.
  */
 
+#include "stages.h" // canSplitLogits, absoluteTerms
 #include "trace.h"
 
 namespace pe {
-
-/** Whether `t` can be split: an absolute scheme's whole trace with E, P and its W_q, W_k. */
-bool canSplitLogits(const Trace& t);
 
 /**
  * Head `head`'s four terms, each a [1, n, n] tensor named as absoluteTerms() names it ("ee",

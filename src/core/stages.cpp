@@ -359,11 +359,6 @@ std::vector<StageInfo> stageList(const Params& p) {
 
 namespace {
 
-/** Whether logitTerms splits `t`'s logits into an absolute scheme's four terms. */
-bool splitsAbsolute(const Trace& t) {
-    return isAbsolute(t.params.scheme) && t.queryKey && need(t, "E") && need(t, "P");
-}
-
 StageMatrix absoluteTerm(const AbsoluteTerm& a, StageMat values) {
     StageMatrix m =
         mat(a.name, a.title, "", true, StageAxis::Position, StageAxis::Position, std::move(values));
@@ -372,6 +367,19 @@ StageMatrix absoluteTerm(const AbsoluteTerm& a, StageMat values) {
 }
 
 } // namespace
+
+bool canSplitLogits(const Trace& t) {
+    const Tensor* E = t.find("E");
+    const Tensor* P = t.find("P");
+    const Params& p = t.params;
+    const auto square = [&p](const Eigen::MatrixXd& w) {
+        return w.rows() == p.d && w.cols() == p.d;
+    };
+    return isAbsolute(p.scheme) && t.queryKey && E && P && E->rank() == 2 &&
+           P->shape() == E->shape() && E->dim(1) == p.d && E->dtype() == P->dtype() &&
+           (E->holds<float>() || E->holds<double>()) && square(t.queryKey->wq) &&
+           square(t.queryKey->wk);
+}
 
 const std::vector<AbsoluteTerm>& absoluteTerms() {
     static const std::vector<AbsoluteTerm> kTerms{
@@ -421,7 +429,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
     default:
         break;
     }
-    if (splitsAbsolute(t)) {
+    if (canSplitLogits(t)) {
         // X = E + P: q_i·k_j = (e_i + p_i) W_q W_kᵀ (e_j + p_j)ᵀ, four terms (the expansion
         // Transformer-XL and DeBERTa start from).
         const int dh = p.headDim();
@@ -479,7 +487,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
 
 std::vector<StageMatrix> logitTermsRow(const Trace& t, int head, int row) {
     std::vector<StageMatrix> terms;
-    if (!splitsAbsolute(t)) {
+    if (!canSplitLogits(t)) {
         terms = logitTerms(t, head);
         for (StageMatrix& m : terms)
             m.values = StageMat(m.values.row(row));

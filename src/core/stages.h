@@ -96,12 +96,17 @@ struct AbsoluteTerm {
 };
 /** The four terms, content→content first. */
 const std::vector<AbsoluteTerm>& absoluteTerms();
+/**
+ * Whether `t`'s logits split into the four terms: an absolute scheme's trace with E and P and
+ * the W_q, W_k it was computed with (Trace::queryKey), all of the trace's width.
+ */
+bool canSplitLogits(const Trace& t);
 
 /**
  * The logits of head `head` before the mask, split into terms whose sum is the logits:
  * content term(s) first (positionTerm = false), then position term(s). RoPE splits into the
- * unrotated q·k and the change the rotation makes; an absolute scheme (X = E + P) whose trace
- * carries its W_q and W_k (Trace::queryKey) into e·e, e·p, p·e and p·p.
+ * unrotated q·k and the change the rotation makes; an absolute scheme (X = E + P) into e·e, e·p,
+ * p·e and p·p where canSplitLogits.
  */
 std::vector<StageMatrix> logitTerms(const Trace& t, int head);
 
