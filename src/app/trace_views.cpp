@@ -771,9 +771,12 @@ void TraceViews::refreshTerms() {
             connect(v, &HeatmapView::tileWanted, this, &TraceViews::tileRequested);
         for (HeatmapView* other : m_terms)
             v->linkTo(other); // the terms share their axes: zoom one, zoom all
+        // Maps side by side start their axes level, whatever their titles' lines (as Compare).
+        connect(v, &HeatmapView::headerChanged, this, &TraceViews::alignTermHeaders);
         m_terms.push_back(v);
     }
     const int columns = present.size() > 4 ? 3 : 2;
+    m_termColumns = columns;
     std::vector<int> bins(2 * present.size(), 1);
     // The split's terms are [1, n, n]: head 0 of their own trace.
     std::vector<bool> split(present.size(), false);
@@ -828,6 +831,15 @@ void TraceViews::refreshTerms() {
         if (k == 0)
             preparePooled(v, present[k]->name, h);
     }
+    alignTermHeaders(); // the rows may have changed with the terms shown
+}
+
+void TraceViews::alignTermHeaders() {
+    std::vector<HeatmapView*> shown;
+    for (HeatmapView* m : m_terms)
+        if (!m->isHidden())
+            shown.push_back(m);
+    alignHeaders(shown, m_termColumns);
 }
 
 void TraceViews::refreshAttention() {

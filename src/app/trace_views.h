@@ -105,6 +105,8 @@ private:
     void refreshRelative();
     void refreshTerms();
     void refreshAttention();
+    /** The term maps of each row of the tab's grid start their axes level (alignHeaders). */
+    void alignTermHeaders();
     HeatmapView* addHeatmap(QWidget* parent, bool compact = false);
     HeatmapInfo infoFor(const QString& title, const QString& valueTitle, int binR, int binC) const;
     /** The trace's tensor `name`, else the split terms' (m_split). */
@@ -151,6 +153,7 @@ private:
         m_relativeNote; ///< what the scheme lacks on the Relative tab, and where position enters
     HeatmapView* m_bias;
     std::vector<HeatmapView*> m_terms;
+    int m_termColumns = 2; ///< the terms' grid, as refreshTerms placed them
     QGridLayout* m_termsGrid;
     QWidget* m_termsHost;
     std::vector<HeatmapView*> m_heads;

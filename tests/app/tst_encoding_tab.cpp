@@ -35,6 +35,7 @@ private Q_SLOTS:
     void relativeMapsPoolOnceWhenTheLayoutChanges();
     void pageLayoutLeavesTheTabWidgetAlone();
     void logitTermsSplitAnAbsoluteScheme();
+    void termMapsInARowStartLevel();
 
 private:
     void show(Scheme s);
@@ -337,6 +338,34 @@ void TestEncodingTab::logitTermsSplitAnAbsoluteScheme() {
     show(Scheme::T5);
     QTRY_COMPARE(shown().size(), std::size_t(2));
     QCOMPARE(shown()[1]->info().valueTitle, QStringLiteral("bias"));
+}
+
+void TestEncodingTab::termMapsInARowStartLevel() {
+    // Five terms in rows of three at 1280 × 720: titles of one and two lines side by side, the
+    // axes of each row at one height.
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(2);
+    show(Scheme::Sinusoidal);
+    std::vector<HeatmapView*> maps;
+    QTRY_VERIFY([&] {
+        maps.clear();
+        for (HeatmapView* m : v->termMaps())
+            if (m->isVisible())
+                maps.push_back(m);
+        return maps.size() == 5;
+    }());
+    auto top = [](HeatmapView* m) { return m->plot()->axisRect()->rect().top(); };
+    auto level = [&](std::size_t a, std::size_t b) {
+        for (std::size_t k = a + 1; k < b; ++k)
+            if (top(maps[k]) != top(maps[a]))
+                return false;
+        return true;
+    };
+    QTRY_VERIFY(level(0, 3) && level(3, 5));
+    bool differ = false; // the titles differ in lines somewhere, or the test proves nothing
+    for (HeatmapView* m : maps)
+        differ = differ || m->headerHeight() != maps[0]->headerHeight();
+    QVERIFY(differ);
 }
 
 QTEST_MAIN(TestEncodingTab)
