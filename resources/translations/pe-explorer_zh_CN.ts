@@ -1981,10 +1981,6 @@
         <translation>内容</translation>
     </message>
     <message>
-        <source>logit S (sum)</source>
-        <translation>logit S（总和）</translation>
-    </message>
-    <message>
         <source>query %1, head %2: logit terms</source>
         <translation>查询 %1，头 %2：logit 分项</translation>
     </message>
@@ -2007,6 +2003,18 @@
     <message>
         <source>Preparing this stage (up to %1 million cells)…</source>
         <translation>正在准备这一阶段（最多 %1 百万个单元格）…</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>rotation</source>
+        <translation>旋转</translation>
+    </message>
+    <message>
+        <source>sum S</source>
+        <translation>总和 S</translation>
     </message>
 </context>
 <context>

@@ -69,9 +69,11 @@ bool crosses(const QLineF& line, const QRectF& r) {
  * How much of the curves a legend at r (pixels) would hide: the points inside it and the
  * segments through it, at most ~2,000 points a curve (longer ones sampled). The axes are laid
  * out at `now`; the points are placed as they will be with the axes at `then` (taller by the
- * row of a legend above them that is to come inside).
+ * row of a legend above them, or wider by the column of one at their right, that is to come
+ * inside).
  */
 int hiddenBy(const QCustomPlot* plot, const QRectF& r, const QRect& now, const QRect& then) {
+    const double sx = now.width() > 0 ? double(then.width()) / now.width() : 1.0;
     const double sy = now.height() > 0 ? double(then.height()) / now.height() : 1.0;
     int hidden = 0;
     for (int g = 0; g < plot->graphCount(); ++g) {
@@ -88,9 +90,9 @@ int hiddenBy(const QCustomPlot* plot, const QRectF& r, const QRect& now, const Q
                 joined = false;
                 continue;
             }
-            const QPointF p(graph->keyAxis()->coordToPixel(point->key),
-                            then.top() +
-                                (graph->valueAxis()->coordToPixel(point->value) - now.top()) * sy);
+            const QPointF p(
+                then.left() + (graph->keyAxis()->coordToPixel(point->key) - now.left()) * sx,
+                then.top() + (graph->valueAxis()->coordToPixel(point->value) - now.top()) * sy);
             if (r.contains(p) || (lines && joined && crosses(QLineF(previous, p), r)))
                 ++hidden;
             previous = p;
@@ -101,6 +103,56 @@ int hiddenBy(const QCustomPlot* plot, const QRectF& r, const QRect& now, const Q
 }
 
 } // namespace
+
+void LinePlotView::placeLegend(LegendPlace place, Qt::Alignment corner) {
+    QCPLegend* legend = m_plot->legend;
+    QCPLayoutInset* inset = m_plot->axisRect()->insetLayout();
+    if (place != m_legendPlace) {
+        // Back inside first, then out to its new place.
+        if (m_legendRow) {
+            m_legendRow->take(legend);
+            m_plot->plotLayout()->remove(m_legendRow); // deletes it and its spacers
+            m_plot->plotLayout()->simplify();
+            m_legendRow = nullptr;
+        } else if (m_legendColumn) {
+            m_legendColumn->take(legend);
+            m_plot->plotLayout()->remove(m_legendColumn); // deletes it and its spacer
+            m_plot->plotLayout()->simplify();              // the empty column goes too
+            m_legendColumn = nullptr;
+        } else {
+            inset->take(legend);
+            inset->simplify();
+        }
+        if (place == LegendPlace::Above) {
+            // Under the title, centred between two stretching spacers at its own width.
+            m_legendRow = new QCPLayoutGrid;
+            m_plot->plotLayout()->insertRow(1);
+            m_plot->plotLayout()->addElement(1, 0, m_legendRow);
+            m_plot->plotLayout()->setRowStretchFactor(1, 0.001); // its own height, no more
+            m_legendRow->addElement(0, 0, new QCPLayoutElement(m_plot));
+            m_legendRow->addElement(0, 1, legend);
+            m_legendRow->addElement(0, 2, new QCPLayoutElement(m_plot));
+            m_legendRow->setColumnStretchFactors({1.0, 0.001, 1.0});
+            legend->setBorderPen(Qt::NoPen);
+        } else if (place == LegendPlace::Right) {
+            // Beside the axes, level with their top, over a stretching spacer.
+            const int row = m_plot->plotLayout()->rowCount() - 1; // the axes' row
+            m_legendColumn = new QCPLayoutGrid;
+            m_plot->plotLayout()->addElement(row, 1, m_legendColumn);
+            m_plot->plotLayout()->setColumnStretchFactors({1.0, 0.001}); // its own width
+            m_legendColumn->addElement(0, 0, legend);
+            m_legendColumn->addElement(1, 0, new QCPLayoutElement(m_plot));
+            m_legendColumn->setRowStretchFactors({0.001, 1.0});
+            legend->setBorderPen(Qt::NoPen);
+        } else {
+            inset->addElement(legend, corner);
+            legend->setBorderPen(m_legendBorder);
+        }
+        m_legendPlace = place;
+    }
+    if (place == LegendPlace::Inside)
+        inset->setInsetAlignment(0, corner);
+}
 
 void LinePlotView::fitLegend() {
     QCPLegend* legend = m_plot->legend;
@@ -118,11 +170,14 @@ void LinePlotView::fitLegend() {
     // The axes laid out for the new ranges (their tick labels' width moves them), so that the
     // curves' pixels below are where the replot will draw them.
     m_plot->layOut();
-    // The axes as they are with the legend inside them (taller by its row when it is above).
+    // The axes as they are with the legend inside them (taller by its row when it is above,
+    // wider by its column when it is at their right).
     const QRect now = m_plot->axisRect()->rect();
     QRect axes = now;
-    if (m_legendAbove)
-        axes.setTop(legend->outerRect().top());
+    if (m_legendRow)
+        axes.setTop(m_legendRow->outerRect().top());
+    if (m_legendColumn)
+        axes.setRight(axes.right() + m_legendColumn->outerRect().width());
     // Inside: as few columns as fit the axes' height, the entries spread evenly over them.
     const int rowHeight = entry.height() + legend->rowSpacing();
     const int room = axes.height() - 10 - m.top() - m.bottom() + legend->rowSpacing();
@@ -156,54 +211,35 @@ void LinePlotView::fitLegend() {
     }
     // Every corner hides some curve (an attention row, sinusoids across the whole plot): the
     // legend goes above the axes, in up to three rows across the plot's width, where it hides
-    // nothing, unless that would take more than a third of the axes' height.
+    // nothing, unless that would take more than a third of the axes' height; else beside them
+    // at their right in one column (a short, wide plot), if that column fits the height of the
+    // axes and their tick labels and takes at most a third of the plot's width.
     const int perRow = std::max(1, (m_plot->viewport().width() - 20 + legend->columnSpacing()) /
                                        std::max(1, entry.width() + legend->columnSpacing()));
     const int rowsAbove = (items + perRow - 1) / perRow;
     const bool above = least > 0 && rowsAbove <= 3 && 3 * rowsAbove * rowHeight <= axes.height();
-    QCPLayoutInset* inset = m_plot->axisRect()->insetLayout();
-    if (above != m_legendAbove) {
-        if (above) {
-            inset->take(legend);
-            inset->simplify();
-            // Under the title, centred between two stretching spacers at its own width.
-            m_legendRow = new QCPLayoutGrid;
-            m_plot->plotLayout()->insertRow(1);
-            m_plot->plotLayout()->addElement(1, 0, m_legendRow);
-            m_plot->plotLayout()->setRowStretchFactor(1, 0.001); // its own height, no more
-            m_legendRow->addElement(0, 0, new QCPLayoutElement(m_plot));
-            m_legendRow->addElement(0, 1, legend);
-            m_legendRow->addElement(0, 2, new QCPLayoutElement(m_plot));
-            m_legendRow->setColumnStretchFactors({1.0, 0.001, 1.0});
-            legend->setBorderPen(Qt::NoPen);
-        } else {
-            m_legendRow->take(legend);
-            m_plot->plotLayout()->remove(m_legendRow); // deletes it and its spacers
-            m_plot->plotLayout()->simplify();
-            m_legendRow = nullptr;
-            inset->addElement(legend, at);
-            legend->setBorderPen(m_legendBorder);
-        }
-        m_legendAbove = above;
-    }
+    const QRect outer = m_plot->axisRect()->outerRect();
+    const int besideHeight = outer.bottom() - (m_legendRow ? axes.top() : outer.top());
+    const int columnHeight =
+        items * entry.height() + (items - 1) * legend->rowSpacing() + m.top() + m.bottom();
+    const int columnWidth = entry.width() + m.left() + m.right();
+    const bool right = least > 0 && !above && columnHeight <= besideHeight &&
+                       3 * columnWidth <= m_plot->viewport().width();
+    placeLegend(above   ? LegendPlace::Above
+                : right ? LegendPlace::Right
+                        : LegendPlace::Inside,
+                at);
     // Fewer value ticks on short axes (QCustomPlot aims at 5 whatever the height: at 75 px their
     // labels touched): about one per 30 px.
     const int height = axes.height() - (above ? rowsAbove * rowHeight : 0);
     m_plot->yAxis->ticker()->setTickCount(std::clamp(height / 30, 3, 5));
-    if (above) {
-        const int wrap = (items + rowsAbove - 1) / rowsAbove; // balanced rows
-        if (legend->wrap() != wrap || legend->fillOrder() != QCPLayoutGrid::foColumnsFirst) {
-            legend->setWrap(wrap);
-            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-        }
-        return;
-    }
-    inset->setInsetAlignment(0, at);
-    const int wrap = columns > 1 ? rows : 0; // 0: one column
-    if (legend->wrap() == wrap && legend->fillOrder() == QCPLayoutGrid::foRowsFirst)
+    // Above: balanced rows; beside: one column; inside: columns of `rows`.
+    const int wrap = above ? (items + rowsAbove - 1) / rowsAbove : right || columns == 1 ? 0 : rows;
+    const auto order = above ? QCPLayoutGrid::foColumnsFirst : QCPLayoutGrid::foRowsFirst;
+    if (legend->wrap() == wrap && legend->fillOrder() == order)
         return;
     legend->setWrap(wrap);
-    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true); // rearranged into columns of `wrap`
+    legend->setFillOrder(order, true); // rearranged
 }
 
 int LinePlotView::seriesCount() const {

@@ -77,17 +77,23 @@ private:
     /**
      * Places the legend before each replot: inside the axes, in the corner where it hides the
      * least of the curves (the content's legendAt where it hides nothing), wrapped into columns
-     * when its entries are more than the axes' height holds; above the axes, in up to three
-     * rows, when every corner would hide some curve and those rows take at most a third of the
-     * axes' height. Short axes get fewer value ticks.
+     * when its entries are more than the axes' height holds. When every corner would hide some
+     * curve: above the axes, in up to three rows, if those rows take at most a third of the
+     * axes' height; else at their right in one column, if it fits beside them (tick labels
+     * included) and takes at most a third of the plot's width. Short axes get fewer value
+     * ticks.
      */
     void fitLegend();
+    enum class LegendPlace { Inside, Above, Right };
+    /** Moves the legend to `place` (inside: at `corner`). */
+    void placeLegend(LegendPlace place, Qt::Alignment corner);
 
     QueuedPlot* m_plot;
     LinePlotContent m_content;
-    bool m_legendAbove = false;           ///< the legend sits above the axes, not inside them
-    QPen m_legendBorder;                  ///< its frame inside the axes (none above them)
-    QCPLayoutGrid* m_legendRow = nullptr; ///< the row above the axes that holds it there
+    LegendPlace m_legendPlace = LegendPlace::Inside;
+    QPen m_legendBorder;                     ///< its frame inside the axes (none outside them)
+    QCPLayoutGrid* m_legendRow = nullptr;    ///< the row above the axes that holds it there
+    QCPLayoutGrid* m_legendColumn = nullptr; ///< the column at their right that holds it there
 };
 
 } // namespace pe

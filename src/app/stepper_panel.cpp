@@ -38,6 +38,18 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+/** A logit term's name in the focus plot's legend: its symbol ("e·p", "c2p", "(b)+(d)") or, for
+ * the words, their translation. */
+QString termLabel(const StageMatrix& m) {
+    if (m.label == "content")
+        return StepperPanel::tr("content");
+    if (m.label == "position")
+        return StepperPanel::tr("position");
+    if (m.label == "rotation")
+        return StepperPanel::tr("rotation");
+    return qs(m.label.empty() ? m.name : m.label);
+}
+
 QString shapeOf(const StageMat& m) {
     return QStringLiteral("[%1 × %2]").arg(m.rows()).arg(m.cols());
 }
@@ -594,17 +606,14 @@ void StepperPanel::refreshFocus() {
     std::vector<LineSeries> rows;
     Eigen::RowVectorXd sum = Eigen::RowVectorXd::Zero(p.seqLen());
     for (const StageMatrix& m : terms) {
-        LineSeries s{m.name == "content"
-                         ? tr("content")
-                         : qs(m.positionTerm ? "position: " : "content: ") + qs(m.name),
-                     {}};
+        LineSeries s{termLabel(m), {}};
         for (Eigen::Index j = 0; j < m.values.cols(); ++j)
             s.values.push_back(m.values(0, j));
         sum += m.values.row(0);
         rows.push_back(std::move(s));
     }
     if (terms.size() > 1) {
-        LineSeries s{tr("logit S (sum)"), {}};
+        LineSeries s{tr("sum S"), {}};
         for (Eigen::Index j = 0; j < sum.size(); ++j)
             s.values.push_back(sum(j));
         rows.push_back(std::move(s));

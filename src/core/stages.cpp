@@ -363,6 +363,7 @@ StageMatrix absoluteTerm(const AbsoluteTerm& a, StageMat values) {
     StageMatrix m =
         mat(a.name, a.title, "", true, StageAxis::Position, StageAxis::Position, std::move(values));
     m.positionTerm = a.queryPosition || a.keyPosition;
+    m.label = a.label;
     return m;
 }
 
@@ -383,10 +384,10 @@ bool canSplitLogits(const Trace& t) {
 
 const std::vector<AbsoluteTerm>& absoluteTerms() {
     static const std::vector<AbsoluteTerm> kTerms{
-        {"ee", "e·e content→content", false, false},
-        {"ep", "e·p content→position", false, true},
-        {"pe", "p·e position→content", true, false},
-        {"pp", "p·p position→position", true, true},
+        {"ee", "e·e content→content", "e·e", false, false},
+        {"ep", "e·p content→position", "e·p", false, true},
+        {"pe", "p·e position→content", "p·e", true, false},
+        {"pp", "p·p position→position", "p·p", true, true},
     };
     return kTerms;
 }
@@ -395,26 +396,29 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
     const Params& p = t.params;
     const StageAxis P = StageAxis::Position;
     std::vector<StageMatrix> terms;
-    auto traced = [&](const char* name, const std::string& title, bool position) {
+    auto traced = [&](const char* name, const std::string& title, bool position,
+                      const char* label) {
         if (const Tensor* x = t.find(name)) {
             StageMatrix m = mat(name, title, name, true, P, P, headSlice(*x, head));
             m.positionTerm = position;
+            m.label = label;
             terms.push_back(std::move(m));
         }
     };
     const double scale = contentScale(p);
     auto contentTerm = [&](const StageMat& q, const StageMat& k, const std::string& title) {
         terms.push_back(mat("content", title, "", true, P, P, (q * k.transpose()) * scale));
+        terms.back().label = "content";
     };
     switch (p.scheme) {
     case Scheme::TransformerXL:
-        traced("txl_ac", "content (a)+(c): (q_i + u)·k_j / √d_h", false);
-        traced("txl_bd", "position (b)+(d): (q_i + v)·r_{i−j} / √d_h", true);
+        traced("txl_ac", "content (a)+(c): (q_i + u)·k_j / √d_h", false, "(a)+(c)");
+        traced("txl_bd", "position (b)+(d): (q_i + v)·r_{i−j} / √d_h", true, "(b)+(d)");
         return terms;
     case Scheme::DeBERTa:
-        traced("c2c", "content→content q^c·k^c", false);
-        traced("c2p", "content→position q^c·k^r_δ", true);
-        traced("p2c", "position→content k^c·q^r_δ", true);
+        traced("c2c", "content→content q^c·k^c", false, "c2c");
+        traced("c2p", "content→position q^c·k^r_δ", true, "c2p");
+        traced("p2c", "position→content k^c·q^r_δ", true, "p2c");
         return terms;
     case Scheme::RoPE: {
         const StageMat q0 = unrotated(t, "Q", head), k0 = unrotated(t, "K", head);
@@ -423,6 +427,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
         StageMatrix rot = mat("rotation", "position: change by the rotation", "", true, P, P,
                               (q * k.transpose()) * scale - terms[0].values);
         rot.positionTerm = true;
+        rot.label = "rotation";
         terms.push_back(std::move(rot));
         return terms;
     }
@@ -446,14 +451,14 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
     contentTerm(q, k, p.scheme == Scheme::T5 ? "content q_i·k_j" : "content q_i·k_j / √d_h");
     switch (p.scheme) {
     case Scheme::Shaw:
-        traced("shaw_k_term", "position q_i·a^K_clip(j−i) / √d_h", true);
+        traced("shaw_k_term", "position q_i·a^K_clip(j−i) / √d_h", true, "position");
         break;
     case Scheme::T5:
     case Scheme::ALiBi:
         traced("bias",
                p.scheme == Scheme::T5 ? "position bias b_h[bucket(j−i)]"
                                       : "position bias −m_h·|i−j|",
-               true);
+               true, "position");
         if (p.scheme == Scheme::ALiBi && p.alibiMode == AlibiMode::Causal)
             terms.back().title = "position bias −m_h·(i−j)";
         break;
@@ -476,6 +481,7 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head) {
                         b(i, j) = it->second;
             StageMatrix m = mat("bias", "position bias b_h[bucket(j−i)]", "", true, P, P, b);
             m.positionTerm = true;
+            m.label = "position";
             terms.push_back(std::move(m));
         }
         break;

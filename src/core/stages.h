@@ -70,6 +70,9 @@ struct StageMatrix {
     std::string traceName;     ///< the trace tensor this equals ("" = derived from the trace)
     bool perHead = false;      ///< traceName is [heads, …] and this is head `head`'s slice
     bool positionTerm = false; ///< a position term of the logits (Logits stage)
+    /// A logit term's short name for a legend: "e·p", "c2p", "(b)+(d)", "content", "position",
+    /// "rotation" (empty for other matrices).
+    std::string label;
     StageAxis rows = StageAxis::Position;
     StageAxis cols = StageAxis::Position;
     std::vector<std::string> colLabels; ///< for StageAxis::Vocabulary columns
@@ -91,6 +94,7 @@ StageMat visibilityMask(const Params& p);
 struct AbsoluteTerm {
     const char* name;   ///< "ee", "ep", "pe", "pp"
     const char* title;  ///< e.g. "e·p content→position": (e_i W_q)·(p_j W_k) / √d_h
+    const char* label;  ///< "e·e", "e·p", "p·e", "p·p"
     bool queryPosition; ///< p_i (else e_i) on the query side
     bool keyPosition;   ///< p_j (else e_j) on the key side
 };

@@ -17,6 +17,7 @@ private Q_SLOTS:
     void aLongLegendWrapsIntoColumns();
     void theLegendTakesACornerItHidesNothingIn();
     void overCurvesEverywhereTheLegendGoesAbove();
+    void inAShortWidePlotTheLegendGoesBeside();
 };
 
 namespace {
@@ -215,6 +216,50 @@ void TestLinePlotView::overCurvesEverywhereTheLegendGoesAbove() {
              qPrintable(rectText(legend->outerRect()) + QStringLiteral(" in ") + rectText(axes)));
     QVERIFY(curvesIn(view.plot(), legend->outerRect()) == 0);
     QCOMPARE(view.plot()->plotLayout()->rowCount(), 2); // the title and the axes
+}
+
+// The stepper's logit terms at 1280 × 720: five jagged curves in axes under 100 px tall. Two
+// rows above would take more than a third of them, and inside the legend covered most of the
+// curves (it did): it goes beside the axes, at their right, in one column that hides nothing
+// and stays inside the plot. Taller, it is above the axes again, and the column is gone.
+void TestLinePlotView::inAShortWidePlotTheLegendGoesBeside() {
+    LinePlotContent c;
+    c.title = QStringLiteral("query 0, head 0: logit terms");
+    c.xTitle = QStringLiteral("key position j");
+    c.yTitle = QStringLiteral("term");
+    for (const char* name : {"e·e", "e·p", "p·e", "p·p", "sum S"}) {
+        LineSeries s;
+        s.name = QString::fromUtf8(name);
+        for (int i = 0; i < 64; ++i)
+            s.values.push_back(((i * 37 + int(c.series.size()) * 11) % 17) / 16.0 - 0.5);
+        c.series.push_back(s);
+    }
+    LinePlotView view;
+    view.resize(312, 175);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setContent(c);
+    view.plot()->replot();
+    const QCPLegend* legend = view.plot()->legend;
+    QRect axes = view.plot()->axisRect()->rect();
+    QVERIFY2(axes.height() < 100, qPrintable(rectText(axes)));
+    const QRect box = legend->outerRect();
+    QVERIFY2(box.left() >= axes.right() && box.top() >= view.plot()->axisRect()->outerRect().top(),
+             qPrintable(rectText(box) + QStringLiteral(" beside ") + rectText(axes)));
+    QVERIFY2(view.plot()->viewport().contains(box), qPrintable(rectText(box)));
+    QCOMPARE(legend->columnCount(), 1);
+    QCOMPARE(legend->rowCount(), 5);
+    QCOMPARE(curvesIn(view.plot(), box), 0);
+    QVERIFY(3 * box.width() <= view.plot()->viewport().width());
+
+    view.resize(312, 400);
+    QTest::qWait(50); // the resize reaches the plot
+    view.plot()->replot();
+    axes = view.plot()->axisRect()->rect();
+    QVERIFY2(legend->outerRect().bottom() <= axes.top(),
+             qPrintable(rectText(legend->outerRect()) + QStringLiteral(" above ") +
+                        rectText(axes)));
+    QCOMPARE(view.plot()->plotLayout()->columnCount(), 1);
 }
 
 QTEST_MAIN(TestLinePlotView)
