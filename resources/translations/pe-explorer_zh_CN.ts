@@ -1265,6 +1265,14 @@
         <source>La&amp;b</source>
         <translation>实验室(&amp;B)</translation>
     </message>
+    <message>
+        <source>S&amp;quare cells</source>
+        <translation>正方形单元格(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Draw every map with square cells (as matplotlib&apos;s imshow), centred in its box; off: maps fill their boxes</source>
+        <translation>以正方形单元格绘制每张热图（如 matplotlib 的 imshow），在其区域内居中；关闭时热图填满其区域</translation>
+    </message>
 </context>
 <context>
     <name>pe::ParamsPanel</name>

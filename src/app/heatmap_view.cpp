@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_view.h"
 
+#include <QApplication>
 #include <QEvent>
 #include <QLabel>
 #include <QTimer>
@@ -455,6 +456,7 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         // wide: three maps side by side in a narrow window).
         connect(m_plot, &QCustomPlot::beforeReplot, this, [this] {
             fitSubtitle();
+            fitAspect();
             fitTicks();
         });
         m_scale = new QCPColorScale(m_plot);
@@ -479,7 +481,13 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_plot->axisRect()->setAutoMargins(QCP::msNone);
         m_plot->axisRect()->setMargins(QMargins(2, 2, 2, 2));
         m_plot->setCursor(Qt::PointingHandCursor);
+        connect(m_plot, &QCustomPlot::beforeReplot, this, &HeatmapView::fitAspect);
     }
+    m_baseMargins =
+        compact ? m_plot->axisRect()->margins() : m_plot->axisRect()->minimumMargins();
+    if (m_scale)
+        m_baseScaleMargins = m_scale->minimumMargins();
+    m_square = squareCellsByDefault();
     applyGradient();
 
     m_rebuildTimer->setSingleShot(true);
@@ -813,6 +821,7 @@ void HeatmapView::rebuild() {
     const int r0 = std::clamp(static_cast<int>(std::floor(yr.lower + 0.5)), 0, m_rows - 1);
     const int r1 = std::clamp(static_cast<int>(std::ceil(yr.upper + 0.5)), r0 + 1, m_rows);
     const QSize target = poolTarget();
+    m_pooledFor = target;
     const int outCols = target.width();
     const int outRows = target.height();
     Grid p;
@@ -1023,6 +1032,77 @@ void HeatmapView::applyHeaderHeight() {
     const int inner = wanted - m.top() - m.bottom();
     m_subtitle->setMinimumSize(QSize(1, inner));
     m_subtitle->setMaximumSize(QSize(QWIDGETSIZE_MAX, inner));
+}
+
+namespace {
+bool g_squareCells = false; // GUI thread only
+} // namespace
+
+void HeatmapView::setSquareCells(bool on) {
+    if (on == m_square)
+        return;
+    m_square = on;
+    queueReplot(); // fitAspect lays the map out, and re-pools it for its new size
+}
+
+void HeatmapView::setSquareCellsEverywhere(bool on) {
+    g_squareCells = on;
+    for (QWidget* w : QApplication::allWidgets())
+        if (auto* view = qobject_cast<HeatmapView*>(w))
+            view->setSquareCells(on);
+}
+
+bool HeatmapView::squareCellsByDefault() {
+    return g_squareCells;
+}
+
+void HeatmapView::fitAspect() {
+    QCPAxisRect* axes = m_plot->xAxis->axisRect();
+    const auto apply = [&](const QMargins& extra, const QMargins& natural, int scaleBottom) {
+        m_aspectExtra = extra;
+        if (m_compact) {
+            axes->setMargins(m_baseMargins + extra);
+            return;
+        }
+        // Minimum margins are floors under the automatic ones (tick labels, axis titles): the
+        // margins laid out without the extra, plus the extra.
+        axes->setMinimumMargins(extra.isNull() ? m_baseMargins : natural + extra);
+        QMargins scale = m_baseScaleMargins;
+        if (!extra.isNull())
+            scale.setBottom(scaleBottom + extra.bottom()); // the bar ends where the map does
+        m_scale->setMinimumMargins(scale);
+        // The scale's automatic margin is its margin as it stands (QCPLayoutElement's), and its
+        // margin group takes the largest of the group's: set back, or the extra would stay.
+        m_scale->setMargins(scale);
+    };
+    const bool wanted = m_square && hasData();
+    if (!wanted && m_aspectExtra.isNull())
+        return;
+    apply(QMargins(), QMargins(), 0); // the layout without square cells
+    if (!wanted) {
+        if (m_pooledFor != QSize())
+            scheduleRebuild(); // a larger box: pool for it
+        return;
+    }
+    m_plot->layOut();
+    const QRect r = axes->rect();
+    // The visible cells in source positions (a pooled or binned cell stands for several).
+    const double perCol = (m_sourceCols > 0 ? double(m_sourceCols) / m_cols : 1.0) *
+                          std::max(m_info.binCols, 1);
+    const double perRow = (m_sourceRows > 0 ? double(m_sourceRows) / m_rows : 1.0) *
+                          std::max(m_info.binRows, 1);
+    const double across = m_plot->xAxis->range().size() * perCol;
+    const double down = m_plot->yAxis->range().size() * perRow;
+    if (r.width() < 2 || r.height() < 2 || !(across > 0) || !(down > 0))
+        return;
+    const double side = std::min(r.width() / across, r.height() / down);
+    const int w = r.width() - static_cast<int>(std::lround(side * across));
+    const int h = r.height() - static_cast<int>(std::lround(side * down));
+    apply(QMargins(w / 2, 0, w - w / 2, h), axes->margins(),
+          m_scale ? m_scale->margins().bottom() : 0);
+    m_plot->layOut();
+    if (hasData() && poolTarget() != m_pooledFor)
+        scheduleRebuild();
 }
 
 void HeatmapView::fitTicks() {

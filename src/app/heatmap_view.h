@@ -3,6 +3,7 @@
 
 #include <QCoreApplication>
 #include <QImage>
+#include <QMargins>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -153,6 +154,17 @@ public:
      * one title takes more lines than another's.
      */
     void setHeaderHeight(int px);
+    /**
+     * Square cells: the map's box shrinks to the visible cells' shape (a 64 × 64 map in a wide
+     * box is drawn square, centred under its title; an n × d map d/n as wide as tall), as
+     * matplotlib's imshow draws by default. Off: the map fills its box. Pooled and binned maps
+     * count source positions, so a pooled n × n map stays square.
+     */
+    void setSquareCells(bool on);
+    bool squareCells() const { return m_square; }
+    /** The default of views made from now on, and setSquareCells on every view there is. */
+    static void setSquareCellsEverywhere(bool on);
+    static bool squareCellsByDefault();
     /** What the tile on screen is, e.g. "tile i 100–399 × j 0–511, full resolution". */
     QString tileNote() const { return m_tileNote; }
 
@@ -191,6 +203,12 @@ private:
     void applyHeaderHeight();
     /** The width the title and subtitle are broken to: the plot's, less the colour scale's. */
     int textWidth() const;
+    /**
+     * Before each replot: with square cells, the room the axis rect does not need for them is
+     * added to its margins (across: half on either side; down: below it, so that maps side by
+     * side keep their tops level), and the colour scale's bar keeps the map's height.
+     */
+    void fitAspect();
     /** Numeric ticks by the axes' length: about one per 50 px across, one per 28 px down. */
     void fitTicks();
     /** Cells wanted across × down: the axis rect's size in device pixels (16 at least). */
@@ -241,6 +259,11 @@ private:
     double m_lo = 0; ///< data range of the whole grid (the colour scale stays put while zooming)
     double m_hi = 1;
     std::optional<std::pair<double, double>> m_sharedRange; ///< setColourRange's
+    bool m_square = false;    ///< setSquareCells
+    QMargins m_aspectExtra;   ///< what fitAspect added to the axis rect's margins
+    QMargins m_baseMargins;   ///< the axis rect's minimum margins (compact: its margins) without
+    QMargins m_baseScaleMargins; ///< and the colour scale's
+    QSize m_pooledFor;        ///< the pool target of the cells on screen (rebuild)
     bool m_dirty = false;     ///< data arrived while hidden: rebuild when shown
     bool m_unpainted = false; ///< data arrived and the plot has not painted since
 };

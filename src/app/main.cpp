@@ -65,8 +65,10 @@ int main(int argc, char** argv) {
                                                      "View > Language, else the system's; "
                                                      "--screenshot: en)."),
                                       QStringLiteral("LANG"));
-    cli.addOptions(
-        {shot, session, tab, scheme, stage, labModel, labLayer, size, insight, measure, language});
+    const QCommandLineOption square(QStringLiteral("square-cells"),
+                                    QStringLiteral("Turn View > Square cells on."));
+    cli.addOptions({shot, session, tab, scheme, stage, labModel, labLayer, size, insight, measure,
+                    language, square});
 
     // --help and --version answer without a display: QApplication aborts where it finds none
     // (a terminal over ssh, a package check in a chroot), so they get a QCoreApplication. Only a
@@ -95,6 +97,7 @@ int main(int argc, char** argv) {
     opts.labLayer = cli.value(labLayer).toInt();
     opts.insight = cli.value(insight);
     opts.measure = cli.isSet(measure);
+    opts.squareCells = cli.isSet(square);
     opts.language = cli.value(language);
     const QStringList wh = cli.value(size).split(QLatin1Char('x'));
     if (wh.size() == 2)

@@ -258,6 +258,18 @@ void MainWindow::buildMenus() {
                 m_settings.setColorMap(k);
         });
     }
+    QAction* square = view->addAction(tr("S&quare cells"));
+    square->setCheckable(true);
+    square->setToolTip(tr("Draw every map with square cells (as matplotlib's imshow), centred in "
+                          "its box; off: maps fill their boxes"));
+    square->setChecked(m_persist && m_settings.squareCells());
+    HeatmapView::setSquareCellsEverywhere(square->isChecked());
+    connect(square, &QAction::toggled, this, [this](bool on) {
+        HeatmapView::setSquareCellsEverywhere(on);
+        if (m_persist)
+            m_settings.setSquareCells(on);
+    });
+    m_squareCells = square;
     QMenu* engines = view->addMenu(tr("Compute &backend"));
     auto* engineGroup = new QActionGroup(this);
     const BackendKind current = m_persist ? m_settings.backend() : BackendKind::CpuFast;

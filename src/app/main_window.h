@@ -17,6 +17,8 @@ class QPushButton;
 class QTimer;
 class QUndoStack;
 
+class QAction;
+
 namespace pe {
 
 class ComparisonView;
@@ -64,6 +66,8 @@ public:
     QString backendToolTip() const;
     QString statusText() const;
 
+    /** View → Square cells. */
+    QAction* squareCellsAction() const { return m_squareCells; }
     /** The heat map that export and copy act on: the current tab's main one. */
     HeatmapView* currentHeatmap() const;
     /** The plot that export figure and copy act on (the Insights tab's may be a line plot). */
@@ -93,6 +97,7 @@ private:
 
     Settings m_settings;
     bool m_persist;
+    QAction* m_squareCells = nullptr;
     ParamsPanel* m_panel;
     TraceViews* m_views;
     LabPanel* m_lab = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "screenshot.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QPixmap>
 #include <QSaveFile>
@@ -65,6 +66,8 @@ int runExplorer(QApplication& app, const ScreenshotOptions& opts) {
             w.lab()->openButton()->click();
         }
     }
+    if (opts.squareCells)
+        w.squareCellsAction()->setChecked(true);
     w.views()->setCurrentIndex(opts.tab);
     w.stepper()->setStage(opts.stage);
     if (!opts.insight.isEmpty()) {

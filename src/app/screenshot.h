@@ -19,6 +19,7 @@ struct ScreenshotOptions {
     int labLayer = 0;      ///< > 0: open that layer of the loaded model in the views
     QString insight;       ///< an insights page to open (binary, offset, cost, distance, depth)
     bool measure = false;  ///< with insight = cost: press Measure first
+    bool squareCells = false; ///< turn View → Square cells on
     /** Interface language ("en", "zh_CN"); empty: View → Language, else the system's (a
      *  screenshot: English). */
     QString language;

@@ -14,6 +14,7 @@ const QString kSession = QStringLiteral("session/last");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kColorMap = QStringLiteral("view/colorMap");
+const QString kSquareCells = QStringLiteral("view/squareCells");
 const QString kTourDone = QStringLiteral("help/tourDone");
 const QString kLanguage = QStringLiteral("view/language");
 const QString kPool = QStringLiteral("view/pool");
@@ -83,6 +84,14 @@ ColorMapKind Settings::colorMap() const {
 
 void Settings::setColorMap(ColorMapKind k) {
     QSettings().setValue(kColorMap, toString(k));
+}
+
+bool Settings::squareCells() const {
+    return QSettings().value(kSquareCells, false).toBool();
+}
+
+void Settings::setSquareCells(bool on) {
+    QSettings().setValue(kSquareCells, on);
 }
 
 PoolMode Settings::poolMode() const {

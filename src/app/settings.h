@@ -23,6 +23,9 @@ public:
     void setWindowState(const QByteArray& s);
     ColorMapKind colorMap() const;
     void setColorMap(ColorMapKind k);
+    /** View → Square cells (default off: maps fill their boxes). */
+    bool squareCells() const;
+    void setSquareCells(bool on);
     PoolMode poolMode() const;
     void setPoolMode(PoolMode m);
     BackendKind backend() const; ///< default: the fast CPU engine

@@ -340,6 +340,7 @@ int run(const RenderOptions& o) {
     const bool traceViews = insights.size() < views.size();
 
     std::unique_ptr<QApplication> app = makeApplication(format == "png" ? o.dpi / 96.0 : 2.0);
+    HeatmapView::setSquareCellsEverywhere(o.squareCells); // every map made from here on
     std::unique_ptr<FigureMaker> maker;
     if (traceViews) {
         const std::shared_ptr<const Trace> trace = compute(o.params, in, p);
@@ -417,6 +418,9 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o) {
     r->add_option("--columns", o.columns, "columns of P for position-lines")->capture_default_str();
     r->add_option("--colormap", o.colormap, "auto, viridis, magma, greys, RdBu, PuOr")
         ->capture_default_str();
+    r->add_flag("--square-cells", o.squareCells,
+                "draw the maps' cells square (as matplotlib's imshow), each map centred in its "
+                "box; default: maps fill their boxes");
     r->add_option("--pool", o.pool, "pooling of matrices larger than the plot: mean or max")
         ->capture_default_str();
     r->add_option("--compare-scheme", o.compareScheme,

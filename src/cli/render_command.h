@@ -29,6 +29,7 @@ struct RenderOptions {
     std::string columns = "6 7 8 9";
     std::string colormap = "auto";
     std::string pool = "mean";
+    bool squareCells = false; ///< --square-cells
     std::string compareScheme = "rope";
     std::string compareTensor = "weights";
     // The insights pages' options (--view binary|offset|cost|distance|depth).

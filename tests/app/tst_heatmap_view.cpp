@@ -27,6 +27,7 @@ private Q_SLOTS:
     void longTitleIsBrokenAtItsSpaces();
     void narrowMapsHaveFewerTicks();
     void parametersLineFitsItsBox();
+    void squareCellsFollowTheCells();
     void sliceInPlaceMatchesItsGrid();
     void preparedSliceIsDrawnAsColouredByItsJob();
     void backgroundIsWhiteOnScreenAndInExports();
@@ -200,6 +201,77 @@ void TestHeatmapView::zoomPastPooledCellsAsksForATile() {
 // A title wider than a narrow map (three maps side by side in a window 900 px wide) is broken
 // at its spaces, each line within the map's column; it was clipped at both ends ("sinusoidal,
 // hea"). titleText() gives it whole.
+namespace {
+QString rectText(const QRect& r) {
+    return QStringLiteral("(%1, %2) %3 x %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+} // namespace
+
+// View > Square cells: a 64 × 64 map in a wide box is drawn square, centred under its title,
+// the colour bar as tall as the map; a 32 × 128 one four times as wide as tall, in a tall box,
+// its top where it was; a pooled 1024² grid of 16384² positions square. Off again, the map fills
+// its box. The default of new views follows setSquareCellsEverywhere.
+void TestHeatmapView::squareCellsFollowTheCells() {
+    HeatmapView v;
+    v.resize(700, 320);
+    HeatmapInfo info;
+    info.title = QStringLiteral("similarity");
+    info.subtitle = QStringLiteral("sinusoidal, n=64");
+    auto ramp = [](int rows, int cols) {
+        Grid g{rows, cols, std::vector<double>(std::size_t(rows) * cols)};
+        for (std::size_t k = 0; k < g.values.size(); ++k)
+            g.values[k] = double(k % 7);
+        return g;
+    };
+    v.setData(ramp(64, 64), info);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.plot()->replot();
+    const QRect filled = v.plot()->axisRect()->rect();
+    QVERIFY2(filled.width() > filled.height() + 100, qPrintable(rectText(filled)));
+    v.setSquareCells(true);
+    v.plot()->replot();
+    QRect r = v.plot()->axisRect()->rect();
+    QVERIFY2(std::abs(r.width() - r.height()) <= 1, qPrintable(rectText(r)));
+    QCOMPARE(r.height(), filled.height());
+    QCOMPARE(r.top(), filled.top());
+    const QRect title = v.plot()->plotLayout()->element(0, 0)->rect();
+    QVERIFY2(std::abs(title.center().x() - r.center().x()) <=
+                 std::abs(title.center().x() - filled.center().x()) + 1,
+             qPrintable(rectText(title) + QStringLiteral(" over ") + rectText(r)));
+    auto* scale = qobject_cast<QCPColorScale*>(v.plot()->plotLayout()->element(2, 1));
+    QVERIFY(scale);
+    QCOMPARE(scale->axis()->axisRect()->rect().top(), r.top());
+    QCOMPARE(scale->axis()->axisRect()->rect().bottom(), r.bottom());
+
+    v.resize(400, 600);
+    v.setData(ramp(32, 128), info);
+    v.plot()->replot();
+    r = v.plot()->axisRect()->rect();
+    QVERIFY2(std::abs(r.width() - 4 * r.height()) <= 4, qPrintable(rectText(r)));
+    QCOMPARE(scale->axis()->axisRect()->rect().bottom(), r.bottom());
+
+    // Pooled: 1024 × 1024 cells of 16384 × 8192 positions, twice as tall as wide.
+    v.setData(ramp(1024, 1024), info);
+    v.setSource(16384, 8192);
+    v.plot()->replot();
+    r = v.plot()->axisRect()->rect();
+    QVERIFY2(std::abs(2 * r.width() - r.height()) <= 2, qPrintable(rectText(r)));
+
+    v.setSquareCells(false);
+    v.setData(ramp(64, 64), info);
+    v.plot()->replot();
+    r = v.plot()->axisRect()->rect();
+    QVERIFY2(r.height() > r.width() + 100, qPrintable(rectText(r))); // fills the tall box
+
+    QVERIFY(!HeatmapView::squareCellsByDefault());
+    HeatmapView::setSquareCellsEverywhere(true);
+    QVERIFY(v.squareCells());
+    QVERIFY(HeatmapView(nullptr, true).squareCells());
+    HeatmapView::setSquareCellsEverywhere(false);
+    QVERIFY(!v.squareCells());
+}
+
 void TestHeatmapView::parametersLineFitsItsBox() {
     // Every line of the title and the parameters line lies inside its box, at any width (the
     // lines were broken for the column without the boxes' margins: p·p's parameters ran 5 px

@@ -46,6 +46,7 @@ private Q_SLOTS:
     void comparisonShowsTheDifference();
     void longWorkShowsProgressAndCancels();
     void chosenColumnsOfP();
+    void squareCellsReachEveryMap();
     void pooledModeAndZoomedTile();
     void openGlBackendMatchesTheCpu();
     void glUnavailableIsSaidOnce();
@@ -304,6 +305,31 @@ void TestMainWindow::chosenColumnsOfP() {
     Q_EMIT v->columnsEdit()->editingFinished();
     QCOMPARE(plot->graphCount(), 2); // out-of-range and non-numbers are skipped
     QCOMPARE(plot->graph(1)->data()->at(9)->value, P->at(9 * 128 + 127));
+}
+
+// View > Square cells: every map of the window, those of other tabs too, draws square cells;
+// P (64 × 128) twice as wide as tall. Off again, P fills its box.
+void TestMainWindow::squareCellsReachEveryMap() {
+    QAction* square = m_w->squareCellsAction();
+    QVERIFY(square && square->isCheckable() && !square->isChecked());
+    HeatmapView* p = m_w->views()->currentHeatmap();
+    p->plot()->replot();
+    const QRect filled = p->plot()->axisRect()->rect();
+    QVERIFY(std::abs(filled.width() - 2 * filled.height()) > 20);
+    square->trigger();
+    p->plot()->replot();
+    const QRect r = p->plot()->axisRect()->rect();
+    QVERIFY2(std::abs(r.width() - 2 * r.height()) <= 2,
+             qPrintable(QStringLiteral("%1 x %2").arg(r.width()).arg(r.height())));
+    const auto maps = m_w->findChildren<HeatmapView*>();
+    QVERIFY(maps.size() > 10); // the tabs' maps, the stepper's, the comparison's
+    for (HeatmapView* v : maps)
+        QVERIFY(v->squareCells());
+    square->trigger();
+    p->plot()->replot();
+    QCOMPARE(p->plot()->axisRect()->rect(), filled);
+    for (HeatmapView* v : maps)
+        QVERIFY(!v->squareCells());
 }
 
 void TestMainWindow::pooledModeAndZoomedTile() {

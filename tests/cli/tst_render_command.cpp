@@ -6,6 +6,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <functional>
+
 #include "cli_run.h"
 
 namespace {
@@ -270,6 +273,57 @@ private Q_SLOTS:
         for (const char* title :
              {"A: t5, head 0", "B: alibi, head 0", "A − B (t5 − alibi)", "rope, head 0"})
             QVERIFY2(svg.contains(QString::fromUtf8(title)), title);
+    }
+
+    // --square-cells: the similarity map (n × n, viridis: every cell saturated) is as tall as
+    // it is wide in an 800 × 400 figure; without it the map fills the wide box.
+    void squareCellsDrawSquareMaps() {
+        QTemporaryDir dir;
+        auto mapSize = [](const QImage& img) {
+            // The longest run of saturated pixels along the middle row, then down the middle of
+            // that run: the map's width and height (the colour bar is a narrow run of its own).
+            auto saturated = [&img](int x, int y) {
+                const QColor c = img.pixelColor(x, y);
+                return std::max({c.red(), c.green(), c.blue()}) -
+                           std::min({c.red(), c.green(), c.blue()}) >
+                       40;
+            };
+            auto longest = [](int count, const std::function<bool(int)>& in, int* middle) {
+                int best = 0, run = 0;
+                for (int k = 0; k < count; ++k) {
+                    run = in(k) ? run + 1 : 0;
+                    if (run > best) {
+                        best = run;
+                        *middle = k - run / 2;
+                    }
+                }
+                return best;
+            };
+            int x = 0, y = 0;
+            const int w = longest(img.width(), [&](int k) { return saturated(k, img.height() / 2); },
+                                  &x);
+            const int h = longest(img.height(), [&](int k) { return saturated(x, k); }, &y);
+            return QSize(w, h);
+        };
+        for (bool square : {false, true}) {
+            const QString file = dir.filePath(square ? QStringLiteral("sq.png")
+                                                     : QStringLiteral("fill.png"));
+            QStringList args =
+                words({"render", "--scheme", "sinusoidal", "--n", "32", "--d", "32", "--view",
+                       "similarity", "--size", "800x400", "--dpi", "96", "-o"})
+                << file;
+            if (square)
+                args << QStringLiteral("--square-cells");
+            const Run r = runCli(args);
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            const QSize map = mapSize(QImage(file));
+            const QString text = QStringLiteral("%1 x %2").arg(map.width()).arg(map.height());
+            QVERIFY2(map.height() > 200, qPrintable(text));
+            if (square)
+                QVERIFY2(std::abs(map.width() - map.height()) <= 3, qPrintable(text));
+            else
+                QVERIFY2(map.width() > map.height() + 150, qPrintable(text));
+        }
     }
 
     void worksWithoutDisplay() {
