@@ -8,7 +8,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QSpinBox>
-#include <QToolButton>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -68,11 +68,10 @@ ComparisonView::ComparisonView(QWidget* parent)
     m_scheme->setCurrentIndex(m_scheme->findData(static_cast<int>(Scheme::RoPE)));
     m_scheme->setToolTip(tr("Scheme B: the same inputs, sizes, seed and options under this "
                             "scheme; the right map is A − B"));
-    m_galleryButton = new QToolButton;
+    m_galleryButton = new QPushButton;
     m_galleryButton->setText(tr("more schemes"));
     m_galleryButton->setToolTip(tr("Show further schemes below, each on the same inputs, tensor "
                                    "and head"));
-    m_galleryButton->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(m_galleryButton);
     QAction* all = menu->addAction(tr("all schemes"));
     QAction* none = menu->addAction(tr("none"));

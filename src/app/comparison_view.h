@@ -14,7 +14,7 @@ class QCheckBox;
 class QComboBox;
 class QGridLayout;
 class QSpinBox;
-class QToolButton;
+class QPushButton;
 
 namespace pe {
 
@@ -76,7 +76,7 @@ private:
 
     ComputeController* m_controller;
     QComboBox* m_scheme;
-    QToolButton* m_galleryButton;
+    QPushButton* m_galleryButton; ///< a push button: its menu arrow has room of its own
     QGridLayout* m_galleryGrid;
     QWidget* m_gallery; ///< the grid of every map: A, B, A − B, then the gallery
     std::vector<std::pair<Scheme, HeatmapView*>> m_galleryViews;
