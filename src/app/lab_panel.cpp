@@ -196,6 +196,11 @@ LabPanel::LabPanel(QWidget* parent)
         if (m_runs.empty())
             redraw(); // the hint names the lengths a run will be evaluated at
     });
+    for (QSpinBox* box : {m_steps, m_vocab}) // the empty curves' axes: steps, ln V
+        connect(box, &QSpinBox::valueChanged, this, [this] {
+            if (m_log.empty())
+                redraw();
+        });
     results->setSizes({400, 400});
     setConfig(LabConfig{});
     redraw(); // titles and axes before the first run
@@ -425,9 +430,17 @@ void LabPanel::redraw() {
         loss.x.push_back(p.step); // against the training step itself
         acc.x.push_back(p.step);
     }
-    m_loss->setSeries(tr("training loss"), tr("step"), tr("cross-entropy"), {loss});
+    LinePlotContent lossPlot{tr("training loss"), tr("step"), tr("cross-entropy"), {loss}, {}};
     LinePlotContent accuracy{tr("training accuracy"), tr("step"), tr("token accuracy"), {acc}, {}};
     accuracy.yRange = {0, 1.02}; // accuracies live in [0, 1], also before the first step
+    if (m_log.empty()) {
+        // Before the first step, the axes the training will fill: its steps, and a loss from 0
+        // to above ln V, where a uniform guess over the vocabulary starts.
+        lossPlot.xRange = accuracy.xRange = std::pair{0.0, double(m_steps->value())};
+        lossPlot.yRange = {0.0, 1.15 * std::log(double(std::max(m_vocab->value(), 2)))};
+        lossPlot.integerX = accuracy.integerX = false;
+    }
+    m_loss->setContent(lossPlot);
     m_accuracy->setContent(accuracy);
 
     // The evaluation table: one row per run, one column per length.
@@ -443,9 +456,13 @@ void LabPanel::redraw() {
                 .arg(lengths[2])
                 .arg(lengths[3]));
         m_tableStack->setCurrentWidget(m_tableHint);
+        QStringList slots;
+        for (int len : lengths)
+            slots << QString::number(len);
         LinePlotContent empty{
-            tr("accuracy against evaluation length"), tr("length"), tr("accuracy"), {}, {}};
+            tr("accuracy against evaluation length"), tr("length"), tr("accuracy"), {}, slots};
         empty.yRange = {0, 1.02};
+        empty.xRange = {-0.5, lengths.size() - 0.5}; // the lengths it will be evaluated at
         m_lengthPlot->setContent(empty);
         return;
     }

@@ -344,7 +344,8 @@ void LinePlotView::setContent(const LinePlotContent& c) {
         setLogAxis(m_plot->xAxis, true);
         m_plot->xAxis->setTickLabelRotation(0);
     } else if (!c.xLabels.isEmpty() && c.xLabels.size() <= 48 &&
-               static_cast<std::size_t>(c.xLabels.size()) == longest && !explicitX) {
+               (static_cast<std::size_t>(c.xLabels.size()) == longest || longest == 0) &&
+               !explicitX) { // no data yet: the slots the labels name
         setLogAxis(m_plot->xAxis, false);
         QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
         for (int j = 0; j < c.xLabels.size(); ++j)
@@ -363,7 +364,9 @@ void LinePlotView::setContent(const LinePlotContent& c) {
         m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
         m_plot->xAxis->setTickLabelRotation(0);
     }
-    m_plot->legend->setVisible(!c.series.empty()); // placed by fitLegend, before the replot
+    // Placed by fitLegend, before the replot; none while no curve has a point (a training's
+    // loss before its first step).
+    m_plot->legend->setVisible(longest > 0);
     m_plot->rescaleAxes();
     if (c.series.empty()) { // nothing to fit: a few decades on a log axis
         if (c.logX)
@@ -384,6 +387,8 @@ void LinePlotView::setContent(const LinePlotContent& c) {
         m_plot->xAxis->setRange(xr.lower / 1.3, xr.upper * 1.3);
     else if (c.integerX)
         m_plot->xAxis->setRange(xr.lower - 0.5, xr.upper + 0.5); // room for the end labels
+    if (c.xRange)
+        m_plot->xAxis->setRange(c.xRange->first, c.xRange->second);
     int labelled = 0;
     for (const LineMarker& m : c.markers) {
         auto* line = new QCPItemStraightLine(m_plot);

@@ -56,6 +56,8 @@ struct LinePlotContent {
      * would hide curves and it would not, the room above the axes when every corner would.
      */
     Qt::Alignment legendAt = Qt::AlignTop | Qt::AlignRight;
+    /** A fixed x range (the steps a training will take, before its first); unset: fitted. */
+    std::optional<std::pair<double, double>> xRange{};
 };
 
 /**

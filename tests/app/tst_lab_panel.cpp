@@ -8,10 +8,12 @@
 #include <QTimer>
 
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 #include "lab_panel.h"
 #include "line_plot_view.h"
+#include "qcp.h"
 
 using namespace pe;
 
@@ -103,12 +105,26 @@ void TestLabPanel::beforeAnyRunTheTableSaysWhatItWillHold() {
     // Accuracies live in [0, 1], also before a run.
     const auto range = p.lengthPlot()->content().yRange;
     QVERIFY(range && range->first == 0.0 && range->second > 1.0 && range->second < 1.1);
+    // The curves' axes are those the run will fill: its steps, a loss up to above ln V (where a
+    // uniform guess starts), the lengths it will be evaluated at; no legend of empty curves.
+    QCustomPlot* loss = p.lossPlot()->plot();
+    QCOMPARE(loss->xAxis->range().lower, 0.0);
+    QCOMPARE(loss->xAxis->range().upper, double(c.steps));
+    QVERIFY(loss->yAxis->range().upper > std::log(double(c.vocab)));
+    QVERIFY(loss->yAxis->range().upper < 1.2 * std::log(double(c.vocab)));
+    QVERIFY(!loss->legend->visible());
+    QCOMPARE(p.accuracyPlot()->plot()->xAxis->range().upper, double(c.steps));
+    auto* ticks = dynamic_cast<QCPAxisTickerText*>(
+        p.lengthPlot()->plot()->xAxis->ticker().data());
+    QVERIFY(ticks);
+    QCOMPARE(ticks->ticks().value(3.0), QStringLiteral("48"));
     QSignalSpy done(&p, &LabPanel::finished);
     p.trainButton()->click();
     QVERIFY(done.wait(10000));
     QVERIFY(p.evalTableHint().isEmpty());
     QVERIFY(p.evalTable()->isVisibleTo(&p));
     QCOMPARE(p.evalTable()->horizontalHeaderItem(3)->text(), QStringLiteral("4L = 48"));
+    QVERIFY(loss->legend->visible()); // the curves have their points now
 }
 
 void TestLabPanel::trainingFillsCurvesAndTable() {
