@@ -316,6 +316,18 @@
         <source>A, B and the further schemes share one colour scale, so that a colour is the same value on every map; off, each map spans its own values</source>
         <translation>A、B 及其他方案共用一个色标，使同一颜色在每张图上表示同一数值；关闭时，每张图按各自的数值范围着色</translation>
     </message>
+    <message>
+        <source>position term of the logits</source>
+        <translation>logits 的位置项</translation>
+    </message>
+    <message>
+        <source>no %1 for this trace: it takes the whole n × n logits (not pooled) and the weights they were computed with</source>
+        <translation>此 trace 没有%1：它需要完整的 n × n logits（未池化）以及计算它们所用的权重</translation>
+    </message>
+    <message>
+        <source>The part of the logits that position makes, for each scheme on the same inputs: the sum of its position terms (absolute: e·p + p·e + p·p; T5, ALiBi: the bias; Shaw: the k-term; Transformer-XL: (b)+(d); DeBERTa: c2p + p2c; RoPE: what the rotation changes); 0 for none, and for URPE without a bias (its positions multiply the weights). Not for pooled traces (above 2048 positions).</source>
+        <translation>在相同输入下，每种方案中由位置产生的那部分 logits：其各位置项之和（绝对编码：e·p + p·e + p·p；T5、ALiBi：偏置；Shaw：k 项；Transformer-XL：(b)+(d)；DeBERTa：c2p + p2c；RoPE：旋转带来的变化）；none 以及无偏置的 URPE 为 0（URPE 的位置作用于权重）。不适用于池化的 trace（超过 2048 个位置）。</translation>
+    </message>
 </context>
 <context>
     <name>pe::HeatmapView</name>

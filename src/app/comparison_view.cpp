@@ -18,6 +18,7 @@
 
 #include "allocator.h"
 #include "flow_layout.h"
+#include "logit_split.h"
 #include "trace_views.h"
 
 namespace pe {
@@ -98,6 +99,16 @@ ComparisonView::ComparisonView(QWidget* parent)
     m_tensor->addItem(tr("attention weights"), QStringLiteral("weights"));
     m_tensor->addItem(tr("logits"), QStringLiteral("logits"));
     m_tensor->addItem(tr("output"), QStringLiteral("out"));
+    // Not a tensor of the trace: the sum of each scheme's position terms (Logit terms tab).
+    m_tensor->addItem(tr("position term of the logits"), QStringLiteral("position"));
+    m_tensor->setItemData(m_tensor->count() - 1,
+                          tr("The part of the logits that position makes, for each scheme on "
+                             "the same inputs: the sum of its position terms (absolute: e·p + "
+                             "p·e + p·p; T5, ALiBi: the bias; Shaw: the k-term; Transformer-XL: "
+                             "(b)+(d); DeBERTa: c2p + p2c; RoPE: what the rotation changes); 0 "
+                             "for none, and for URPE without a bias (its positions multiply the "
+                             "weights). Not for pooled traces (above 2048 positions)."),
+                          Qt::ToolTipRole);
     group({new QLabel(tr("tensor")), m_tensor});
     m_head = new QSpinBox;
     group({new QLabel(tr("head")), m_head});
@@ -318,6 +329,15 @@ void ComparisonView::request() {
 
 Grid ComparisonView::sliceOf(const Trace* t, int* binRows, int* binCols) const {
     const std::string name = m_tensor->currentData().toString().toStdString();
+    if (name == "position") { // computed from the trace, for this head
+        const std::optional<StageMat> m = t ? positionPart(*t, m_head->value()) : std::nullopt;
+        if (!m)
+            return Grid{};
+        Grid g{static_cast<int>(m->rows()), static_cast<int>(m->cols()), {}};
+        g.values.assign(m->data(), m->data() + m->size()); // both row-major
+        *binRows = *binCols = 1;
+        return g;
+    }
     const Tensor* x = t ? t->find(name) : nullptr;
     return x ? sliceHeadBinned(*x, m_head->value(), TraceViews::kMaxCells, TraceViews::kMaxCells,
                                binRows, binCols)
@@ -331,6 +351,17 @@ void ComparisonView::redraw() {
     int br = 1, bc = 1;
     Grid a = sliceOf(m_a.get(), &br, &bc);
     const QString valueTitle = m_tensor->currentData().toString();
+    if (a.values.empty()) { // the position term of a pooled trace, or one without W_q, W_k
+        m_left->clear(tr("no %1 for this trace: it takes the whole n × n logits (not pooled) "
+                         "and the weights they were computed with")
+                          .arg(m_tensor->currentText()));
+        m_right->clear(QString());
+        m_diff->clear(QString());
+        for (const auto& [s, v] : m_galleryViews)
+            v->clear(QString());
+        Q_EMIT updated();
+        return;
+    }
     auto info = [&](const Trace& t, const QString& title) {
         return traceHeatmapInfo(t, title, valueTitle, br, bc);
     };

@@ -252,9 +252,10 @@ int run(const RenderOptions& o) {
     style.pool = o.pool == "max" ? PoolMode::Max : PoolMode::Mean;
     style.columns = QString::fromStdString(o.columns);
     style.compareTensor = QString::fromStdString(o.compareTensor);
-    if (o.compareTensor != "weights" && o.compareTensor != "logits" && o.compareTensor != "out")
+    if (o.compareTensor != "weights" && o.compareTensor != "logits" && o.compareTensor != "out" &&
+        o.compareTensor != "position")
         throw Failure{"--compare-tensor: unknown value '" + o.compareTensor +
-                      "' (expected one of: weights, logits, out)"};
+                      "' (expected one of: weights, logits, out, position)"};
     std::vector<Scheme> compared; // B, then the gallery's schemes
     for (const std::string& name : splitComma(o.compareScheme)) {
         const auto s = schemeFromString(name);
@@ -427,7 +428,8 @@ CLI::App* addRenderCommand(CLI::App& app, RenderOptions& o) {
                   "scheme B of the compare view; a comma list adds the rest below, as the "
                   "window's gallery")
         ->capture_default_str();
-    r->add_option("--compare-tensor", o.compareTensor, "weights, logits or out")
+    r->add_option("--compare-tensor", o.compareTensor,
+                  "weights, logits, out, or position (the position term of the logits)")
         ->capture_default_str();
     r->add_option("--delta", o.delta, "offset view: the shift delta, 1 <= delta < n")
         ->capture_default_str();

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <future>
+#include <limits>
 #include <type_traits>
 
 #include <Eigen/Core>
@@ -124,6 +125,44 @@ Trace splitLogits(const Trace& t, int head) {
     Trace out;
     splitLogitsInto(t, head, out);
     return out;
+}
+
+std::optional<StageMat> positionPart(const Trace& t, int head) {
+    const Params& p = t.params;
+    const Tensor* logits = t.find("logits");
+    const std::int64_t n = p.seqLen();
+    if (!logits || head < 0 || head >= p.heads || logits->rank() != 3 || logits->dim(1) != n ||
+        logits->dim(2) != n)
+        return std::nullopt; // pooled, or not a trace of these parameters
+    StageMat sum = StageMat::Zero(n, n);
+    if (isAbsolute(p.scheme)) {
+        if (!canSplitLogits(t))
+            return std::nullopt;
+        const Trace terms = splitLogits(t, head);
+        for (const AbsoluteTerm& a : absoluteTerms())
+            if (a.queryPosition || a.keyPosition)
+                sum += headSlice(*terms.find(a.name), 0);
+    } else if (p.scheme != Scheme::None &&
+               !(p.scheme == Scheme::URPE && p.urpeBias != UrpeBias::T5)) {
+        // (URPE without its T5 bias: positions multiply the weights, ⊙C; the logits have none.)
+        // logitTerms reads Q and K (and URPE's index) without asking whether they are there.
+        if (!t.find("Q") || !t.find("K") || (p.scheme == Scheme::URPE && !t.find("rel_index")))
+            return std::nullopt;
+        bool found = false;
+        for (const StageMatrix& m : logitTerms(t, head))
+            if (m.positionTerm) {
+                sum += m.values;
+                found = true;
+            }
+        if (!found)
+            return std::nullopt; // a tensor the term is read from is missing
+    }
+    const StageMat s = headSlice(*logits, head);
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (s(i, j) == -std::numeric_limits<double>::infinity())
+                sum(i, j) = s(i, j);
+    return sum;
 }
 
 } // namespace pe

@@ -8,7 +8,9 @@
  * attach those (Trace::queryKey). One head at a time, on the engine's float products.
  */
 
-#include "stages.h" // canSplitLogits, absoluteTerms
+#include <optional>
+
+#include "stages.h" // canSplitLogits, absoluteTerms, StageMat
 #include "trace.h"
 
 namespace pe {
@@ -30,5 +32,15 @@ bool splitFits(const Trace& t, const Trace& out);
  * took longer than the products), else they are replaced.
  */
 void splitLogitsInto(const Trace& t, int head, Trace& out);
+
+/**
+ * The position part of head `head`'s logits, [n, n]: the sum of its position terms, as the
+ * Logit terms tab shows them: an absolute scheme's e·p + p·e + p·p (its four terms here, on the
+ * engine's products); T5's, ALiBi's and URPE's T5 bias; Shaw's k-term; Transformer-XL's
+ * (b)+(d); DeBERTa's c2p + p2c; RoPE's change by the rotation; zeros for scheme none and for
+ * URPE without a bias (its positions multiply the weights, ⊙C). −∞ where the logits are masked. Empty where the trace lacks what it takes: a pooled trace (no n × n logits), an
+ * absolute one without its W_q and W_k (Trace::queryKey), a head that does not exist.
+ */
+std::optional<StageMat> positionPart(const Trace& t, int head);
 
 } // namespace pe

@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include "comparison_view.h"
+#include "logit_split.h"
 #include "qcp.h"
 
 using namespace pe;
@@ -17,6 +18,7 @@ private Q_SLOTS:
     void sameSchemeAsTheReferenceIsDrawnAtOnce();
     void mapsShareOneColourScale();
     void mapsSideBySideStartLevel();
+    void positionTermOfEveryScheme();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -83,6 +85,43 @@ void TestComparisonView::galleryShowsEveryChosenScheme() {
     v.setGallerySchemes({});
     QVERIFY(v.gallerySchemes().empty());
     QVERIFY(!v.galleryView(Scheme::T5));
+}
+
+// Tensor "position term of the logits": A (sinusoidal, its e·p + p·e + p·p, needing the W_q
+// and W_k the worker attaches), B (T5: its bias) and the gallery (ALiBi: its bias; none: 0),
+// each from its own trace, for the head chosen; A − B their difference.
+void TestComparisonView::positionTermOfEveryScheme() {
+    const InputChoice in;
+    auto a = compute(small(), in);
+    QVERIFY(a && a->queryKey);
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::T5);
+    QVERIFY(v.setTensor(QStringLiteral("position")));
+    v.setReference(a, in);
+    v.show();
+    v.setGallerySchemes({Scheme::ALiBi, Scheme::None});
+    QTRY_VERIFY_WITH_TIMEOUT(
+        v.other() && v.traceOf(Scheme::ALiBi) && v.traceOf(Scheme::None), 15000);
+    v.findChild<QSpinBox*>()->setValue(1);
+    const StageMat pa = *positionPart(*a, 1);
+    QTRY_COMPARE(v.right()->data().rows, 24);
+    for (auto [i, j] : {std::pair{5, 3}, std::pair{0, 23}, std::pair{17, 17}}) {
+        QCOMPARE(v.left()->data().at(i, j), pa(i, j));
+        QCOMPARE(v.right()->data().at(i, j), at(*v.other(), "bias", 1, i, j));
+        QVERIFY(std::abs(v.difference()->data().at(i, j) -
+                         (pa(i, j) - at(*v.other(), "bias", 1, i, j))) < 1e-12);
+        QCOMPARE(v.galleryView(Scheme::ALiBi)->data().at(i, j),
+                 at(*v.traceOf(Scheme::ALiBi), "bias", 1, i, j));
+        QCOMPARE(v.galleryView(Scheme::None)->data().at(i, j), 0.0);
+    }
+    // e·p + p·e + p·p is not the logits: content is left out.
+    QVERIFY(std::abs(pa(5, 3) - at(*a, "logits", 1, 5, 3)) > 1e-4);
+    // A trace without its W_q, W_k (a file's): the maps say so rather than show zeros.
+    auto bare = std::make_shared<Trace>(*a);
+    bare->queryKey.reset();
+    v.setReference(bare, in);
+    QVERIFY(v.left()->titleText().startsWith(QLatin1String("no position term")));
 }
 
 void TestComparisonView::newReferenceRecomputesTheGallery() {

@@ -273,6 +273,19 @@ private Q_SLOTS:
         for (const char* title :
              {"A: t5, head 0", "B: alibi, head 0", "A − B (t5 − alibi)", "rope, head 0"})
             QVERIFY2(svg.contains(QString::fromUtf8(title)), title);
+        // The position term of the logits: an absolute A (its W_q, W_k attached as the window
+        // does) against relative schemes, no map left saying it has none.
+        const QString pos = dir.filePath(QStringLiteral("pos.svg"));
+        const Run q = runCli(small("sinusoidal")
+                             << QStringLiteral("--view") << QStringLiteral("compare")
+                             << QStringLiteral("--compare-scheme") << QStringLiteral("t5,deberta")
+                             << QStringLiteral("--compare-tensor") << QStringLiteral("position")
+                             << QStringLiteral("-o") << pos);
+        QVERIFY2(q.exitCode == 0, qPrintable(q.err));
+        const QString posSvg = QString::fromUtf8(readAll(pos));
+        QVERIFY(posSvg.contains(QLatin1String("A: sinusoidal, head 0")));
+        QVERIFY(posSvg.contains(QLatin1String("deberta, head 0")));
+        QVERIFY(!posSvg.contains(QLatin1String("no position term")));
     }
 
     // --square-cells: the similarity map (n × n, viridis: every cell saturated) is as tall as

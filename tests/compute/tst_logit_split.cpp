@@ -4,6 +4,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 
 #include "logit_split.h"
 #include "stages.h"
@@ -18,6 +19,9 @@ private Q_SLOTS:
     void equalsTheStepperTerms_data();
     void equalsTheStepperTerms();
     void onlyAbsoluteTracesWithWeightsSplit();
+    void positionPartIsTheSchemesPositionTerms_data();
+    void positionPartIsTheSchemesPositionTerms();
+    void positionPartNeedsTheWholeLogits();
 };
 
 namespace {
@@ -127,6 +131,105 @@ void TestLogitSplit::onlyAbsoluteTracesWithWeightsSplit() {
     wrong->wk = Eigen::MatrixXd::Zero(8, 8); // another layer's width
     t.queryKey = wrong;
     QVERIFY(!canSplitLogits(t));
+}
+
+void TestLogitSplit::positionPartIsTheSchemesPositionTerms_data() {
+    QTest::addColumn<int>("scheme");
+    for (Scheme s : allSchemes())
+        QTest::newRow(std::string(toString(s)).c_str()) << static_cast<int>(s);
+}
+
+// The Compare tab's "position term of the logits": for every scheme the sum of the trace's
+// own position tensors or of the terms the Logit terms tab shows (absolute: the logits less
+// e·e), −∞ where the causal mask hides a key, 0 for scheme none; with [CLS] and a causal mask.
+void TestLogitSplit::positionPartIsTheSchemesPositionTerms() {
+    QFETCH(int, scheme);
+    Params p;
+    p.scheme = static_cast<Scheme>(scheme);
+    p.n = 11;
+    p.d = 16;
+    p.heads = 2;
+    p.seed = 3;
+    p.cls = true;
+    p.mask = MaskKind::Causal;
+    const Trace t = traceOf(p);
+    const int N = p.seqLen();
+    for (int h = 0; h < p.heads; ++h) {
+        const std::optional<StageMat> got = positionPart(t, h);
+        QVERIFY(got);
+        QCOMPARE(got->rows(), N);
+        QCOMPARE(got->cols(), N);
+        const StageMat logits = headSlice(*t.find("logits"), h);
+        // What it should be, read from the trace's tensors where it has them.
+        StageMat want = StageMat::Zero(N, N);
+        auto add = [&](const char* name) { want += headSlice(*t.find(name), h); };
+        switch (p.scheme) {
+        case Scheme::T5:
+        case Scheme::ALiBi:
+            add("bias");
+            break;
+        case Scheme::Shaw:
+            add("shaw_k_term");
+            break;
+        case Scheme::TransformerXL:
+            add("txl_bd");
+            break;
+        case Scheme::DeBERTa:
+            add("c2p");
+            add("p2c");
+            break;
+        default:
+            if (isAbsolute(p.scheme)) { // the logits less e·e (scheme none's logits, same E, W)
+                const StageMat e = headSlice(*t.find("E"), 0);
+                const Eigen::MatrixXd wq = t.queryKey->wq.middleCols(h * p.headDim(), p.headDim());
+                const Eigen::MatrixXd wk = t.queryKey->wk.middleCols(h * p.headDim(), p.headDim());
+                want = logits - (e * wq) * (e * wk).transpose() / std::sqrt(p.headDim());
+            } else if (p.scheme == Scheme::RoPE) { // the terms the tab shows
+                for (const StageMatrix& m : logitTerms(t, h))
+                    if (m.positionTerm)
+                        want += m.values;
+            }
+        }
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < N; ++j) {
+                if (!std::isfinite(logits(i, j))) {
+                    QCOMPARE((*got)(i, j), -std::numeric_limits<double>::infinity());
+                    continue;
+                }
+                QVERIFY2(std::abs((*got)(i, j) - want(i, j)) <=
+                             2e-5 * std::max(1.0, std::abs(want(i, j))),
+                         qPrintable(QStringLiteral("head %1 (%2, %3): %4 against %5")
+                                        .arg(h)
+                                        .arg(i)
+                                        .arg(j)
+                                        .arg((*got)(i, j))
+                                        .arg(want(i, j))));
+                if (p.scheme == Scheme::None || p.scheme == Scheme::URPE) // URPE: ⊙C, later
+                    QCOMPARE((*got)(i, j), 0.0);
+            }
+    }
+}
+
+void TestLogitSplit::positionPartNeedsTheWholeLogits() {
+    Params p;
+    p.n = 8;
+    p.d = 16;
+    p.heads = 2;
+    p.scheme = Scheme::Sinusoidal;
+    Trace t = traceOf(p);
+    QVERIFY(positionPart(t, 1));
+    QVERIFY(!positionPart(t, 2)); // no head 2
+    t.queryKey.reset();           // an absolute trace without its W_q, W_k
+    QVERIFY(!positionPart(t, 0));
+    p.scheme = Scheme::T5;
+    t = traceOf(p);
+    Tensor pooled = *t.find("logits");
+    t.tensors.clear(); // a pooled trace: [heads, R, R] logits, R < n
+    t.tensors.emplace_back("logits", Tensor(DType::F32, {2, 4, 4}));
+    QVERIFY(!positionPart(t, 0));
+    t.tensors.clear(); // the whole logits but no bias or Q, K
+    t.tensors.emplace_back("logits", pooled);
+    QVERIFY(!positionPart(t, 0));
 }
 
 QTEST_GUILESS_MAIN(TestLogitSplit)
