@@ -74,6 +74,11 @@ if [[ -x "$cli" ]]; then
   figure render-compare-gallery.png --scheme sinusoidal --n 20 --d 64 --mask causal \
     --text "The quick brown fox jumps over the lazy dog while the cat sleeps." \
     --view compare --compare-scheme rope,t5,alibi,shaw,urpe,deberta --size 1500x1250
+  # The position term of the logits in seven schemes on one sentence, square cells
+  figure render-compare-position.png --scheme sinusoidal --n 14 --d 64 \
+    --text "The quick brown fox jumps over the lazy dog while the cat sleeps." \
+    --view compare --compare-scheme rope,t5,shaw,txl,deberta,none --compare-tensor position \
+    --square-cells --size 1400x1160
 else
   echo "pe-explorer-cli not found next to $exe: figures skipped" >&2
 fi
