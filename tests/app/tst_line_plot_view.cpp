@@ -102,6 +102,31 @@ int curvesIn(const QCustomPlot* plot, const QRect& r) {
     return inside;
 }
 
+/** Jagged curves over the whole plot, one per name (heads' attention to one query): from 0 to
+ *  1 and back, often. */
+LinePlotContent jagged(const QStringList& names) {
+    LinePlotContent c;
+    for (int h = 0; h < names.size(); ++h) {
+        LineSeries s;
+        s.name = names.at(h);
+        for (int i = 0; i < 64; ++i)
+            s.values.push_back(((i * 37 + h * 11) % 17) / 16.0);
+        c.series.push_back(s);
+    }
+    return c;
+}
+
+/** The view at `size`, shown, with `c` drawn. */
+bool showAt(LinePlotView& view, QSize size, const LinePlotContent& c) {
+    view.resize(size);
+    view.show();
+    if (!QTest::qWaitForWindowExposed(&view))
+        return false;
+    view.setContent(c);
+    view.plot()->replot();
+    return true;
+}
+
 QString rectText(const QRect& r) {
     return QStringLiteral("(%1, %2) %3 x %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
 }
@@ -181,20 +206,10 @@ void TestLinePlotView::theLegendTakesACornerItHidesNothingIn() {
 // and the legend goes above the axes, its entries in one row; with a free corner again it comes
 // back inside.
 void TestLinePlotView::overCurvesEverywhereTheLegendGoesAbove() {
-    LinePlotContent c;
-    for (int h = 0; h < 4; ++h) {
-        LineSeries s;
-        s.name = QStringLiteral("head %1").arg(h);
-        for (int i = 0; i < 64; ++i)
-            s.values.push_back(((i * 37 + h * 11) % 17) / 16.0); // from 0 to 1 and back, often
-        c.series.push_back(s);
-    }
+    LinePlotContent c = jagged({QStringLiteral("head 0"), QStringLiteral("head 1"),
+                                QStringLiteral("head 2"), QStringLiteral("head 3")});
     LinePlotView view;
-    view.resize(420, 300);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setContent(c);
-    view.plot()->replot();
+    QVERIFY(showAt(view, QSize(420, 300), c));
     const QCPLegend* legend = view.plot()->legend;
     QRect axes = view.plot()->axisRect()->rect();
     QVERIFY2(
@@ -223,23 +238,13 @@ void TestLinePlotView::overCurvesEverywhereTheLegendGoesAbove() {
 // curves (it did): it goes beside the axes, at their right, in one column that hides nothing
 // and stays inside the plot. Taller, it is above the axes again, and the column is gone.
 void TestLinePlotView::inAShortWidePlotTheLegendGoesBeside() {
-    LinePlotContent c;
+    LinePlotContent c = jagged({QStringLiteral("e·e"), QStringLiteral("e·p"), QStringLiteral("p·e"),
+                                QStringLiteral("p·p"), QStringLiteral("sum S")});
     c.title = QStringLiteral("query 0, head 0: logit terms");
     c.xTitle = QStringLiteral("key position j");
     c.yTitle = QStringLiteral("term");
-    for (const char* name : {"e·e", "e·p", "p·e", "p·p", "sum S"}) {
-        LineSeries s;
-        s.name = QString::fromUtf8(name);
-        for (int i = 0; i < 64; ++i)
-            s.values.push_back(((i * 37 + int(c.series.size()) * 11) % 17) / 16.0 - 0.5);
-        c.series.push_back(s);
-    }
     LinePlotView view;
-    view.resize(312, 175);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setContent(c);
-    view.plot()->replot();
+    QVERIFY(showAt(view, QSize(312, 175), c));
     const QCPLegend* legend = view.plot()->legend;
     QRect axes = view.plot()->axisRect()->rect();
     QVERIFY2(axes.height() < 100, qPrintable(rectText(axes)));
