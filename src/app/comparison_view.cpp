@@ -81,13 +81,23 @@ ComparisonView::ComparisonView(QWidget* parent)
         QAction* a = menu->addAction(qs(toString(s)));
         a->setCheckable(true);
         a->setData(static_cast<int>(s));
-        connect(a, &QAction::toggled, this, &ComparisonView::rebuildGallery);
+        connect(a, &QAction::toggled, this, [this, s](bool on) {
+            // A scheme ticked goes last: the gallery keeps the order they were chosen in.
+            std::erase(m_galleryOrder, s);
+            if (on)
+                m_galleryOrder.push_back(s);
+            rebuildGallery();
+        });
     }
     auto checkAll = [menu, this](bool on) {
+        m_galleryOrder.clear();
         for (QAction* a : menu->actions()) {
             const QSignalBlocker b(a);
-            if (a->isCheckable())
-                a->setChecked(on);
+            if (!a->isCheckable())
+                continue;
+            a->setChecked(on);
+            if (on)
+                m_galleryOrder.push_back(static_cast<Scheme>(a->data().toInt()));
         }
         rebuildGallery();
     };
@@ -221,6 +231,10 @@ Scheme ComparisonView::schemeB() const {
 }
 
 void ComparisonView::setGallerySchemes(const std::vector<Scheme>& schemes) {
+    m_galleryOrder.clear();
+    for (Scheme s : schemes) // in their order, each once
+        if (std::find(m_galleryOrder.begin(), m_galleryOrder.end(), s) == m_galleryOrder.end())
+            m_galleryOrder.push_back(s);
     for (QAction* a : m_galleryButton->menu()->actions()) {
         if (!a->isCheckable())
             continue;
@@ -256,9 +270,7 @@ void ComparisonView::rebuildGallery() {
     for (const auto& [s, v] : m_galleryViews)
         delete v;
     m_galleryViews.clear();
-    for (QAction* a : m_galleryButton->menu()->actions()) {
-        if (!a->isCheckable() || !a->isChecked())
-            continue;
+    for (Scheme scheme : m_galleryOrder) {
         auto* v = new HeatmapView(m_gallery);
         v->setMinimumSize(160, 140);
         connect(v, &HeatmapView::hovered, this, &ComparisonView::hovered);
@@ -267,7 +279,7 @@ void ComparisonView::rebuildGallery() {
             other->linkTo(v);
         for (const auto& [s, w] : m_galleryViews)
             w->linkTo(v);
-        m_galleryViews.emplace_back(static_cast<Scheme>(a->data().toInt()), v);
+        m_galleryViews.emplace_back(scheme, v);
     }
     const int count = static_cast<int>(m_galleryViews.size());
     for (int r = 1; r < m_galleryGrid->rowCount(); ++r)

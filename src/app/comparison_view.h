@@ -80,6 +80,7 @@ private:
     QGridLayout* m_galleryGrid;
     QWidget* m_gallery; ///< the grid of every map: A, B, A − B, then the gallery
     std::vector<std::pair<Scheme, HeatmapView*>> m_galleryViews;
+    std::vector<Scheme> m_galleryOrder; ///< the gallery's schemes, in the order they were chosen
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
     bool m_requestInFlight = false;
     QComboBox* m_tensor;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <QAction>
 #include <QCheckBox>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -59,7 +61,8 @@ void TestComparisonView::galleryShowsEveryChosenScheme() {
     v.setOtherScheme(Scheme::RoPE);
     v.setReference(a, in);
     v.show();
-    const std::vector<Scheme> chosen{Scheme::T5, Scheme::ALiBi, Scheme::URPE};
+    // In the order given (render --compare-scheme's), not the menu's.
+    const std::vector<Scheme> chosen{Scheme::URPE, Scheme::T5, Scheme::ALiBi};
     v.setGallerySchemes(chosen);
     QVERIFY(v.gallerySchemes() == chosen);
     QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5) && v.traceOf(Scheme::ALiBi) &&
@@ -82,6 +85,15 @@ void TestComparisonView::galleryShowsEveryChosenScheme() {
     v.findChild<QSpinBox*>()->setValue(2);
     QCOMPARE(v.galleryView(Scheme::URPE)->data().at(7, 1),
              at(*v.traceOf(Scheme::URPE), "weights", 2, 7, 1));
+    // A scheme ticked in the menu comes last; one unticked leaves the others in their order.
+    QMenu* menu = v.findChild<QMenu*>();
+    QVERIFY(menu);
+    for (QAction* a : menu->actions())
+        if (a->isCheckable() && a->data().toInt() == static_cast<int>(Scheme::Shaw))
+            a->trigger();
+        else if (a->isCheckable() && a->data().toInt() == static_cast<int>(Scheme::T5))
+            a->trigger();
+    QVERIFY((v.gallerySchemes() == std::vector<Scheme>{Scheme::URPE, Scheme::ALiBi, Scheme::Shaw}));
     v.setGallerySchemes({});
     QVERIFY(v.gallerySchemes().empty());
     QVERIFY(!v.galleryView(Scheme::T5));
