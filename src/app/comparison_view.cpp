@@ -185,6 +185,7 @@ void ComparisonView::setPoolMode(PoolMode m) {
                              ComputeWorker::kDefaultPoolResolution, m);
     if (m_a && comesPooled(m_a->params)) {
         m_traces.clear();
+        m_positionGrids.clear();
         m_requestInFlight = false;
         request();
     }
@@ -222,6 +223,7 @@ void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
                 kept->tensors.emplace_back(m_tensor->itemData(k).toString().toStdString(), *x);
         t = std::move(kept);
     }
+    m_positionGrids.erase(t->params.scheme);
     m_traces[t->params.scheme] = std::move(t);
     redraw();
 }
@@ -306,6 +308,7 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
     m_a = std::move(a);
     m_input = in;
     m_traces.clear();
+    m_positionGrids.clear();
     m_requestInFlight = false; // whatever runs now was for the old reference
     if (m_a) {
         const QSignalBlocker b(m_head);
@@ -341,13 +344,20 @@ void ComparisonView::request() {
 
 Grid ComparisonView::sliceOf(const Trace* t, int* binRows, int* binCols) const {
     const std::string name = m_tensor->currentData().toString().toStdString();
-    if (name == "position") { // computed from the trace, for this head
-        const std::optional<StageMat> m = t ? positionPart(*t, m_head->value()) : std::nullopt;
-        if (!m)
+    if (name == "position") { // computed from the trace, for this head, once
+        if (!t)
             return Grid{};
-        Grid g{static_cast<int>(m->rows()), static_cast<int>(m->cols()), {}};
-        g.values.assign(m->data(), m->data() + m->size()); // both row-major
         *binRows = *binCols = 1;
+        const int head = m_head->value();
+        const auto it = m_positionGrids.find(t->params.scheme);
+        if (it != m_positionGrids.end() && it->second.first == head)
+            return it->second.second;
+        Grid g;
+        if (const std::optional<StageMat> m = positionPart(*t, head)) {
+            g = Grid{static_cast<int>(m->rows()), static_cast<int>(m->cols()), {}};
+            g.values.assign(m->data(), m->data() + m->size()); // both row-major
+        }
+        m_positionGrids[t->params.scheme] = {head, g};
         return g;
     }
     const Tensor* x = t ? t->find(name) : nullptr;

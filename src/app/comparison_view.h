@@ -81,6 +81,9 @@ private:
     QWidget* m_gallery; ///< the grid of every map: A, B, A − B, then the gallery
     std::vector<std::pair<Scheme, HeatmapView*>> m_galleryViews;
     std::vector<Scheme> m_galleryOrder; ///< the gallery's schemes, in the order they were chosen
+    /** The position term of each scheme's trace for one head (sliceOf's "position"): computed
+     *  once, not again on each trace's arrival; dropped with the trace. */
+    mutable std::map<Scheme, std::pair<int, Grid>> m_positionGrids;
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
     bool m_requestInFlight = false;
     QComboBox* m_tensor;

@@ -5,9 +5,11 @@
 #include <future>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include <Eigen/Core>
 
+#include "encodings.h" // applyRope, ropeFrequencies
 #include "stages.h"
 #ifdef PE_HAVE_FAST_CPU
 #include "cpu_gemm.h"
@@ -127,6 +129,31 @@ Trace splitLogits(const Trace& t, int head) {
     return out;
 }
 
+namespace {
+
+/**
+ * RoPE's change by the rotation, S − q⁰·k⁰ᵀ/√d_h with q⁰, k⁰ the head's queries and keys turned
+ * back (core's logitTerms computes the same, and the rotated product again, in double): one
+ * product on the engine's float kernels. Masked cells keep S's −∞.
+ */
+StageMat ropeRotation(const Trace& t, int head, const StageMat& s) {
+    const Params& p = t.params;
+    auto turnedBack = [&](const char* name) {
+        Eigen::MatrixXd x = headSlice(*t.find(name), head); // applyRope works on column-major
+        std::vector<double> positions(static_cast<std::size_t>(x.rows()));
+        for (std::size_t i = 0; i < positions.size(); ++i)
+            positions[i] = -static_cast<double>(i);
+        applyRope(x, positions, ropeFrequencies(p), p.ropeConvention);
+        return RowMat<float>(x.cast<float>());
+    };
+    const RowMat<float> q = turnedBack("Q"), k = turnedBack("K");
+    RowMat<float> content(q.rows(), k.rows());
+    productABt(q, k, static_cast<float>(1.0 / std::sqrt(double(p.headDim()))), content.data());
+    return s - content.cast<double>();
+}
+
+} // namespace
+
 std::optional<StageMat> positionPart(const Trace& t, int head) {
     const Params& p = t.params;
     const Tensor* logits = t.find("logits");
@@ -134,30 +161,67 @@ std::optional<StageMat> positionPart(const Trace& t, int head) {
     if (!logits || head < 0 || head >= p.heads || logits->rank() != 3 || logits->dim(1) != n ||
         logits->dim(2) != n)
         return std::nullopt; // pooled, or not a trace of these parameters
+    const StageMat s = headSlice(*logits, head);
     StageMat sum = StageMat::Zero(n, n);
-    if (isAbsolute(p.scheme)) {
+    // The trace's own tensors where it holds the terms (each [heads, n, n], as the logits).
+    bool missing = false;
+    auto add = [&](const char* name) {
+        const Tensor* x = t.find(name);
+        if (x && x->rank() == 3 && x->dim(1) == n && x->dim(2) == n)
+            sum += headSlice(*x, head);
+        else
+            missing = true;
+    };
+    switch (p.scheme) {
+    case Scheme::None:
+        break;
+    case Scheme::T5:
+    case Scheme::ALiBi:
+        add("bias");
+        break;
+    case Scheme::Shaw:
+        add("shaw_k_term");
+        break;
+    case Scheme::TransformerXL:
+        add("txl_bd");
+        break;
+    case Scheme::DeBERTa:
+        add("c2p");
+        add("p2c");
+        break;
+    case Scheme::RoPE:
+        if (!t.find("Q") || !t.find("K"))
+            return std::nullopt;
+        sum = ropeRotation(t, head, s);
+        break;
+    case Scheme::URPE:
+        // Without its T5 bias URPE's positions multiply the weights (⊙C): the logits have none.
+        // With it, the bias is recovered per bucket from the logits (logitTerms, which reads Q,
+        // K and the index without asking whether they are there).
+        if (p.urpeBias == UrpeBias::T5) {
+            if (!t.find("Q") || !t.find("K") || !t.find("rel_index"))
+                return std::nullopt;
+            missing = true;
+            for (const StageMatrix& m : logitTerms(t, head))
+                if (m.positionTerm) {
+                    sum += m.values;
+                    missing = false;
+                }
+        }
+        break;
+    default: // the absolute schemes: e·p + p·e + p·p
         if (!canSplitLogits(t))
             return std::nullopt;
-        const Trace terms = splitLogits(t, head);
-        for (const AbsoluteTerm& a : absoluteTerms())
-            if (a.queryPosition || a.keyPosition)
-                sum += headSlice(*terms.find(a.name), 0);
-    } else if (p.scheme != Scheme::None &&
-               !(p.scheme == Scheme::URPE && p.urpeBias != UrpeBias::T5)) {
-        // (URPE without its T5 bias: positions multiply the weights, ⊙C; the logits have none.)
-        // logitTerms reads Q and K (and URPE's index) without asking whether they are there.
-        if (!t.find("Q") || !t.find("K") || (p.scheme == Scheme::URPE && !t.find("rel_index")))
-            return std::nullopt;
-        bool found = false;
-        for (const StageMatrix& m : logitTerms(t, head))
-            if (m.positionTerm) {
-                sum += m.values;
-                found = true;
-            }
-        if (!found)
-            return std::nullopt; // a tensor the term is read from is missing
+        {
+            const Trace terms = splitLogits(t, head);
+            for (const AbsoluteTerm& a : absoluteTerms())
+                if (a.queryPosition || a.keyPosition)
+                    sum += headSlice(*terms.find(a.name), 0);
+        }
+        break;
     }
-    const StageMat s = headSlice(*logits, head);
+    if (missing)
+        return std::nullopt;
     for (Eigen::Index i = 0; i < n; ++i)
         for (Eigen::Index j = 0; j < n; ++j)
             if (s(i, j) == -std::numeric_limits<double>::infinity())
