@@ -465,9 +465,9 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_scale->setBarWidth(12);
         m_map->setColorScale(m_scale);
         m_tileMap->setColorScale(m_scale);
-        auto* group = new QCPMarginGroup(m_plot);
-        m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-        m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+        m_marginGroup = new QCPMarginGroup(m_plot);
+        m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, m_marginGroup);
+        m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, m_marginGroup);
         m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
         m_readout = new QLabel(this);
         m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -1058,7 +1058,10 @@ bool HeatmapView::squareCellsByDefault() {
 
 void HeatmapView::fitAspect() {
     QCPAxisRect* axes = m_plot->xAxis->axisRect();
-    const auto apply = [&](const QMargins& extra, const QMargins& natural, int scaleBottom) {
+    // scaleExtra: what the colour bar gives up below (at most the map's: a bar shorter than
+    // 100 px had its labels on top of each other).
+    const auto apply = [&](const QMargins& extra, const QMargins& natural, int scaleBottom,
+                           int scaleExtra) {
         m_aspectExtra = extra;
         if (m_compact) {
             axes->setMargins(m_baseMargins + extra);
@@ -1067,18 +1070,20 @@ void HeatmapView::fitAspect() {
         // Minimum margins are floors under the automatic ones (tick labels, axis titles): the
         // margins laid out without the extra, plus the extra.
         axes->setMinimumMargins(extra.isNull() ? m_baseMargins : natural + extra);
+        // The margin group gives the bar the map's bottom margin, minimum margins included: with
+        // square cells the bar leaves it below and is given its own (its automatic margin is
+        // then its margin as it stands, QCPLayoutElement's: set back each time).
         QMargins scale = m_baseScaleMargins;
         if (!extra.isNull())
-            scale.setBottom(scaleBottom + extra.bottom()); // the bar ends where the map does
+            scale.setBottom(scaleBottom + scaleExtra);
+        m_scale->setMarginGroup(QCP::msBottom, extra.isNull() ? m_marginGroup : nullptr);
         m_scale->setMinimumMargins(scale);
-        // The scale's automatic margin is its margin as it stands (QCPLayoutElement's), and its
-        // margin group takes the largest of the group's: set back, or the extra would stay.
         m_scale->setMargins(scale);
     };
     const bool wanted = m_square && hasData();
     if (!wanted && m_aspectExtra.isNull())
         return;
-    apply(QMargins(), QMargins(), 0); // the layout without square cells
+    apply(QMargins(), QMargins(), 0, 0); // the layout without square cells
     if (!wanted) {
         if (m_pooledFor != QSize())
             scheduleRebuild(); // a larger box: pool for it
@@ -1096,10 +1101,15 @@ void HeatmapView::fitAspect() {
     if (r.width() < 2 || r.height() < 2 || !(across > 0) || !(down > 0))
         return;
     const double side = std::min(r.width() / across, r.height() / down);
-    const int w = r.width() - static_cast<int>(std::lround(side * across));
-    const int h = r.height() - static_cast<int>(std::lround(side * down));
+    // A very long, thin matrix (P of n = 16, d = 4096) keeps a few pixels across its short side.
+    const auto kept = [](double px, int room) {
+        return std::max(static_cast<int>(std::lround(px)), std::min(8, room));
+    };
+    const int w = r.width() - kept(side * across, r.width());
+    const int h = r.height() - kept(side * down, r.height());
     apply(QMargins(w / 2, 0, w - w / 2, h), axes->margins(),
-          m_scale ? m_scale->margins().bottom() : 0);
+          m_scale ? m_scale->margins().bottom() : 0,
+          std::clamp(r.height() - 100, 0, h)); // the bar: as tall as the map, or 100 px
     m_plot->layOut();
     if (hasData() && poolTarget() != m_pooledFor)
         scheduleRebuild();

@@ -18,6 +18,7 @@
 class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
+class QCPMarginGroup;
 class QCPTextElement;
 class QLabel;
 class QTimer;
@@ -218,6 +219,7 @@ private:
     QueuedPlot* m_plot;
     FastColorMap* m_map;
     QCPColorScale* m_scale = nullptr;
+    QCPMarginGroup* m_marginGroup = nullptr; ///< the map's and the bar's tops and bottoms
     QCPTextElement* m_title = nullptr;
     QCPTextElement* m_subtitle = nullptr;
     QLabel* m_readout = nullptr;
