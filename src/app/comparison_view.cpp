@@ -156,7 +156,10 @@ ComparisonView::ComparisonView(QWidget* parent)
         request();
         redraw();
     });
-    connect(m_tensor, &QComboBox::currentIndexChanged, this, &ComparisonView::redraw);
+    connect(m_tensor, &QComboBox::currentIndexChanged, this, [this] {
+        m_positionGrids.clear(); // held only while the position term is shown
+        redraw();
+    });
     connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
     connect(m_sameScale, &QCheckBox::toggled, this, &ComparisonView::redraw);
     connect(m_controller, &ComputeController::resultReady, this, [this](const ComputeResult& r) {

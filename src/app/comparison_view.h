@@ -82,7 +82,7 @@ private:
     std::vector<std::pair<Scheme, HeatmapView*>> m_galleryViews;
     std::vector<Scheme> m_galleryOrder; ///< the gallery's schemes, in the order they were chosen
     /** The position term of each scheme's trace for one head (sliceOf's "position"): computed
-     *  once, not again on each trace's arrival; dropped with the trace. */
+     *  once, not again on each trace's arrival; dropped with the trace or another tensor. */
     mutable std::map<Scheme, std::pair<int, Grid>> m_positionGrids;
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
     bool m_requestInFlight = false;
