@@ -483,8 +483,7 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
         m_plot->setCursor(Qt::PointingHandCursor);
         connect(m_plot, &QCustomPlot::beforeReplot, this, &HeatmapView::fitAspect);
     }
-    m_baseMargins =
-        compact ? m_plot->axisRect()->margins() : m_plot->axisRect()->minimumMargins();
+    m_baseMargins = compact ? m_plot->axisRect()->margins() : m_plot->axisRect()->minimumMargins();
     if (m_scale)
         m_baseScaleMargins = m_scale->minimumMargins();
     m_square = squareCellsByDefault();
@@ -1092,10 +1091,10 @@ void HeatmapView::fitAspect() {
     m_plot->layOut();
     const QRect r = axes->rect();
     // The visible cells in source positions (a pooled or binned cell stands for several).
-    const double perCol = (m_sourceCols > 0 ? double(m_sourceCols) / m_cols : 1.0) *
-                          std::max(m_info.binCols, 1);
-    const double perRow = (m_sourceRows > 0 ? double(m_sourceRows) / m_rows : 1.0) *
-                          std::max(m_info.binRows, 1);
+    const double perCol =
+        (m_sourceCols > 0 ? double(m_sourceCols) / m_cols : 1.0) * std::max(m_info.binCols, 1);
+    const double perRow =
+        (m_sourceRows > 0 ? double(m_sourceRows) / m_rows : 1.0) * std::max(m_info.binRows, 1);
     const double across = m_plot->xAxis->range().size() * perCol;
     const double down = m_plot->yAxis->range().size() * perRow;
     if (r.width() < 2 || r.height() < 2 || !(across > 0) || !(down > 0))

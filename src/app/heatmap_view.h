@@ -261,13 +261,13 @@ private:
     double m_lo = 0; ///< data range of the whole grid (the colour scale stays put while zooming)
     double m_hi = 1;
     std::optional<std::pair<double, double>> m_sharedRange; ///< setColourRange's
-    bool m_square = false;    ///< setSquareCells
-    QMargins m_aspectExtra;   ///< what fitAspect added to the axis rect's margins
-    QMargins m_baseMargins;   ///< the axis rect's minimum margins (compact: its margins) without
+    bool m_square = false;                                  ///< setSquareCells
+    QMargins m_aspectExtra;      ///< what fitAspect added to the axis rect's margins
+    QMargins m_baseMargins;      ///< the axis rect's minimum margins (compact: its margins) without
     QMargins m_baseScaleMargins; ///< and the colour scale's
-    QSize m_pooledFor;        ///< the pool target of the cells on screen (rebuild)
-    bool m_dirty = false;     ///< data arrived while hidden: rebuild when shown
-    bool m_unpainted = false; ///< data arrived and the plot has not painted since
+    QSize m_pooledFor;           ///< the pool target of the cells on screen (rebuild)
+    bool m_dirty = false;        ///< data arrived while hidden: rebuild when shown
+    bool m_unpainted = false;    ///< data arrived and the plot has not painted since
 };
 
 /**

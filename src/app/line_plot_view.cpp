@@ -117,7 +117,7 @@ void LinePlotView::placeLegend(LegendPlace place, Qt::Alignment corner) {
         } else if (m_legendColumn) {
             m_legendColumn->take(legend);
             m_plot->plotLayout()->remove(m_legendColumn); // deletes it and its spacer
-            m_plot->plotLayout()->simplify();              // the empty column goes too
+            m_plot->plotLayout()->simplify();             // the empty column goes too
             m_legendColumn = nullptr;
         } else {
             inset->take(legend);
@@ -225,10 +225,7 @@ void LinePlotView::fitLegend() {
     const int columnWidth = entry.width() + m.left() + m.right();
     const bool right = least > 0 && !above && columnHeight <= besideHeight &&
                        3 * columnWidth <= m_plot->viewport().width();
-    placeLegend(above   ? LegendPlace::Above
-                : right ? LegendPlace::Right
-                        : LegendPlace::Inside,
-                at);
+    placeLegend(above ? LegendPlace::Above : right ? LegendPlace::Right : LegendPlace::Inside, at);
     // Fewer value ticks on short axes (QCustomPlot aims at 5 whatever the height: at 75 px their
     // labels touched): about one per 30 px.
     const int height = axes.height() - (above ? rowsAbove * rowHeight : 0);

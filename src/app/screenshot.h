@@ -13,12 +13,12 @@ struct ScreenshotOptions {
     QString session; ///< session file to start from
     QString scheme;  ///< scheme to start with (overrides the session's)
     int tab = 0;
-    int stage = 0;         ///< stage of the stepper tab
-    QSize size{1500, 900}; ///< window size of the screenshot
-    QString labModel;      ///< a lab model (model.safetensors) to load into the Lab tab
-    int labLayer = 0;      ///< > 0: open that layer of the loaded model in the views
-    QString insight;       ///< an insights page to open (binary, offset, cost, distance, depth)
-    bool measure = false;  ///< with insight = cost: press Measure first
+    int stage = 0;            ///< stage of the stepper tab
+    QSize size{1500, 900};    ///< window size of the screenshot
+    QString labModel;         ///< a lab model (model.safetensors) to load into the Lab tab
+    int labLayer = 0;         ///< > 0: open that layer of the loaded model in the views
+    QString insight;          ///< an insights page to open (binary, offset, cost, distance, depth)
+    bool measure = false;     ///< with insight = cost: press Measure first
     bool squareCells = false; ///< turn View → Square cells on
     /** Interface language ("en", "zh_CN"); empty: View → Language, else the system's (a
      *  screenshot: English). */

@@ -5,11 +5,9 @@
 #include <future>
 #include <limits>
 #include <type_traits>
-#include <vector>
 
 #include <Eigen/Core>
 
-#include "encodings.h" // applyRope, ropeFrequencies
 #include "stages.h"
 #ifdef PE_HAVE_FAST_CPU
 #include "cpu_gemm.h"
@@ -133,22 +131,15 @@ namespace {
 
 /**
  * RoPE's change by the rotation, S − q⁰·k⁰ᵀ/√d_h with q⁰, k⁰ the head's queries and keys turned
- * back (core's logitTerms computes the same, and the rotated product again, in double): one
- * product on the engine's float kernels. Masked cells keep S's −∞.
+ * back (core's unrotated; logitTerms computes the same, and the rotated product again, in
+ * double): one product on the engine's float kernels. Masked cells keep S's −∞.
  */
 StageMat ropeRotation(const Trace& t, int head, const StageMat& s) {
-    const Params& p = t.params;
-    auto turnedBack = [&](const char* name) {
-        Eigen::MatrixXd x = headSlice(*t.find(name), head); // applyRope works on column-major
-        std::vector<double> positions(static_cast<std::size_t>(x.rows()));
-        for (std::size_t i = 0; i < positions.size(); ++i)
-            positions[i] = -static_cast<double>(i);
-        applyRope(x, positions, ropeFrequencies(p), p.ropeConvention);
-        return RowMat<float>(x.cast<float>());
-    };
-    const RowMat<float> q = turnedBack("Q"), k = turnedBack("K");
+    const RowMat<float> q = unrotated(t, "Q", head).cast<float>();
+    const RowMat<float> k = unrotated(t, "K", head).cast<float>();
     RowMat<float> content(q.rows(), k.rows());
-    productABt(q, k, static_cast<float>(1.0 / std::sqrt(double(p.headDim()))), content.data());
+    productABt(q, k, static_cast<float>(1.0 / std::sqrt(double(t.params.headDim()))),
+               content.data());
     return s - content.cast<double>();
 }
 

@@ -38,8 +38,9 @@ void splitLogitsInto(const Trace& t, int head, Trace& out);
  * Logit terms tab shows them: an absolute scheme's e·p + p·e + p·p (its four terms here, on the
  * engine's products); T5's, ALiBi's and URPE's T5 bias; Shaw's k-term; Transformer-XL's
  * (b)+(d); DeBERTa's c2p + p2c; RoPE's change by the rotation; zeros for scheme none and for
- * URPE without a bias (its positions multiply the weights, ⊙C). −∞ where the logits are masked. Empty where the trace lacks what it takes: a pooled trace (no n × n logits), an
- * absolute one without its W_q and W_k (Trace::queryKey), a head that does not exist.
+ * URPE without a bias (its positions multiply the weights, ⊙C). −∞ where the logits are masked.
+ * Empty where the trace lacks what it takes: a pooled trace (no n × n logits), an absolute one
+ * without its W_q and W_k (Trace::queryKey), a head that does not exist.
  */
 std::optional<StageMat> positionPart(const Trace& t, int head);
 

@@ -181,14 +181,6 @@ double contentScale(const Params& p) {
     return 1.0 / std::sqrt(dh);
 }
 
-StageMat unrotated(const Trace& t, const char* name, int head) {
-    Eigen::MatrixXd x = headSlice(*need(t, name), head); // applyRope works on column-major
-    const Params& p = t.params;
-    applyRope(x, positionsOf(static_cast<int>(x.rows()), -1.0), ropeFrequencies(p),
-              p.ropeConvention);
-    return StageMat(x);
-}
-
 /** Logits before the mask: the sum of the terms (the trace's logits hold −∞ where masked). */
 StageMat unmaskedLogits(const std::vector<StageMatrix>& terms) {
     StageMat s = terms.front().values;
@@ -207,6 +199,14 @@ StageMat normalised(const StageMat& logits, Normaliser norm) {
 }
 
 } // namespace
+
+StageMat unrotated(const Trace& t, const char* name, int head) {
+    Eigen::MatrixXd x = headSlice(*need(t, name), head); // applyRope works on column-major
+    const Params& p = t.params;
+    applyRope(x, positionsOf(static_cast<int>(x.rows()), -1.0), ropeFrequencies(p),
+              p.ropeConvention);
+    return StageMat(x);
+}
 
 std::string stageName(StageId id) {
     static const char* const kNames[kStageCount] = {

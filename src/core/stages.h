@@ -121,6 +121,10 @@ std::vector<StageMatrix> logitTerms(const Trace& t, int head);
  */
 std::vector<StageMatrix> logitTermsRow(const Trace& t, int head, int row);
 
+/** RoPE's `name` ("Q" or "K") of head `head` turned back: each row rotated by −i, as before the
+ *  rotation. */
+StageMat unrotated(const Trace& t, const char* name, int head);
+
 /** A head slice [rows, cols] of a [heads, rows, cols] tensor (or the [rows, cols] tensor). */
 StageMat headSlice(const Tensor& t, int head);
 /** Row `row` of head `head` of `t` (as headSlice(t, head).row(row), without the slice). */

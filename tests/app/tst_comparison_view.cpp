@@ -113,8 +113,8 @@ void TestComparisonView::positionTermOfEveryScheme() {
     v.setReference(a, in);
     v.show();
     v.setGallerySchemes({Scheme::ALiBi, Scheme::None});
-    QTRY_VERIFY_WITH_TIMEOUT(
-        v.other() && v.traceOf(Scheme::ALiBi) && v.traceOf(Scheme::None), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::ALiBi) && v.traceOf(Scheme::None),
+                             15000);
     v.findChild<QSpinBox*>()->setValue(1);
     const StageMat pa = *positionPart(*a, 1);
     QTRY_COMPARE(v.right()->data().rows, 24);

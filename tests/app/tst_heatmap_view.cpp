@@ -266,7 +266,7 @@ void TestHeatmapView::squareCellsFollowTheCells() {
     v.setData(ramp(64, 64), info);
     v.plot()->replot();
     r = v.plot()->axisRect()->rect();
-    QVERIFY2(r.height() > r.width() + 100, qPrintable(rectText(r))); // fills the tall box
+    QVERIFY2(r.height() > r.width() + 100, qPrintable(rectText(r)));  // fills the tall box
     QCOMPARE(scale->axis()->axisRect()->rect().bottom(), r.bottom()); // the bar's bottom too
 
     QVERIFY(!HeatmapView::squareCellsByDefault());

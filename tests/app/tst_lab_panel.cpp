@@ -114,8 +114,7 @@ void TestLabPanel::beforeAnyRunTheTableSaysWhatItWillHold() {
     QVERIFY(loss->yAxis->range().upper < 1.2 * std::log(double(c.vocab)));
     QVERIFY(!loss->legend->visible());
     QCOMPARE(p.accuracyPlot()->plot()->xAxis->range().upper, double(c.steps));
-    auto* ticks = dynamic_cast<QCPAxisTickerText*>(
-        p.lengthPlot()->plot()->xAxis->ticker().data());
+    auto* ticks = dynamic_cast<QCPAxisTickerText*>(p.lengthPlot()->plot()->xAxis->ticker().data());
     QVERIFY(ticks);
     QCOMPARE(ticks->ticks().value(3.0), QStringLiteral("48"));
     QSignalSpy done(&p, &LabPanel::finished);

@@ -261,9 +261,9 @@ void TestLinePlotView::inAShortWidePlotTheLegendGoesBeside() {
     QTest::qWait(50); // the resize reaches the plot
     view.plot()->replot();
     axes = view.plot()->axisRect()->rect();
-    QVERIFY2(legend->outerRect().bottom() <= axes.top(),
-             qPrintable(rectText(legend->outerRect()) + QStringLiteral(" above ") +
-                        rectText(axes)));
+    QVERIFY2(
+        legend->outerRect().bottom() <= axes.top(),
+        qPrintable(rectText(legend->outerRect()) + QStringLiteral(" above ") + rectText(axes)));
     QCOMPARE(view.plot()->plotLayout()->columnCount(), 1);
 }
 

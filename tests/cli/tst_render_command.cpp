@@ -313,14 +313,15 @@ private Q_SLOTS:
                 return best;
             };
             int x = 0, y = 0;
-            const int w = longest(img.width(), [&](int k) { return saturated(k, img.height() / 2); },
-                                  &x);
-            const int h = longest(img.height(), [&](int k) { return saturated(x, k); }, &y);
+            const int w = longest(
+                img.width(), [&](int k) { return saturated(k, img.height() / 2); }, &x);
+            const int h = longest(
+                img.height(), [&](int k) { return saturated(x, k); }, &y);
             return QSize(w, h);
         };
         for (bool square : {false, true}) {
-            const QString file = dir.filePath(square ? QStringLiteral("sq.png")
-                                                     : QStringLiteral("fill.png"));
+            const QString file =
+                dir.filePath(square ? QStringLiteral("sq.png") : QStringLiteral("fill.png"));
             QStringList args =
                 words({"render", "--scheme", "sinusoidal", "--n", "32", "--d", "32", "--view",
                        "similarity", "--size", "800x400", "--dpi", "96", "-o"})
