@@ -486,6 +486,9 @@ HeatmapView::HeatmapView(QWidget* parent, bool compact)
     m_baseMargins = compact ? m_plot->axisRect()->margins() : m_plot->axisRect()->minimumMargins();
     if (m_scale)
         m_baseScaleMargins = m_scale->minimumMargins();
+    m_baseTitleMargins = m_title->margins();
+    if (m_subtitle)
+        m_baseSubtitleMargins = m_subtitle->margins();
     m_square = squareCellsByDefault();
     applyGradient();
 
@@ -1067,14 +1070,24 @@ void HeatmapView::fitAspect() {
             return;
         }
         // Minimum margins are floors under the automatic ones (tick labels, axis titles): the
-        // margins laid out without the extra, plus the extra.
-        axes->setMinimumMargins(extra.isNull() ? m_baseMargins : natural + extra);
+        // margins laid out without the extra, plus the extra. The room across on the right goes
+        // to the right of the colour bar, which stays beside the map (at the box's right edge,
+        // a wide box left it hundreds of pixels away); the titles above, which span the map's
+        // column, are given the room on the left as a margin, so that they stay over the map.
+        const QMargins axesExtra(extra.left(), extra.top(), 0, extra.bottom());
+        axes->setMinimumMargins(extra.isNull() ? m_baseMargins : natural + axesExtra);
+        for (auto [text, base] :
+             {std::pair{m_title, m_baseTitleMargins}, std::pair{m_subtitle, m_baseSubtitleMargins}})
+            if (text->margins() != base + QMargins(extra.left(), 0, 0, 0))
+                text->setMargins(base + QMargins(extra.left(), 0, 0, 0));
         // The margin group gives the bar the map's bottom margin, minimum margins included: with
         // square cells the bar leaves it below and is given its own (its automatic margin is
         // then its margin as it stands, QCPLayoutElement's: set back each time).
         QMargins scale = m_baseScaleMargins;
-        if (!extra.isNull())
+        if (!extra.isNull()) {
             scale.setBottom(scaleBottom + scaleExtra);
+            scale.setRight(scale.right() + extra.right());
+        }
         m_scale->setMarginGroup(QCP::msBottom, extra.isNull() ? m_marginGroup : nullptr);
         m_scale->setMinimumMargins(scale);
         m_scale->setMargins(scale);

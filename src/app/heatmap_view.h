@@ -265,9 +265,11 @@ private:
     QMargins m_aspectExtra;      ///< what fitAspect added to the axis rect's margins
     QMargins m_baseMargins;      ///< the axis rect's minimum margins (compact: its margins) without
     QMargins m_baseScaleMargins; ///< and the colour scale's
-    QSize m_pooledFor;           ///< the pool target of the cells on screen (rebuild)
-    bool m_dirty = false;        ///< data arrived while hidden: rebuild when shown
-    bool m_unpainted = false;    ///< data arrived and the plot has not painted since
+    QMargins m_baseTitleMargins; ///< and the title's and parameters line's (square cells move
+    QMargins m_baseSubtitleMargins; ///< them over the map)
+    QSize m_pooledFor;              ///< the pool target of the cells on screen (rebuild)
+    bool m_dirty = false;           ///< data arrived while hidden: rebuild when shown
+    bool m_unpainted = false;       ///< data arrived and the plot has not painted since
 };
 
 /**

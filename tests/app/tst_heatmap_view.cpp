@@ -235,14 +235,24 @@ void TestHeatmapView::squareCellsFollowTheCells() {
     QVERIFY2(std::abs(r.width() - r.height()) <= 1, qPrintable(rectText(r)));
     QCOMPARE(r.height(), filled.height());
     QCOMPARE(r.top(), filled.top());
-    const QRect title = v.plot()->plotLayout()->element(0, 0)->rect();
-    QVERIFY2(std::abs(title.center().x() - r.center().x()) <=
-                 std::abs(title.center().x() - filled.center().x()) + 1,
-             qPrintable(rectText(title) + QStringLiteral(" over ") + rectText(r)));
+    // The map is centred in the box, with its colour bar beside it (not at the box's right
+    // edge, 400 px away) and its titles over it (off by half the tick labels' margin at most).
     auto* scale = qobject_cast<QCPColorScale*>(v.plot()->plotLayout()->element(2, 1));
     QVERIFY(scale);
-    QCOMPARE(scale->axis()->axisRect()->rect().top(), r.top());
-    QCOMPARE(scale->axis()->axisRect()->rect().bottom(), r.bottom());
+    const QRect bar = scale->axis()->axisRect()->rect();
+    QCOMPARE(bar.top(), r.top());
+    QCOMPARE(bar.bottom(), r.bottom());
+    QVERIFY2(bar.left() > r.right() && bar.left() - r.right() < 40,
+             qPrintable(rectText(bar) + QStringLiteral(" beside ") + rectText(r)));
+    const int leftRoom = r.left();
+    const int rightRoom = v.plot()->viewport().right() - scale->rect().right();
+    QVERIFY2(std::abs(leftRoom - rightRoom) < 80,
+             qPrintable(QStringLiteral("%1 left, %2 right").arg(leftRoom).arg(rightRoom)));
+    for (int row : {0, 1}) {
+        const QRect title = v.plot()->plotLayout()->element(row, 0)->rect();
+        QVERIFY2(std::abs(title.center().x() - r.center().x()) <= 25,
+                 qPrintable(rectText(title) + QStringLiteral(" over ") + rectText(r)));
+    }
 
     v.resize(400, 600);
     v.setData(ramp(32, 128), info);
