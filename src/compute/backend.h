@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,18 @@ public:
     virtual Expected<PooledTrace> computePooled(const Params& p, const Weights& w,
                                                 const PoolRequest& request,
                                                 const std::atomic<bool>* cancel = nullptr);
+    /**
+     * The input stage alone, ahead of compute() with the same arguments: a trace with E, P
+     * (absolute schemes) and X and, with `relative`, the scheme's rel_index, bias and urpe_C,
+     * whose values are exactly those compute() will give. The window shows them while the
+     * forward pass runs. Engines that cannot give them apart return nothing (the default).
+     */
+    virtual std::optional<Trace> computeInputs(const Params& p, const Weights& w, bool relative) {
+        (void)p;
+        (void)w;
+        (void)relative;
+        return std::nullopt;
+    }
     /**
      * Threads the engine may use (threads <= 0: one per hardware thread). Engines that do not
      * thread on the CPU ignore it.

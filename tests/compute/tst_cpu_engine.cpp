@@ -5,9 +5,12 @@
 #include <QScopeGuard>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <set>
 
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
@@ -112,6 +115,8 @@ private Q_SLOTS:
     void matchesReference_data();
     void matchesReference();
     void recycledBuffersGiveTheSameTrace();
+    void inputsAheadAreTheTracesOwn_data();
+    void inputsAheadAreTheTracesOwn();
     void providedStorageIsComputedInto();
     void keptTablesFollowTheParameters();
     void keptMemoryIsTheLastComputationsOwn();
@@ -293,6 +298,81 @@ void TestCpuEngine::recycledBuffersGiveTheSameTrace() {
     QVERIFY(ref.ok());
     const QString diff = compareTraces(*ref, *second);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// What the window draws before the forward pass (computeInputs: the Encoding and Relative tabs)
+// is the trace's own E, P, X, rel_index, bias and urpe_C, bit for bit, so that the views need not
+// draw them again when the whole trace comes; every element is written (the recycled buffers it
+// takes start as NaN here), and the relative matrices come only when asked for.
+void TestCpuEngine::inputsAheadAreTheTracesOwn_data() {
+    QTest::addColumn<Params>("params");
+    for (Scheme s : allSchemes()) {
+        const std::string name(toString(s));
+        QTest::newRow(name.c_str()) << base(s, Normaliser::Softmax, 0, false, false);
+        const std::string tagged = name + "/cls+sep+causal";
+        QTest::newRow(tagged.c_str()) << base(s, Normaliser::Softmax, 1, true, true);
+    }
+    Params p = base(Scheme::URPE, Normaliser::Softmax, 1, false, true);
+    p.urpeBias = UrpeBias::T5;
+    QTest::newRow("urpe/t5-bias") << p;
+    p = base(Scheme::Sinusoidal, Normaliser::Softmax, 0, false, false);
+    p.n = 700; // several row blocks and both threads
+    p.d = 64;
+    QTest::newRow("sinusoidal/n=700") << p;
+    p.scheme = Scheme::T5;
+    QTest::newRow("t5/n=700") << p;
+}
+
+void TestCpuEngine::inputsAheadAreTheTracesOwn() {
+    QFETCH(Params, params);
+    Weights w;
+    completeWeights(params, w);
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    const Expected<Trace> whole = fast.compute(params, w);
+    QVERIFY2(whole.ok(), whole.ok() ? "" : whole.error().message.c_str());
+    // A trace of NaNs handed back: its buffers are what computeInputs takes.
+    Expected<Trace> poisoned = fast.compute(params, w);
+    QVERIFY(poisoned.ok());
+    for (auto& [name, t] : poisoned->tensors) {
+        if (t.dtype() == DType::F32)
+            std::fill_n(t.data<float>(), t.size(), std::numeric_limits<float>::quiet_NaN());
+        else if (t.dtype() == DType::I32)
+            std::fill_n(t.data<std::int32_t>(), t.size(), -12345);
+    }
+    fast.recycle(std::move(*poisoned));
+    const std::set<std::string> inputs{"E", "P", "X"};
+    const std::set<std::string> relative{"rel_index", "bias", "urpe_C"};
+    for (bool withRelative : {false, true}) {
+        const std::optional<Trace> ahead = fast.computeInputs(params, w, withRelative);
+        QVERIFY(ahead.has_value());
+        QCOMPARE(ahead->params, params);
+        std::set<std::string> expected;
+        for (const auto& [name, t] : whole->tensors)
+            if (inputs.count(name) || (withRelative && relative.count(name)))
+                expected.insert(name);
+        std::set<std::string> got;
+        for (const auto& [name, t] : ahead->tensors) {
+            got.insert(name);
+            const Tensor* w0 = whole->find(name);
+            QVERIFY2(w0, name.c_str());
+            QCOMPARE(t.dtype(), w0->dtype());
+            QCOMPARE(t.shape(), w0->shape());
+            QVERIFY2(std::memcmp(t.raw(), w0->raw(), t.byteSize()) == 0,
+                     qPrintable(QStringLiteral("%1 differs from the trace's (relative %2)")
+                                    .arg(QString::fromStdString(name))
+                                    .arg(withRelative)));
+        }
+        QCOMPARE(got, expected);
+        QVERIFY(expected.count("E") && expected.count("X"));
+        QCOMPARE(expected.count("P") == 1, isAbsolute(params.scheme));
+    }
+    Params f64 = params;
+    f64.precision = Precision::Float64;
+    QVERIFY(!fast.computeInputs(f64, w, true).has_value()); // the reference path: no early part
+    Params bad = params;
+    bad.heads = 0;
+    QVERIFY(!fast.computeInputs(bad, w, true).has_value());
 }
 
 // Storage handed to the engine by name (the CLI's mapped output files) is what the trace's

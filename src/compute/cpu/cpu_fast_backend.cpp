@@ -136,6 +136,76 @@ void mlpEncodingFloat(const Params& p, const Weights& w, cpu::TaskPool& pool, in
              threads);
 }
 
+/**
+ * What the scheme adds per offset, indexed by (j − i) + N − 1 unless stated: the n×n relative
+ * index, bias and URPE matrices are these rows, shifted (Toeplitz). Made from the weights in
+ * double and rounded to float once, so that every n×n tensor built from them (the engine's pass,
+ * CpuFastBackend::computeInputs) holds the same floats.
+ */
+struct RelativeOffsets {
+    std::vector<int> idxOff;    ///< rel_index per offset (T5, Shaw, DeBERTa)
+    bool idxReversed = false;   ///< DeBERTa: indexed by (i − j) + N − 1
+    std::vector<float> biasOff; ///< [H][offs] (T5 and URPE's T5 bias, ALiBi)
+    std::vector<float> postOff; ///< [H][offs] (URPE's C)
+
+    /** Row i of rel_index: n entries. */
+    void indexRow(int i, int n, std::int32_t* row) const {
+        if (idxReversed)
+            for (int j = 0; j < n; ++j)
+                row[j] = idxOff[static_cast<std::size_t>(i - j + n - 1)];
+        else
+            cpu::streamCopy(row, idxOff.data() + (n - 1 - i), static_cast<std::size_t>(n));
+    }
+};
+
+RelativeOffsets relativeOffsets(const Params& p, const Weights& w) {
+    const int N = p.seqLen(), H = p.heads;
+    const int offs = 2 * N - 1;
+    RelativeOffsets r;
+    const bool useT5Bias =
+        p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
+    if (useT5Bias) {
+        r.idxOff.resize(offs);
+        for (int o = 0; o < offs; ++o)
+            r.idxOff[o] = t5Bucket(o - (N - 1), !p.unidirectional, p.buckets, p.maxDistance);
+        r.biasOff.resize(static_cast<std::size_t>(H) * offs);
+        for (int h = 0; h < H; ++h)
+            for (int o = 0; o < offs; ++o)
+                r.biasOff[static_cast<std::size_t>(h) * offs + o] =
+                    static_cast<float>(w.t5Table(r.idxOff[o], h));
+    }
+    if (p.scheme == Scheme::ALiBi) {
+        const std::vector<double> slopes = alibiSlopes(H);
+        r.biasOff.resize(static_cast<std::size_t>(H) * offs);
+        for (int h = 0; h < H; ++h)
+            for (int o = 0; o < offs; ++o) {
+                const double rel = o - (N - 1); // j − i
+                const double b = p.alibiMode == AlibiMode::Symmetric ? -slopes[h] * std::abs(rel)
+                                                                     : slopes[h] * rel;
+                r.biasOff[static_cast<std::size_t>(h) * offs + o] = static_cast<float>(b);
+            }
+    }
+    if (p.scheme == Scheme::URPE) {
+        r.postOff.resize(static_cast<std::size_t>(H) * offs);
+        for (int h = 0; h < H; ++h)
+            for (int o = 0; o < offs; ++o)
+                r.postOff[static_cast<std::size_t>(h) * offs + o] =
+                    static_cast<float>(w.urpeC(h, o));
+    }
+    if (p.scheme == Scheme::Shaw) {
+        r.idxOff.resize(offs);
+        for (int o = 0; o < offs; ++o)
+            r.idxOff[o] = shawIndex(0, o - (N - 1), p.clip);
+    }
+    if (p.scheme == Scheme::DeBERTa) {
+        r.idxReversed = true;
+        r.idxOff.resize(offs);
+        for (int o = 0; o < offs; ++o)
+            r.idxOff[o] = debertaIndex(o - (N - 1), p); // rel = i − j
+    }
+    return r;
+}
+
 } // namespace
 
 CpuFastBackend::CpuFastBackend(int threads) {
@@ -223,6 +293,10 @@ Tensor CpuFastBackend::acquire(const std::string& name, DType type, Shape shape)
             return t;
         }
     }
+    return fromPool(type, std::move(shape));
+}
+
+Tensor CpuFastBackend::fromPool(DType type, Shape shape) {
     for (auto it = m_pool.begin(); it != m_pool.end(); ++it) {
         if (it->dtype() == type && it->shape() == shape) {
             Tensor t = std::move(*it);
@@ -231,6 +305,126 @@ Tensor CpuFastBackend::acquire(const std::string& name, DType type, Shape shape)
         }
     }
     return Tensor(type, std::move(shape));
+}
+
+Status CpuFastBackend::fillInputs(const Params& p, const Weights& w, int threads, float* e,
+                                  float* pp, float* x) {
+    const int N = p.seqLen(), D = p.d;
+    const Scheme scheme = p.scheme;
+    const int tokenRow0 = p.cls ? 1 : 0;
+    const int tokenRows = static_cast<int>(w.E.rows());
+    if (w.E.cols() != D || tokenRow0 + tokenRows + (p.sep ? 1 : 0) != N)
+        return Error{"E has " + std::to_string(w.E.rows()) + " rows; n is " + std::to_string(p.n)};
+    if (scheme == Scheme::Learned && w.learnedTable.rows() < N)
+        return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
+                     " rows; the sequence needs " + std::to_string(N)};
+    cpu::TaskPool& pool = *m_workers;
+    auto parallelFor = [&pool, threads](int count, const auto& body) {
+        pool.run(
+            count, [&body](int task, int) { body(task); }, threads);
+    };
+    const float* rowsP = nullptr;
+    if (scheme == Scheme::Sinusoidal) {
+        // The table depends on (n, d, base, layout) only: kept for the next computation.
+        if (!m_sinusoid.holds({N, D, p.base, static_cast<int>(p.layout)},
+                              static_cast<std::size_t>(N) * D)) {
+            constexpr int kRows = 256; // rows in parallel, straight into float
+            parallelFor((N + kRows - 1) / kRows, [&](int b) {
+                const int r0 = b * kRows, r1 = std::min(N, r0 + kRows);
+                sinusoidalRows(D, p.base, p.layout, r0, r1,
+                               m_sinusoid.values.data() + static_cast<std::size_t>(r0) * D);
+            });
+        }
+        rowsP = m_sinusoid.values.data();
+    }
+    if (scheme == Scheme::Mlp) // straight into P; X adds it below
+        mlpEncodingFloat(p, w, pool, threads, pp);
+    // Blocks of rows in parallel; E arrives column-major in double, so each block reads its rows
+    // column by column (contiguous) and writes them row-major.
+    auto copyRow = [&](const Eigen::MatrixXd& m, Eigen::Index r, int row) {
+        for (int c = 0; c < D; ++c)
+            e[static_cast<std::int64_t>(row) * D + c] = static_cast<float>(m(r, c));
+    };
+    if (p.cls)
+        copyRow(w.cls, 0, 0);
+    if (p.sep)
+        copyRow(w.sep, 0, N - 1);
+    constexpr int kRows = 64;
+    parallelFor((N + kRows - 1) / kRows, [&](int b) {
+        const int r0 = b * kRows, r1 = std::min(N, r0 + kRows);
+        const int t0 = std::max(r0, tokenRow0), t1 = std::min(r1, tokenRow0 + tokenRows);
+        toRowMajorRows(w.E, t0 - tokenRow0, t1 - tokenRow0, e + static_cast<std::int64_t>(t0) * D);
+        const std::int64_t a = static_cast<std::int64_t>(r0) * D;
+        const std::int64_t len = static_cast<std::int64_t>(r1 - r0) * D;
+        if (rowsP)
+            std::memcpy(pp + a, rowsP + a, static_cast<std::size_t>(len) * sizeof(float));
+        else if (scheme == Scheme::Learned) // rows of the table
+            toRowMajorRows(w.learnedTable, r0, r1, pp + a);
+        for (std::int64_t i = a; i < a + len; ++i)
+            x[i] = pp ? e[i] + pp[i] : e[i];
+    });
+    return {};
+}
+
+int CpuFastBackend::threadsFor(const Params& p) const {
+    // Small problems run on one thread: the fork/join of each phase costs more than it saves.
+    const double N = p.seqLen(), D = p.d;
+    const double work = 8.0 * N * D * D + 4.0 * N * N * D;
+    return work < m_minParallelWork ? 1 : m_threads;
+}
+
+std::optional<Trace> CpuFastBackend::computeInputs(const Params& p, const Weights& w,
+                                                   bool relative) {
+    if (p.precision != Precision::Float32 || !validate(p) || !checkWeights(p, w))
+        return std::nullopt; // compute() says what is wrong
+    const int N = p.seqLen(), D = p.d, H = p.heads;
+    const int threads = threadsFor(p);
+    // Recycled tensors where the pool has them (fresh ones cost page faults: T5's bias at
+    // n = 512 took 17 ms instead of 2), not the storage provided for compute().
+    std::map<std::string, Tensor, std::less<>> made;
+    auto make = [this, &made](const char* name, std::vector<std::int64_t> shape,
+                              DType type = DType::F32) -> Tensor& {
+        return made[name] = fromPool(type, std::move(shape));
+    };
+    Tensor& tE = make("E", {N, D});
+    Tensor& tX = make("X", {N, D});
+    float* pp = isAbsolute(p.scheme) ? make("P", {N, D}).data<float>() : nullptr;
+    if (!fillInputs(p, w, threads, tE.data<float>(), pp, tX.data<float>()))
+        return std::nullopt;
+    if (relative) {
+        const RelativeOffsets rel = relativeOffsets(p, w);
+        const int offs = 2 * N - 1;
+        cpu::TaskPool& pool = *m_workers;
+        auto rows = [&](const std::vector<float>& perOffset, float* dst) {
+            pool.run(
+                H * N,
+                [&](int task, int) {
+                    const int h = task / N, i = task % N;
+                    cpu::streamCopy(dst + (static_cast<std::int64_t>(h) * N + i) * N,
+                                    perOffset.data() + static_cast<std::size_t>(h) * offs +
+                                        (N - 1 - i),
+                                    static_cast<std::size_t>(N));
+                },
+                threads);
+        };
+        if (!rel.idxOff.empty()) {
+            std::int32_t* idx = make("rel_index", {N, N}, DType::I32).data<std::int32_t>();
+            pool.run(
+                N, [&](int i, int) { rel.indexRow(i, N, idx + static_cast<std::int64_t>(i) * N); },
+                threads);
+        }
+        // The bias only where the contract lists it, as compute() does.
+        if (!rel.biasOff.empty() && hasBias(p))
+            rows(rel.biasOff, make("bias", {H, N, N}).data<float>());
+        if (!rel.postOff.empty())
+            rows(rel.postOff, make("urpe_C", {H, N, N}).data<float>());
+    }
+    Trace trace;
+    trace.params = p;
+    for (const std::string& name : traceTensorNames(p))
+        if (auto it = made.find(name); it != made.end())
+            trace.tensors.emplace_back(name, std::move(it->second));
+    return trace;
 }
 
 Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
@@ -304,9 +498,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const std::int64_t Nd = static_cast<std::int64_t>(N) * D;
     const std::int64_t Ndh = static_cast<std::int64_t>(N) * dh;
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-    // Small problems run on one thread: the fork/join of each phase costs more than it saves.
-    const double work = 8.0 * N * double(D) * D + 4.0 * double(N) * N * D;
-    const int threads = work < m_minParallelWork ? 1 : m_threads;
+    const int threads = threadsFor(p);
     cpu::TaskPool& pool = *m_workers;
     // The helpers wake now, while this thread prepares the first section, and spin between
     // sections until the computation returns.
@@ -334,62 +526,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     };
 
     // ---- Inputs: E (special rows included), P, X ----
-    // Blocks of rows in parallel; E arrives column-major in double, so each block reads its rows
-    // column by column (contiguous) and writes them row-major.
     Tensor& tE = make("E", {N, D});
     Tensor& tX = make("X", {N, D});
-    const bool absolute = isAbsolute(scheme);
-    float* pp = absolute ? make("P", {N, D}).data<float>() : nullptr;
-    const int tokenRow0 = p.cls ? 1 : 0;
-    const int tokenRows = static_cast<int>(w.E.rows());
-    if (w.E.cols() != D || tokenRow0 + tokenRows + (p.sep ? 1 : 0) != N)
-        return Error{"E has " + std::to_string(w.E.rows()) + " rows; n is " + std::to_string(p.n)};
-    if (scheme == Scheme::Learned && w.learnedTable.rows() < N)
-        return Error{"learned.table has " + std::to_string(w.learnedTable.rows()) +
-                     " rows; the sequence needs " + std::to_string(N)};
-    const float* rowsP = nullptr;
-    if (scheme == Scheme::Sinusoidal) {
-        // The table depends on (n, d, base, layout) only: kept for the next computation.
-        if (!m_sinusoid.holds({N, D, p.base, static_cast<int>(p.layout)},
-                              static_cast<std::size_t>(Nd))) {
-            constexpr int kRows = 256; // rows in parallel, straight into float
-            parallelFor((N + kRows - 1) / kRows, [&](int b) {
-                const int r0 = b * kRows, r1 = std::min(N, r0 + kRows);
-                sinusoidalRows(D, p.base, p.layout, r0, r1,
-                               m_sinusoid.values.data() + static_cast<std::size_t>(r0) * D);
-            });
-        }
-        rowsP = m_sinusoid.values.data();
-    }
-    if (scheme == Scheme::Mlp) // straight into P; X adds it below
-        mlpEncodingFloat(p, w, pool, threads, pp);
-    {
-        float* e = tE.data<float>();
-        float* x = tX.data<float>();
-        auto copyRow = [&](const Eigen::MatrixXd& m, Eigen::Index r, int row) {
-            for (int c = 0; c < D; ++c)
-                e[static_cast<std::int64_t>(row) * D + c] = static_cast<float>(m(r, c));
-        };
-        if (p.cls)
-            copyRow(w.cls, 0, 0);
-        if (p.sep)
-            copyRow(w.sep, 0, N - 1);
-        constexpr int kRows = 64;
-        parallelFor((N + kRows - 1) / kRows, [&](int b) {
-            const int r0 = b * kRows, r1 = std::min(N, r0 + kRows);
-            const int t0 = std::max(r0, tokenRow0), t1 = std::min(r1, tokenRow0 + tokenRows);
-            toRowMajorRows(w.E, t0 - tokenRow0, t1 - tokenRow0,
-                           e + static_cast<std::int64_t>(t0) * D);
-            const std::int64_t a = static_cast<std::int64_t>(r0) * D;
-            const std::int64_t len = static_cast<std::int64_t>(r1 - r0) * D;
-            if (rowsP)
-                std::memcpy(pp + a, rowsP + a, static_cast<std::size_t>(len) * sizeof(float));
-            else if (scheme == Scheme::Learned) // rows of the table
-                toRowMajorRows(w.learnedTable, r0, r1, pp + a);
-            for (std::int64_t i = a; i < a + len; ++i)
-                x[i] = pp ? e[i] + pp[i] : e[i];
-        });
-    }
+    float* pp = isAbsolute(scheme) ? make("P", {N, D}).data<float>() : nullptr;
+    if (Status s = fillInputs(p, w, threads, tE.data<float>(), pp, tX.data<float>()); !s)
+        return s.error();
     const float* X = tX.data<float>();
 
     // ---- Weights in float, row-major ----
@@ -424,44 +565,14 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     // ---- Per-offset tables, indexed by (j − i) + N − 1 unless stated ----
     const int offs = 2 * N - 1;
-    std::vector<int> idxOff;    // rel_index per offset
-    bool idxReversed = false;   // true when indexed by (i − j) + N − 1
-    std::vector<float> biasOff; // [H][offs]
-    std::vector<float> postOff; // [H][offs] (URPE C)
-    if (useT5Bias) {
-        idxOff.resize(offs);
-        for (int o = 0; o < offs; ++o)
-            idxOff[o] = t5Bucket(o - (N - 1), !p.unidirectional, p.buckets, p.maxDistance);
-        biasOff.resize(static_cast<std::size_t>(H) * offs);
-        for (int h = 0; h < H; ++h)
-            for (int o = 0; o < offs; ++o)
-                biasOff[static_cast<std::size_t>(h) * offs + o] =
-                    static_cast<float>(w.t5Table(idxOff[o], h));
-    }
-    if (isAlibi) {
-        const std::vector<double> slopes = alibiSlopes(H);
-        biasOff.resize(static_cast<std::size_t>(H) * offs);
-        for (int h = 0; h < H; ++h)
-            for (int o = 0; o < offs; ++o) {
-                const double rel = o - (N - 1); // j − i
-                const double b = p.alibiMode == AlibiMode::Symmetric ? -slopes[h] * std::abs(rel)
-                                                                     : slopes[h] * rel;
-                biasOff[static_cast<std::size_t>(h) * offs + o] = static_cast<float>(b);
-            }
-    }
-    if (isUrpe) {
-        postOff.resize(static_cast<std::size_t>(H) * offs);
-        for (int h = 0; h < H; ++h)
-            for (int o = 0; o < offs; ++o)
-                postOff[static_cast<std::size_t>(h) * offs + o] = static_cast<float>(w.urpeC(h, o));
-    }
+    const RelativeOffsets rel = relativeOffsets(p, w);
+    const std::vector<int>& idxOff = rel.idxOff;
+    const std::vector<float>& biasOff = rel.biasOff;
+    const std::vector<float>& postOff = rel.postOff;
     const int kShaw = p.clip;
     const int shawRows = 2 * kShaw + 1;
     std::vector<float> shawWk, shawWv;
     if (isShaw) {
-        idxOff.resize(offs);
-        for (int o = 0; o < offs; ++o)
-            idxOff[o] = shawIndex(0, o - (N - 1), kShaw);
         shawWk = toRowMajorFloat(w.shawWk);
         shawWv = toRowMajorFloat(w.shawWv);
     }
@@ -470,10 +581,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         1.0f / std::sqrt(static_cast<float>(dh) * static_cast<float>(1 + p.debertaTerms()));
     std::vector<float> debRel, debKr, debQr;
     if (isDeberta) {
-        idxReversed = true;
-        idxOff.resize(offs);
-        for (int o = 0; o < offs; ++o)
-            idxOff[o] = debertaIndex(o - (N - 1), p); // rel = i − j
         debRel = toRowMajorFloat(w.debertaRel);
         debKr.resize(static_cast<std::size_t>(2 * span) * D);
         debQr.resize(static_cast<std::size_t>(2 * span) * D);
@@ -600,16 +707,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     float* p2c = wantP2C && storeNN ? make("p2c", {H, N, N}).data<float>() : nullptr;
     float* urpeC = isUrpe && storeNN ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
 
-    if (relIndex) {
-        parallelFor(N, [&](int i) {
-            std::int32_t* row = relIndex + static_cast<std::int64_t>(i) * N;
-            if (idxReversed)
-                for (int j = 0; j < N; ++j)
-                    row[j] = idxOff[i - j + N - 1];
-            else
-                cpu::streamCopy(row, idxOff.data() + (N - 1 - i), static_cast<std::size_t>(N));
-        });
-    }
+    if (relIndex)
+        parallelFor(
+            N, [&](int i) { rel.indexRow(i, N, relIndex + static_cast<std::int64_t>(i) * N); });
 
     // Per-head position tables: Shaw q·w_kᵀ (scaled), DeBERTa q·K_rᵀ and k·Q_rᵀ (scaled).
     std::vector<float> shawSK, debC2P, debP2C;

@@ -66,6 +66,14 @@ public:
     int threads() const { return m_threads; }
 
     /**
+     * E, P and X and, with `relative`, rel_index, bias and urpe_C, each the very floats
+     * compute() gives for them (the same code makes both): what the Encoding and Relative views
+     * show, in a few milliseconds, before the forward pass. Its tensors come from the pool of
+     * recycled ones, as compute()'s do. Nothing for float64 or parameters compute() refuses.
+     */
+    std::optional<Trace> computeInputs(const Params& p, const Weights& w, bool relative) override;
+
+    /**
      * Hands a trace back once the caller is done with it: its tensors are reused by the next
      * compute() with the same shapes, which saves the page faults and zero-fill of fresh
      * h × n × n buffers. Pooled tensors the next compute() does not use are freed at its end.
@@ -107,10 +115,17 @@ public:
     const Profile& lastProfile() const { return m_profile; }
 
 private:
+    /** E (special rows included), P (null for non-absolute schemes) and X = E + P, row-major. */
+    Status fillInputs(const Params& p, const Weights& w, int threads, float* e, float* pp,
+                      float* x);
+    /** The threads a computation of these sizes runs on (small ones: one). */
+    int threadsFor(const Params& p) const;
     Expected<Trace> run(const Params& p, const Weights& w, const std::atomic<bool>* cancel,
                         const cpu::RowSink* sink);
     /** The provided storage of that name if it fits, else a pooled tensor, else a fresh one. */
     Tensor acquire(const std::string& name, DType type, std::vector<std::int64_t> shape);
+    /** A pooled tensor of that type and shape, else a fresh one. */
+    Tensor fromPool(DType type, std::vector<std::int64_t> shape);
 
     int m_threads = 0;
     std::unique_ptr<cpu::TaskPool> m_workers;
