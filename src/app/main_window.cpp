@@ -146,6 +146,7 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, m_controller, &ComputeController::cancel);
     connect(m_panel, &ParamsPanel::changed, this, &MainWindow::onPanelChanged);
     connect(m_controller, &ComputeController::resultReady, this, &MainWindow::onResult);
+    connect(m_controller, &ComputeController::earlyResultReady, this, &MainWindow::onEarlyResult);
     connect(m_controller, &ComputeController::busyChanged, this, &MainWindow::onBusy);
     connect(m_views, &TraceViews::hovered, m_hover, &QLabel::setText);
     connect(m_compare, &ComparisonView::hovered, m_hover, &QLabel::setText);
@@ -399,8 +400,21 @@ void MainWindow::onPanelChanged(const Params& p, const InputChoice& in) {
 
 void MainWindow::submit(const Session& s) {
     m_current = s;
-    m_controller->submit(s.params, s.input);
+    // The Encoding and Relative tabs show nothing of the attention: their part comes first.
+    const int tab = m_views->currentIndex();
+    const EarlyPart early =
+        tab == 0 ? EarlyPart::Inputs : (tab == 1 ? EarlyPart::Relative : EarlyPart::None);
+    m_controller->submit(s.params, s.input, early);
     m_insights->setParams(s.params, s.input);
+}
+
+void MainWindow::onEarlyResult(const ComputeResult& r) {
+    // A whole result waiting for its frame is older and shows the tab itself; this early part's
+    // own whole result follows it.
+    if (m_frameTimer->isActive() || !r.trace)
+        return;
+    m_views->setWeightsLabel(r.weights);
+    m_views->setEarlyTrace(r.trace, r.pool, r.positions, r.early == EarlyPart::Relative);
 }
 
 void MainWindow::onResult(const ComputeResult& r) {

@@ -86,6 +86,8 @@ private:
     void onPanelChanged(const Params& p, const InputChoice& in);
     void submit(const Session& s);
     void onResult(const ComputeResult& r);
+    /** The inputs (and relative matrices) of the newest request, ahead of its whole result. */
+    void onEarlyResult(const ComputeResult& r);
     void showPending();
     /** Names the engine and device in the status bar; says a new fallback reason once. */
     void announceBackend(const ComputeResult& r);

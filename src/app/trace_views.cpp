@@ -352,14 +352,45 @@ void TraceViews::selectQuery(int i) {
     m_query->setValue(i);
 }
 
+void TraceViews::setEarlyTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
+                               std::shared_ptr<const PositionView> positions, bool relative) {
+    const int tabs = relative ? 2 : 1;
+    const int tab = currentIndex();
+    if (!trace || tab < 0 || tab >= tabs)
+        return;
+    adopt(std::move(trace), pool, std::move(positions));
+    m_earlyTabs = tabs;
+    refresh();
+}
+
 void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
                           std::shared_ptr<const PositionView> positions) {
+    // The tab on screen drawn from this trace's early part keeps what it shows: the same values.
+    const int tab = currentIndex();
+    const bool keep = m_earlyTabs > 0 && m_trace && trace && tab >= 0 && tab < m_earlyTabs &&
+                      !m_stale[static_cast<std::size_t>(tab)] && m_trace->params == trace->params &&
+                      m_poolInfo.pooled == pool.pooled;
+    m_earlyTabs = 0;
+    m_whole = trace;
+    ++m_updates;
+    adopt(std::move(trace), pool, std::move(positions));
+    if (!keep) {
+        refresh();
+        return;
+    }
+    if (m_weightsCaption->text() != m_weightsLabel)
+        m_weightsCaption->setText(m_weightsLabel);
+    m_stale = {true, true, true, true};
+    m_stale[static_cast<std::size_t>(tab)] = false;
+}
+
+void TraceViews::adopt(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
+                       std::shared_ptr<const PositionView> positions) {
     m_trace = std::move(trace);
     m_positions = std::move(positions);
     m_poolInfo = pool;
     m_tile.reset();
     m_splitOf = nullptr; // the old trace's terms (setTrace may reuse its address): split anew
-    ++m_updates;
     if (m_trace) {
         const QSignalBlocker b1(m_head);
         const QSignalBlocker b2(m_query);
@@ -376,7 +407,6 @@ void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& po
         m_traceSubtitle = describeParams(m_trace->params);
         m_traceLabels = tokenLabels(*m_trace);
     }
-    refresh();
 }
 
 QString TraceViews::caption() const {
@@ -402,6 +432,8 @@ void TraceViews::refreshCurrent() {
     if (!m_trace || tab < 0 || tab >= static_cast<int>(m_stale.size()) ||
         !m_stale[static_cast<std::size_t>(tab)])
         return;
+    if (m_earlyTabs > 0 && tab >= m_earlyTabs)
+        return; // the early trace has nothing for this tab: drawn when the whole one comes
     m_stale[static_cast<std::size_t>(tab)] = false;
     switch (tab) {
     case 0:

@@ -45,13 +45,22 @@ public:
      */
     void setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool = {},
                   std::shared_ptr<const PositionView> positions = {});
+    /**
+     * The early part of the next trace (ComputeResult::early: the inputs, or the inputs and the
+     * relative matrices): drawn at once where the tab on screen shows nothing else (Encoding;
+     * Relative when `relative`), ignored elsewhere. The whole trace's setTrace() then leaves
+     * that tab as drawn, for its values are the same; the other tabs wait for it.
+     */
+    void setEarlyTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
+                       std::shared_ptr<const PositionView> positions, bool relative);
     /** The scheme's position tables that came with the trace (the Encoding tab shows them
      *  where there is no P), and the tab's line on where position enters. */
     const PositionView* positions() const { return m_positions.get(); }
     QString encodingNote() const;
     /** The Relative tab's note (empty when it shows both maps). */
     QString relativeNote() const;
-    const Trace* trace() const { return m_trace.get(); }
+    /** The last whole trace (not an early one). */
+    const Trace* trace() const { return m_whole.get(); }
     const PoolInfo& poolInfo() const { return m_poolInfo; }
     /** A tile result (logits and weights of a region) for the pooled trace on screen. */
     void setTile(std::shared_ptr<const Trace> tile, const PoolInfo& info);
@@ -118,7 +127,14 @@ private:
     /** Pooled mode: marks `v` as a view of the n×n `name` and lays the current tile over it. */
     void preparePooled(HeatmapView* v, const char* name, int head);
 
-    std::shared_ptr<const Trace> m_trace;
+    /** Sets the trace the views draw from (whole or early) and the spin boxes' ranges. */
+    void adopt(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
+               std::shared_ptr<const PositionView> positions);
+
+    std::shared_ptr<const Trace> m_trace; ///< what the views draw from
+    std::shared_ptr<const Trace> m_whole; ///< the last whole trace (trace())
+    /** While an early trace is m_trace: the tabs it can draw (1: Encoding, 2: and Relative). */
+    int m_earlyTabs = 0;
     PoolInfo m_poolInfo;
     std::shared_ptr<const Trace> m_tile;
     PoolInfo m_tileInfo;

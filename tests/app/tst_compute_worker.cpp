@@ -2,6 +2,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <cstring>
+
 #include "compute_worker.h"
 #include "insights_worker.h"
 #include "memory_budget.h"
@@ -14,6 +16,7 @@ private Q_SLOTS:
     void computesEveryScheme_data();
     void computesEveryScheme();
     void newestRequestWins();
+    void earlyPartComesFirst();
     void cancelDropsTheRunningResult();
     void invalidParamsGiveOneMessage();
     void overBudgetIsRefusedWithAMessage();
@@ -101,6 +104,77 @@ void TestComputeWorker::newestRequestWins() {
     const auto r = spy.at(0).at(0).value<ComputeResult>();
     QCOMPARE(r.generation, c.generation());
     QCOMPARE(r.trace->params.n, 140);
+}
+
+// The Encoding and Relative tabs' part of a request comes ahead of the whole result, once, for
+// the same generation, holding the whole trace's own values; only where asked for, only the
+// relative matrices asked for (none in pooled mode), and none from an engine that cannot give it.
+void TestComputeWorker::earlyPartComesFirst() {
+    ComputeController c(BackendKind::CpuFast);
+    QSignalSpy early(&c, &ComputeController::earlyResultReady);
+    QSignalSpy whole(&c, &ComputeController::resultReady);
+    Params p = small(Scheme::T5);
+    p.cls = true;
+    const quint64 g = c.submit(p, InputChoice{}, EarlyPart::Relative);
+    QVERIFY(whole.wait(5000));
+    QCOMPARE(early.count(), 1);
+    const auto e = early.at(0).at(0).value<ComputeResult>();
+    const auto r = whole.at(0).at(0).value<ComputeResult>();
+    QCOMPARE(e.generation, g);
+    QCOMPARE(r.generation, g);
+    QCOMPARE(e.early, EarlyPart::Relative);
+    QCOMPARE(r.early, EarlyPart::None);
+    QVERIFY(e.trace && r.trace);
+    QVERIFY(e.trace->params == p);
+    QCOMPARE(e.trace->tokens, r.trace->tokens);
+    QVERIFY(e.positions && e.positions == r.positions); // made once, for both
+    QCOMPARE(e.weights, r.weights);
+    QVERIFY(!e.trace->find("logits") && !e.trace->find("Q"));
+    for (const char* name : {"E", "X", "rel_index", "bias"}) {
+        const Tensor* a = e.trace->find(name);
+        const Tensor* b = r.trace->find(name);
+        QVERIFY2(a && b, name);
+        QCOMPARE(a->shape(), b->shape());
+        QVERIFY2(std::memcmp(a->raw(), b->raw(), a->byteSize()) == 0, name);
+    }
+
+    // Encoding only: no relative matrices. No early part unless asked for.
+    early.clear();
+    whole.clear();
+    p.seed = 3;
+    c.submit(p, InputChoice{}, EarlyPart::Inputs);
+    QVERIFY(whole.wait(5000));
+    QCOMPARE(early.count(), 1);
+    const auto inputs = early.at(0).at(0).value<ComputeResult>();
+    QCOMPARE(inputs.early, EarlyPart::Inputs);
+    QVERIFY(inputs.trace->find("X") && !inputs.trace->find("bias"));
+    early.clear();
+    whole.clear();
+    p.seed = 4;
+    c.submit(p, InputChoice{});
+    QVERIFY(whole.wait(5000));
+    QCOMPARE(early.count(), 0);
+
+    // Pooled: the inputs, said to be pooled, and no n×n matrix.
+    c.setPooling(8, 4, PoolMode::Mean);
+    p.n = 30;
+    c.submit(p, InputChoice{}, EarlyPart::Relative);
+    QVERIFY(whole.wait(5000));
+    QCOMPARE(early.count(), 1);
+    const auto pooled = early.at(0).at(0).value<ComputeResult>();
+    QCOMPARE(pooled.early, EarlyPart::Inputs);
+    QVERIFY(pooled.pool.pooled);
+    QCOMPARE(pooled.pool.seqLen, p.seqLen());
+    QVERIFY(pooled.trace->find("E") && !pooled.trace->find("rel_index"));
+
+    // The reference engine (and float64) gives none.
+    ComputeController reference(BackendKind::CpuReference);
+    QSignalSpy none(&reference, &ComputeController::earlyResultReady);
+    QVERIFY(runOne(reference, small(Scheme::T5)).trace);
+    reference.submit(small(Scheme::T5), InputChoice{}, EarlyPart::Relative);
+    QSignalSpy done(&reference, &ComputeController::resultReady);
+    QVERIFY(done.wait(5000));
+    QCOMPARE(none.count(), 0);
 }
 
 void TestComputeWorker::cancelDropsTheRunningResult() {

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void controlReachesWorkerAndRedraws_data();
     void controlReachesWorkerAndRedraws();
     void quickChangesEndOnTheLast();
+    void encodingTabIsDrawnBeforeTheForwardPass();
     void sliderDragCoalesces();
     void undoRedoRestoresParameters();
     void undoHistoryIsBounded();
@@ -130,6 +131,41 @@ void TestMainWindow::controlReachesWorkerAndRedraws() {
         QCOMPARE(p->data().rows, value);
     if (control == QLatin1String("d"))
         QCOMPARE(p->data().cols, value);
+}
+
+// On the Encoding tab a change is drawn from its early part (E, P, X), before the forward pass
+// ends, and the whole result that follows does not draw the tab again; the Attention tab waits
+// for the whole result, and asks for no early part.
+void TestMainWindow::encodingTabIsDrawnBeforeTheForwardPass() {
+    TraceViews* views = m_w->views();
+    QCOMPARE(views->currentIndex(), 0);
+    HeatmapView* p = views->positionMap();
+    int rowsAtEarly = -1, wholeNAtEarly = -1;
+    const double* drawnAtEarly = nullptr;
+    QSignalSpy early(m_w->controller(), &ComputeController::earlyResultReady);
+    // Runs after the window's own handler of the early part.
+    connect(m_w->controller(), &ComputeController::earlyResultReady, m_w, [&] {
+        rowsAtEarly = p->data().rows;
+        drawnAtEarly = p->data().values.data();
+        wholeNAtEarly = views->trace()->params.n;
+    });
+    m_w->panel()->lengthBox()->setValue(200);
+    QVERIFY(waitForShown([](const Params& s) { return s.n == 200; }));
+    QCOMPARE(early.count(), 1);
+    QCOMPARE(rowsAtEarly, 200);
+    QCOMPARE(wholeNAtEarly, 64); // drawn while trace() was still the last whole one
+    QCOMPARE(views->trace()->params.n, 200);
+    QVERIFY(views->trace()->find("weights"));
+    QTest::qWait(100);
+    QCOMPARE(p->data().values.data(), drawnAtEarly); // the whole result set no new data
+
+    views->setCurrentIndex(3); // Attention: from the whole trace
+    QCOMPARE(views->attentionMap()->data().rows, 200);
+    early.clear();
+    m_w->panel()->lengthBox()->setValue(150);
+    QVERIFY(waitForShown([](const Params& s) { return s.n == 150; }));
+    QCOMPARE(early.count(), 0);
+    QTRY_COMPARE(views->attentionMap()->data().rows, 150);
 }
 
 void TestMainWindow::quickChangesEndOnTheLast() {

@@ -6,8 +6,9 @@
  * go, on whatever thread that happens: the worker then hands the buffers to
  * CpuFastBackend::recycle, so the next computation of the same shapes reuses them instead of
  * paying page faults and zero-fill for fresh h × n × n tensors (and the GUI thread never frees
- * hundreds of megabytes). Traces above a size limit are freed rather than kept, and at most one
- * returned trace waits here. Outlives neither side's use: the deleters hold a weak reference.
+ * hundreds of megabytes). Traces above a size limit are freed rather than kept, and at most two
+ * returned traces wait here (a change's early part and its whole trace: ComputeResult::early).
+ * Outlives neither side's use: the deleters hold a weak reference.
  */
 
 #include <cstdint>
@@ -38,15 +39,18 @@ public:
         });
     }
 
-    /** The traces returned since the last call (at most one). */
+    /** At most this many returned traces wait to be taken; older ones are freed. */
+    static constexpr std::size_t kMaxWaiting = 2;
+
+    /** The traces returned since the last call (at most kMaxWaiting), oldest first. */
     std::vector<Trace> take() {
-        std::unique_ptr<Trace> t;
+        std::vector<std::unique_ptr<Trace>> returned;
         {
             const std::lock_guard lock(m_mutex);
-            t = std::move(m_returned);
+            returned.swap(m_returned);
         }
         std::vector<Trace> out;
-        if (t)
+        for (auto& t : returned)
             out.push_back(std::move(*t));
         return out;
     }
@@ -63,13 +67,16 @@ private:
         std::unique_ptr<Trace> older; // destroyed after the lock is released
         {
             const std::lock_guard lock(m_mutex);
-            older = std::move(m_returned);
-            m_returned = std::move(t);
+            if (m_returned.size() == kMaxWaiting) {
+                older = std::move(m_returned.front());
+                m_returned.erase(m_returned.begin());
+            }
+            m_returned.push_back(std::move(t));
         }
     }
 
     std::mutex m_mutex;
-    std::unique_ptr<Trace> m_returned;
+    std::vector<std::unique_ptr<Trace>> m_returned; ///< oldest first
 };
 
 } // namespace pe

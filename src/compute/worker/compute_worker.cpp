@@ -192,8 +192,16 @@ void ComputeWorker::process(const ComputeRequest& request) {
         return;
     }
     ensureBackend();
-    if (m_backend)
-        m_backend->setThreads(m_threads.load());
+    // With an early part (deliverEarly), the window draws it while the forward pass runs, and
+    // that part is all its tab shows: the pass leaves it a core (on two cores, three threads
+    // slowed the drawing by half). Not in pooled mode, whose pass takes seconds.
+    const bool early = request.early != EarlyPart::None && !request.tile && !pooled && m_backend &&
+                       m_backend->kind() == BackendKind::CpuFast &&
+                       p.precision == Precision::Float32;
+    if (m_backend) {
+        const int threads = m_threads.load() > 0 ? m_threads.load() : hardwareThreads();
+        m_backend->setThreads(early ? std::max(1, threads - 1) : threads);
+    }
     result.backend = m_backend ? m_backend->name() : QString();
     result.device = m_backend ? m_backend->device() : QString();
     result.backendNote = m_note;
@@ -236,6 +244,13 @@ void ComputeWorker::process(const ComputeRequest& request) {
             *m = Eigen::MatrixXd::Identity(p.d, p.d);
     }
     m_weights->complete(p, w);
+    // What the Encoding tab shows in place of P (small: O(n + tables)); computed once, for the
+    // early result and the whole one.
+    std::shared_ptr<const PositionView> positions;
+    if (!request.tile)
+        positions = std::make_shared<const PositionView>(positionView(p, w));
+    if (request.early != EarlyPart::None && !request.tile)
+        deliverEarly(request, w, tokens, pooled, positions, result);
     Expected<Trace> t = Error{"not computed"};
     const qint64 engineStart = timer.nsecsElapsed();
     if (pooled) {
@@ -296,8 +311,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         auto held = std::make_shared<Held>(
             Held{std::move(reserved).value(), m_recycler->share(std::move(trace))});
         result.trace = std::shared_ptr<const Trace>(held, held->trace.get());
-        if (!request.tile) // what the Encoding tab shows in place of P (small: O(n + tables))
-            result.positions = std::make_shared<const PositionView>(positionView(p, w));
+        result.positions = positions;
     }
     m_weights->giveBack(w);
     if (!trained)
@@ -308,6 +322,39 @@ void ComputeWorker::process(const ComputeRequest& request) {
     if (ok)
         prepareNeighbourSeeds(p, request.generation);
     releaseWhenIdle(request.generation);
+}
+
+bool ComputeWorker::deliverEarly(const ComputeRequest& request, const Weights& w,
+                                 const std::vector<std::string>& tokens, bool pooled,
+                                 const std::shared_ptr<const PositionView>& positions,
+                                 const ComputeResult& whole) {
+    const Params& p = request.params;
+    // The relative matrices: none in pooled mode (n×n), and only while they are small.
+    const std::uint64_t nn = static_cast<std::uint64_t>(p.seqLen()) * p.seqLen();
+    const std::uint64_t relativeBytes = nn * 4 * (1 + 2 * static_cast<std::uint64_t>(p.heads));
+    const bool relative =
+        request.early == EarlyPart::Relative && !pooled && relativeBytes <= kEarlyRelativeBytes;
+    std::optional<Trace> inputs = m_backend->computeInputs(p, w, relative);
+    if (!inputs)
+        return false;
+    inputs->tokens = sequenceLabels(p, tokens);
+    ComputeResult early;
+    early.generation = request.generation;
+    early.early = relative ? EarlyPart::Relative : EarlyPart::Inputs;
+    early.trace = m_recycler->share(std::move(*inputs)); // its buffers come back, too
+    early.positions = positions;
+    early.weights = whole.weights;
+    early.backend = whole.backend;
+    early.device = whole.device;
+    early.backendNote = whole.backendNote;
+    if (pooled) { // what the whole result will be: its views say so
+        early.pool.pooled = true;
+        early.pool.mode = static_cast<PoolMode>(m_poolMode.load());
+        early.pool.region = PoolRegion{0, p.seqLen(), 0, p.seqLen()};
+        early.pool.seqLen = p.seqLen();
+    }
+    deliver(std::move(early));
+    return true;
 }
 
 std::shared_ptr<const QueryKeyWeights> ComputeWorker::queryKeyOf(const Params& p, const Weights& w,
@@ -384,8 +431,8 @@ quint64 ComputeController::submitTile(const Params& p, const InputChoice& in, Po
     return post(ComputeRequest{++m_generation, p, in, true, region});
 }
 
-quint64 ComputeController::submit(const Params& p, const InputChoice& in) {
-    return post(ComputeRequest{++m_generation, p, in, false, {}});
+quint64 ComputeController::submit(const Params& p, const InputChoice& in, EarlyPart early) {
+    return post(ComputeRequest{++m_generation, p, in, false, {}, early});
 }
 
 quint64 ComputeController::post(const ComputeRequest& req) {
@@ -430,6 +477,10 @@ void ComputeController::cancel() {
 void ComputeController::onFinished(const ComputeResult& r) {
     if (r.generation != m_generation) {
         ++m_dropped;
+        return;
+    }
+    if (r.early != EarlyPart::None) { // still busy: the whole result follows
+        Q_EMIT earlyResultReady(r);
         return;
     }
     setBusy(false);

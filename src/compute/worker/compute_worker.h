@@ -35,12 +35,20 @@ namespace pe {
 class TraceRecycler;
 class WeightCache;
 
+/**
+ * What a request wants delivered ahead of its whole result, for a view that shows nothing of the
+ * attention: nothing; the inputs E, P and X (the Encoding tab); or those and the scheme's
+ * relative index, bias and URPE matrices (the Relative tab). See ComputeResult::early.
+ */
+enum class EarlyPart { None, Inputs, Relative };
+
 struct ComputeRequest {
     quint64 generation = 0;
     Params params;
     InputChoice input;
     bool tile = false; ///< only the logits and weights of `region`, at full resolution if it fits
     PoolRegion region; ///< positions, when `tile`
+    EarlyPart early = EarlyPart::None;
 };
 
 /**
@@ -65,6 +73,14 @@ struct PoolInfo {
 
 struct ComputeResult {
     quint64 generation = 0;
+    /**
+     * None: the whole result. Else the input stage only (Backend::computeInputs: E, P, X and,
+     * for Relative, rel_index, bias and urpe_C, with the very values the whole trace holds),
+     * delivered before the forward pass; the whole result of the same generation follows. Only
+     * engines that can give it (the fast CPU engine, float32) do, and the relative matrices only up
+     * to kEarlyRelativeBytes.
+     */
+    EarlyPart early = EarlyPart::None;
     std::shared_ptr<const Trace> trace; ///< null on error
     QString error;                      ///< empty on success
     double computeMs = 0;               ///< weights + embeddings + forward pass
@@ -144,6 +160,11 @@ Q_SIGNALS:
 public:
     /** How long after a result, with no newer request, recycled buffers are freed. */
     static constexpr int kIdleReleaseMs = 2000;
+    /**
+     * The largest relative matrices an early result carries (they are held twice until the
+     * views let the early trace go): n = 1,333 for T5 with 8 heads.
+     */
+    static constexpr std::uint64_t kEarlyRelativeBytes = 64ull << 20;
 
 private:
     /** Runs in the worker's thread: the oldest posted request. */
@@ -154,6 +175,16 @@ private:
     std::deque<ComputeRequest> m_posted;
     std::vector<ComputeResult> m_done;
     void ensureBackend();
+    /**
+     * Delivers the request's early part (ComputeResult::early) where the engine gives it: the
+     * inputs, and the relative matrices when asked for, not pooled and within
+     * kEarlyRelativeBytes. `whole` lends its weights and backend descriptions. False where the
+     * engine gives none.
+     */
+    bool deliverEarly(const ComputeRequest& request, const Weights& w,
+                      const std::vector<std::string>& tokens, bool pooled,
+                      const std::shared_ptr<const PositionView>& positions,
+                      const ComputeResult& whole);
     /**
      * Soon after a result, while nothing newer is queued, draws the weights of the neighbouring
      * seeds (WeightCache::prepareNeighbourSeeds): a seed spin box steps by one.
@@ -216,8 +247,11 @@ public:
                                QObject* parent = nullptr);
     ~ComputeController() override;
 
-    /** Queues a computation; returns its generation number. */
-    quint64 submit(const Params& p, const InputChoice& in);
+    /**
+     * Queues a computation; returns its generation number. With `early`, that part comes first
+     * through earlyResultReady() where the engine can give it.
+     */
+    quint64 submit(const Params& p, const InputChoice& in, EarlyPart early = EarlyPart::None);
     /**
      * Queues the logits and weights of `region` (positions) at full resolution, or pooled to
      * the pooled-mode resolution when larger; newest wins like submit().
@@ -253,6 +287,8 @@ public:
 Q_SIGNALS:
     void busyChanged(bool busy);
     void resultReady(const pe::ComputeResult& result);
+    /** The early part of the newest request (ComputeResult::early); its whole result follows. */
+    void earlyResultReady(const pe::ComputeResult& result);
     void computeFailed(const QString& message);
 
 private:
