@@ -125,6 +125,16 @@ public:
         (void)storage;
     }
     /**
+     * Tensors of the next compute() that are already computed, with the values it would give
+     * them (computeInputs' relative matrices, views of the early trace the window shows): the
+     * trace holds them as they are and the engine writes nothing into them, so they are neither
+     * computed nor held twice. Entries the engine does not take, or whose dtype or shape do not
+     * match, are dropped; none outlive that compute(). The default takes none.
+     */
+    virtual void provideComputed(std::vector<std::pair<std::string, Tensor>> tensors) {
+        (void)tensors;
+    }
+    /**
      * Frees what the engine keeps only to speed up a next computation (recycled buffers, tables
      * of the last parameters): the window calls it once it has been idle a while, so that an
      * idle window holds what it shows and no more. The next computation rebuilds what it needs.

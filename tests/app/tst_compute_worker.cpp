@@ -137,6 +137,9 @@ void TestComputeWorker::earlyPartComesFirst() {
         QCOMPARE(a->shape(), b->shape());
         QVERIFY2(std::memcmp(a->raw(), b->raw(), a->byteSize()) == 0, name);
     }
+    // The relative matrices are held once: the whole trace's are the early trace's.
+    QCOMPARE(r.trace->find("bias")->raw(), e.trace->find("bias")->raw());
+    QCOMPARE(r.trace->find("rel_index")->raw(), e.trace->find("rel_index")->raw());
 
     // Encoding only: no relative matrices. No early part unless asked for.
     early.clear();
@@ -155,14 +158,14 @@ void TestComputeWorker::earlyPartComesFirst() {
     QVERIFY(whole.wait(5000));
     QCOMPARE(early.count(), 0);
 
-    // Pooled: the inputs, said to be pooled, and no n×n matrix.
+    // Pooled: the inputs, said to be pooled, and no n×n matrix (nor has the whole trace).
     c.setPooling(8, 4, PoolMode::Mean);
     p.n = 30;
     c.submit(p, InputChoice{}, EarlyPart::Relative);
     QVERIFY(whole.wait(5000));
     QCOMPARE(early.count(), 1);
     const auto pooled = early.at(0).at(0).value<ComputeResult>();
-    QCOMPARE(pooled.early, EarlyPart::Inputs);
+    QCOMPARE(pooled.early, EarlyPart::Relative); // what the pooled Relative tab shows
     QVERIFY(pooled.pool.pooled);
     QCOMPARE(pooled.pool.seqLen, p.seqLen());
     QVERIFY(pooled.trace->find("E") && !pooled.trace->find("rel_index"));

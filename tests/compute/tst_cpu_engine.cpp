@@ -117,6 +117,7 @@ private Q_SLOTS:
     void recycledBuffersGiveTheSameTrace();
     void inputsAheadAreTheTracesOwn_data();
     void inputsAheadAreTheTracesOwn();
+    void computedTensorsAreTakenAsTheyAre();
     void providedStorageIsComputedInto();
     void keptTablesFollowTheParameters();
     void keptMemoryIsTheLastComputationsOwn();
@@ -373,6 +374,63 @@ void TestCpuEngine::inputsAheadAreTheTracesOwn() {
     Params bad = params;
     bad.heads = 0;
     QVERIFY(!fast.computeInputs(bad, w, true).has_value());
+}
+
+// The early trace's relative matrices, handed to the next compute() (provideComputed), are that
+// trace's own tensors: no second copy, values as the reference's; a view of memory the engine
+// does not own never enters its pool of recycled buffers; entries of another shape are dropped.
+void TestCpuEngine::computedTensorsAreTakenAsTheyAre() {
+    Params t5 = base(Scheme::T5, Normaliser::Softmax, 1, true, false);
+    Params urpe = base(Scheme::URPE, Normaliser::Softmax, 0, false, true);
+    for (const Params& p : {t5, urpe}) {
+        Weights w;
+        completeWeights(p, w);
+        CpuFastBackend fast(2);
+        fast.setMinParallelWork(0);
+        auto early = std::make_shared<Trace>(*fast.computeInputs(p, w, true));
+        std::vector<std::pair<std::string, Tensor>> computed;
+        std::vector<std::string> names;
+        for (const char* name : {"rel_index", "bias", "urpe_C"})
+            if (Tensor* t = early->find(name)) {
+                names.emplace_back(name);
+                computed.emplace_back(
+                    name, Tensor::onExternal(t->shape(), {t->dtype(), t->raw(),
+                                                          static_cast<std::size_t>(t->size()),
+                                                          std::shared_ptr<void>(early)}));
+            }
+        QCOMPARE(names.size(), p.scheme == Scheme::T5 ? 2u : 1u);
+        computed.emplace_back(names.back(), Tensor(DType::F32, {1, 2, 3})); // dropped
+        fast.provideComputed(std::move(computed));
+        Expected<Trace> whole = fast.compute(p, w);
+        QVERIFY(whole.ok());
+        for (const std::string& name : names) {
+            QVERIFY2(whole->find(name)->isExternal(), name.c_str());
+            QCOMPARE(whole->find(name)->raw(), early->find(name)->raw());
+        }
+        const Expected<Trace> ref = computeTrace(p, w);
+        QVERIFY(ref.ok());
+        QString diff = compareTraces(*ref, *whole);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+        // Handed back, the views stay out of the pool; the next computation (none provided)
+        // writes its own matrix and leaves the early trace's as it was.
+        const Tensor& last = *early->find(names.back());
+        const std::vector<char> before(static_cast<const char*>(last.raw()),
+                                       static_cast<const char*>(last.raw()) + last.byteSize());
+        fast.recycle(std::move(*whole));
+        Params other = p;
+        other.seed = 99;
+        Weights w2;
+        completeWeights(other, w2);
+        const Expected<Trace> next = fast.compute(other, w2);
+        QVERIFY(next.ok());
+        const Tensor* mine = next->find(names.back());
+        QVERIFY(!mine->isExternal() && mine->raw() != last.raw());
+        QVERIFY(std::memcmp(before.data(), last.raw(), before.size()) == 0);
+        const Expected<Trace> ref2 = computeTrace(other, w2);
+        diff = compareTraces(*ref2, *next);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
 }
 
 // Storage handed to the engine by name (the CLI's mapped output files) is what the trace's

@@ -233,7 +233,9 @@ QString CpuFastBackend::device() const {
 void CpuFastBackend::recycle(Trace&& trace) {
     std::uint64_t incoming = 0;
     for (auto& [name, t] : trace.tensors)
-        if (!t.empty()) {
+        // Not a view of memory the engine does not own (provideComputed's, shared with the
+        // early trace): that memory comes back with its own trace.
+        if (!t.empty() && !t.isExternal()) {
             incoming += t.byteSize();
             m_pool.push_back(std::move(t));
         }
@@ -279,6 +281,10 @@ std::uint64_t CpuFastBackend::heldBytes() const {
     for (const Tensor& t : m_pool)
         bytes += t.byteSize();
     return bytes;
+}
+
+void CpuFastBackend::provideComputed(std::vector<std::pair<std::string, Tensor>> tensors) {
+    m_computed = std::move(tensors);
 }
 
 void CpuFastBackend::provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) {
@@ -366,11 +372,13 @@ Status CpuFastBackend::fillInputs(const Params& p, const Weights& w, int threads
     return {};
 }
 
-int CpuFastBackend::threadsFor(const Params& p) const {
+int CpuFastBackend::threadsFor(const Params& p, bool forward) const {
     // Small problems run on one thread: the fork/join of each phase costs more than it saves.
     const double N = p.seqLen(), D = p.d;
     const double work = 8.0 * N * D * D + 4.0 * N * N * D;
-    return work < m_minParallelWork ? 1 : m_threads;
+    if (work < m_minParallelWork)
+        return 1;
+    return forward && m_forwardThreads > 0 ? std::min(m_forwardThreads, m_threads) : m_threads;
 }
 
 std::optional<Trace> CpuFastBackend::computeInputs(const Params& p, const Weights& w,
@@ -378,7 +386,7 @@ std::optional<Trace> CpuFastBackend::computeInputs(const Params& p, const Weight
     if (p.precision != Precision::Float32 || !validate(p) || !checkWeights(p, w))
         return std::nullopt; // compute() says what is wrong
     const int N = p.seqLen(), D = p.d, H = p.heads;
-    const int threads = threadsFor(p);
+    const int threads = threadsFor(p, false);
     // Recycled tensors where the pool has them (fresh ones cost page faults: T5's bias at
     // n = 512 took 17 ms instead of 2), not the storage provided for compute().
     std::map<std::string, Tensor, std::less<>> made;
@@ -441,6 +449,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         CpuFastBackend& b;
         ~DropUnused() {
             b.m_provided.clear();
+            b.m_computed.clear();
             for (KeptTable* t : {&b.m_sinusoid, &b.m_txlSinusoid, &b.m_ropeAngles})
                 t->releaseUnused();
         }
@@ -498,7 +507,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const std::int64_t Nd = static_cast<std::int64_t>(N) * D;
     const std::int64_t Ndh = static_cast<std::int64_t>(N) * dh;
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-    const int threads = threadsFor(p);
+    const int threads = threadsFor(p, true);
     cpu::TaskPool& pool = *m_workers;
     // The helpers wake now, while this thread prepares the first section, and spin between
     // sections until the computation returns.
@@ -688,13 +697,30 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     phase("projections", &Profile::projectionsMs);
     // ---- Component tensors ----
+    // The relative matrices computeInputs already gave (provideComputed) go into the trace as
+    // they are, and nothing is written to them: null pointers here.
+    auto computed = [&](const char* name, Shape shape, DType type) {
+        for (auto it = m_computed.begin(); it != m_computed.end(); ++it)
+            if (it->first == name && it->second.dtype() == type && it->second.shape() == shape) {
+                out[name] = std::move(it->second);
+                m_computed.erase(it);
+                return true;
+            }
+        return false;
+    };
+    auto makeUnlessComputed = [&](const char* name, Shape shape, DType type) -> Tensor* {
+        return computed(name, shape, type) ? nullptr : &make(name, std::move(shape), type);
+    };
     std::int32_t* relIndex = nullptr;
     if (!idxOff.empty() && !streaming)
-        relIndex = make("rel_index", {N, N}, DType::I32).data<std::int32_t>();
+        if (Tensor* t = makeUnlessComputed("rel_index", {N, N}, DType::I32))
+            relIndex = t->data<std::int32_t>();
     // The bias is always added; it is written out only where the contract lists it (t5, alibi).
     const bool addBias = useT5Bias || isAlibi;
-    float* biasT =
-        addBias && hasBias(p) && !streaming ? make("bias", {H, N, N}).data<float>() : nullptr;
+    float* biasT = nullptr;
+    if (addBias && hasBias(p) && !streaming)
+        if (Tensor* t = makeUnlessComputed("bias", {H, N, N}, DType::F32))
+            biasT = t->data<float>();
     float* shawK = isShaw && !streaming ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
     float* shawV = isShaw ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
     const bool storeNN = !streaming;
@@ -705,7 +731,10 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     float* c2c = isDeberta && storeNN ? make("c2c", {H, N, N}).data<float>() : nullptr;
     float* c2p = wantC2P && storeNN ? make("c2p", {H, N, N}).data<float>() : nullptr;
     float* p2c = wantP2C && storeNN ? make("p2c", {H, N, N}).data<float>() : nullptr;
-    float* urpeC = isUrpe && storeNN ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
+    float* urpeC = nullptr;
+    if (isUrpe && storeNN)
+        if (Tensor* t = makeUnlessComputed("urpe_C", {H, N, N}, DType::F32))
+            urpeC = t->data<float>();
 
     if (relIndex)
         parallelFor(

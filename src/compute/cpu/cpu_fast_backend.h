@@ -64,6 +64,12 @@ public:
 
     void setThreads(int threads) override;
     int threads() const { return m_threads; }
+    /**
+     * Threads the forward pass (compute(), computePooled()) runs on, at most threads(); 0 (the
+     * default): threads(). computeInputs runs on threads(). The window leaves its GUI thread a
+     * core this way while it draws an early part (ComputeResult::early).
+     */
+    void setForwardThreads(int threads) { m_forwardThreads = threads; }
 
     /**
      * E, P and X and, with `relative`, rel_index, bias and urpe_C, each the very floats
@@ -90,6 +96,8 @@ public:
     std::uint64_t scratchBytes() const { return m_scratch.bytes(); }
     /** Output tensors named here are computed in place (see Backend); used by one compute(). */
     void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) override;
+    /** See Backend: rel_index, bias and urpe_C are taken; used by one compute(). */
+    void provideComputed(std::vector<std::pair<std::string, Tensor>> tensors) override;
 
     /** Rows per block of the n² pass; 0 = chosen from n (tests force small blocks). */
     void setRowBlock(int rows) { m_rowBlock = rows; }
@@ -118,8 +126,9 @@ private:
     /** E (special rows included), P (null for non-absolute schemes) and X = E + P, row-major. */
     Status fillInputs(const Params& p, const Weights& w, int threads, float* e, float* pp,
                       float* x);
-    /** The threads a computation of these sizes runs on (small ones: one). */
-    int threadsFor(const Params& p) const;
+    /** The threads a computation of these sizes runs on (small ones: one; the forward pass:
+     *  at most setForwardThreads'). */
+    int threadsFor(const Params& p, bool forward) const;
     Expected<Trace> run(const Params& p, const Weights& w, const std::atomic<bool>* cancel,
                         const cpu::RowSink* sink);
     /** The provided storage of that name if it fits, else a pooled tensor, else a fresh one. */
@@ -128,12 +137,14 @@ private:
     Tensor fromPool(DType type, std::vector<std::int64_t> shape);
 
     int m_threads = 0;
+    int m_forwardThreads = 0;
     std::unique_ptr<cpu::TaskPool> m_workers;
     int m_rowBlock = 0;
     int m_tileCols = 0;
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
     std::vector<std::pair<std::string, Tensor>> m_provided; ///< for the next compute() only
+    std::vector<std::pair<std::string, Tensor>> m_computed; ///< likewise (provideComputed)
     /**
      * Scratch of one computation kept for the next: the float weights (Wᵀ), the packed keys and
      * value chunks. Allocated afresh, each came from new zero-filled pages on every change in

@@ -194,14 +194,17 @@ void ComputeWorker::process(const ComputeRequest& request) {
     ensureBackend();
     // With an early part (deliverEarly), the window draws it while the forward pass runs, and
     // that part is all its tab shows: the pass leaves it a core (on two cores, three threads
-    // slowed the drawing by half). Not in pooled mode, whose pass takes seconds.
+    // slowed the drawing by half); the early part itself runs on all of them. Not in pooled
+    // mode, whose pass takes seconds.
     const bool early = request.early != EarlyPart::None && !request.tile && !pooled && m_backend &&
                        m_backend->kind() == BackendKind::CpuFast &&
                        p.precision == Precision::Float32;
-    if (m_backend) {
-        const int threads = m_threads.load() > 0 ? m_threads.load() : hardwareThreads();
-        m_backend->setThreads(early ? std::max(1, threads - 1) : threads);
-    }
+    if (m_backend)
+        m_backend->setThreads(m_threads.load());
+#ifdef PE_HAVE_FAST_CPU
+    if (auto* fast = dynamic_cast<CpuFastBackend*>(m_backend.get()))
+        fast->setForwardThreads(early ? std::max(1, fast->threads() - 1) : 0);
+#endif
     result.backend = m_backend ? m_backend->name() : QString();
     result.device = m_backend ? m_backend->device() : QString();
     result.backendNote = m_note;
@@ -249,8 +252,23 @@ void ComputeWorker::process(const ComputeRequest& request) {
     std::shared_ptr<const PositionView> positions;
     if (!request.tile)
         positions = std::make_shared<const PositionView>(positionView(p, w));
-    if (request.early != EarlyPart::None && !request.tile)
-        deliverEarly(request, w, tokens, pooled, positions, result);
+    if (request.early != EarlyPart::None && !request.tile) {
+        // The relative matrices the early trace holds are the whole trace's too: the engine
+        // neither computes nor allocates them again.
+        if (const std::shared_ptr<const Trace> early =
+                deliverEarly(request, w, tokens, pooled, positions, result)) {
+            std::vector<std::pair<std::string, Tensor>> computed;
+            const std::shared_ptr<void> owner = std::const_pointer_cast<Trace>(early);
+            for (const char* name : {"rel_index", "bias", "urpe_C"})
+                if (const Tensor* t = early->find(name))
+                    computed.emplace_back(
+                        name, Tensor::onExternal(t->shape(),
+                                                 {t->dtype(), const_cast<void*>(t->raw()),
+                                                  static_cast<std::size_t>(t->size()), owner}));
+            if (!computed.empty())
+                m_backend->provideComputed(std::move(computed));
+        }
+    }
     Expected<Trace> t = Error{"not computed"};
     const qint64 engineStart = timer.nsecsElapsed();
     if (pooled) {
@@ -324,24 +342,21 @@ void ComputeWorker::process(const ComputeRequest& request) {
     releaseWhenIdle(request.generation);
 }
 
-bool ComputeWorker::deliverEarly(const ComputeRequest& request, const Weights& w,
-                                 const std::vector<std::string>& tokens, bool pooled,
-                                 const std::shared_ptr<const PositionView>& positions,
-                                 const ComputeResult& whole) {
+std::shared_ptr<const Trace> ComputeWorker::deliverEarly(
+    const ComputeRequest& request, const Weights& w, const std::vector<std::string>& tokens,
+    bool pooled, const std::shared_ptr<const PositionView>& positions, const ComputeResult& whole) {
     const Params& p = request.params;
-    // The relative matrices: none in pooled mode (n×n), and only while they are small.
-    const std::uint64_t nn = static_cast<std::uint64_t>(p.seqLen()) * p.seqLen();
-    const std::uint64_t relativeBytes = nn * 4 * (1 + 2 * static_cast<std::uint64_t>(p.heads));
-    const bool relative =
-        request.early == EarlyPart::Relative && !pooled && relativeBytes <= kEarlyRelativeBytes;
+    // The relative matrices are n×n: none in pooled mode, whose Relative tab shows none.
+    const bool relative = request.early == EarlyPart::Relative && !pooled;
     std::optional<Trace> inputs = m_backend->computeInputs(p, w, relative);
     if (!inputs)
-        return false;
+        return nullptr;
     inputs->tokens = sequenceLabels(p, tokens);
     ComputeResult early;
     early.generation = request.generation;
-    early.early = relative ? EarlyPart::Relative : EarlyPart::Inputs;
+    early.early = request.early;
     early.trace = m_recycler->share(std::move(*inputs)); // its buffers come back, too
+    std::shared_ptr<const Trace> kept = early.trace;
     early.positions = positions;
     early.weights = whole.weights;
     early.backend = whole.backend;
@@ -354,7 +369,7 @@ bool ComputeWorker::deliverEarly(const ComputeRequest& request, const Weights& w
         early.pool.seqLen = p.seqLen();
     }
     deliver(std::move(early));
-    return true;
+    return kept;
 }
 
 std::shared_ptr<const QueryKeyWeights> ComputeWorker::queryKeyOf(const Params& p, const Weights& w,

@@ -76,9 +76,10 @@ struct ComputeResult {
     /**
      * None: the whole result. Else the input stage only (Backend::computeInputs: E, P, X and,
      * for Relative, rel_index, bias and urpe_C, with the very values the whole trace holds),
-     * delivered before the forward pass; the whole result of the same generation follows. Only
-     * engines that can give it (the fast CPU engine, float32) do, and the relative matrices only up
-     * to kEarlyRelativeBytes.
+     * delivered before the forward pass; the whole result of the same generation follows and
+     * holds these relative matrices themselves (Backend::provideComputed). Only engines that can
+     * give it (the fast CPU engine, float32) do; in pooled mode it has no n×n matrix, as the
+     * whole pooled trace has none.
      */
     EarlyPart early = EarlyPart::None;
     std::shared_ptr<const Trace> trace; ///< null on error
@@ -160,11 +161,6 @@ Q_SIGNALS:
 public:
     /** How long after a result, with no newer request, recycled buffers are freed. */
     static constexpr int kIdleReleaseMs = 2000;
-    /**
-     * The largest relative matrices an early result carries (they are held twice until the
-     * views let the early trace go): n = 1,333 for T5 with 8 heads.
-     */
-    static constexpr std::uint64_t kEarlyRelativeBytes = 64ull << 20;
 
 private:
     /** Runs in the worker's thread: the oldest posted request. */
@@ -177,14 +173,14 @@ private:
     void ensureBackend();
     /**
      * Delivers the request's early part (ComputeResult::early) where the engine gives it: the
-     * inputs, and the relative matrices when asked for, not pooled and within
-     * kEarlyRelativeBytes. `whole` lends its weights and backend descriptions. False where the
-     * engine gives none.
+     * inputs, and the relative matrices when asked for and not pooled. `whole` lends its
+     * weights and backend descriptions. Returns the early trace; null where the engine gives
+     * none.
      */
-    bool deliverEarly(const ComputeRequest& request, const Weights& w,
-                      const std::vector<std::string>& tokens, bool pooled,
-                      const std::shared_ptr<const PositionView>& positions,
-                      const ComputeResult& whole);
+    std::shared_ptr<const Trace> deliverEarly(const ComputeRequest& request, const Weights& w,
+                                              const std::vector<std::string>& tokens, bool pooled,
+                                              const std::shared_ptr<const PositionView>& positions,
+                                              const ComputeResult& whole);
     /**
      * Soon after a result, while nothing newer is queued, draws the weights of the neighbouring
      * seeds (WeightCache::prepareNeighbourSeeds): a seed spin box steps by one.
