@@ -193,12 +193,15 @@ void ComputeWorker::process(const ComputeRequest& request) {
     }
     ensureBackend();
     // With an early part (deliverEarly), the window draws it while the forward pass runs, and
-    // that part is all its tab shows: the pass leaves it a core (on two cores, three threads
-    // slowed the drawing by half); the early part itself runs on all of them. Not in pooled
-    // mode, whose pass takes seconds.
+    // that part is all its tab shows: a short pass leaves it a core (on two cores, three
+    // threads slowed the drawing by half); the early part itself runs on all of them. A long
+    // pass (pooled mode, n = 2048 at d = 256) keeps every core: its drawing is a small part of
+    // its time, and on two cores one thread fewer delayed the whole result by 100 ms.
+    const double n = p.seqLen(), d = p.d;
     const bool early = request.early != EarlyPart::None && !request.tile && !pooled && m_backend &&
                        m_backend->kind() == BackendKind::CpuFast &&
-                       p.precision == Precision::Float32;
+                       p.precision == Precision::Float32 &&
+                       8.0 * n * d * d + 4.0 * n * n * d < kShortPassFlops;
     if (m_backend)
         m_backend->setThreads(m_threads.load());
 #ifdef PE_HAVE_FAST_CPU

@@ -161,6 +161,11 @@ Q_SIGNALS:
 public:
     /** How long after a result, with no newer request, recycled buffers are freed. */
     static constexpr int kIdleReleaseMs = 2000;
+    /**
+     * A forward pass under this many flops (8·n·d² + 4·n²·d: n = 1024 at d = 256) leaves the
+     * GUI thread a core while the window draws its early part (ComputeResult::early).
+     */
+    static constexpr double kShortPassFlops = 2e9;
 
 private:
     /** Runs in the worker's thread: the oldest posted request. */
