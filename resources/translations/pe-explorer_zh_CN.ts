@@ -2266,10 +2266,6 @@
         <translation>位置</translation>
     </message>
     <message>
-        <source>position / %1</source>
-        <translation>位置 / %1</translation>
-    </message>
-    <message>
         <source>zoom the attention or logits maps for full-resolution tiles</source>
         <translation>放大注意力或 logits 热力图即可查看全分辨率的分块</translation>
     </message>
@@ -2364,6 +2360,10 @@
     <message>
         <source>This tab shows the relative index or bucket matrix (shaw, t5, deberta; urpe&apos;s table C) and the additive bias (t5, alibi). For %1, see the Encoding tab for what takes the place of P and the Logit terms tab for how position enters the logits.</source>
         <translation>此标签页显示相对索引或分桶矩阵（shaw、t5、deberta；urpe 的表 C）以及加性偏置（t5、alibi）。对于 %1，请在“位置编码”标签页查看替代 P 的内容，在“Logit 分项”标签页查看位置如何进入 logits。</translation>
+    </message>
+    <message>
+        <source>position (means of %1)</source>
+        <translation>位置（每 %1 个取平均）</translation>
     </message>
 </context>
 <context>

@@ -738,6 +738,12 @@ void HeatmapView::applyTicks() {
     if (m_info.affineRows())
         m_plot->yAxis->setTicker(
             QSharedPointer<QCPAxisTicker>(new AffineTicker(m_info.rowStart, m_info.rowStep)));
+    // Binned on arrival (P of n = 8192 shown as 2048 rows of 4 positions): the ticks say the
+    // positions, as the hover read-out does (they said 0…2048).
+    if (m_info.binCols > 1 && m_info.colLabels.isEmpty() && !m_info.affineCols())
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new PositionTicker(m_info.binCols)));
+    if (m_info.binRows > 1 && m_info.rowLabels.isEmpty() && !m_info.affineRows())
+        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new PositionTicker(m_info.binRows)));
     if (m_sourceRows > 0 && hasData()) { // pooled: label positions, not cells
         m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(
             new PositionTicker(static_cast<double>(m_sourceCols) / m_cols)));

@@ -672,13 +672,16 @@ void TraceViews::refreshEncoding() {
         if (c >= d)
             continue;
         LineSeries s{tr("col %1").arg(c), {}};
+        // Binned rows are means of br positions: each at its bin's centre, on a position axis.
+        s.xStart = 0.5 * (br - 1);
+        s.xStep = br;
         s.values.reserve(static_cast<std::size_t>(p.rows));
         for (int r = 0; r < p.rows; ++r)
             s.values.push_back(p.at(r, c));
         series.push_back(std::move(s));
     }
     m_pColumns->setSeries(tr("columns of %1 against position").arg(sym),
-                          br == 1 ? tr("position") : tr("position / %1").arg(br),
+                          br == 1 ? tr("position") : tr("position (means of %1)").arg(br),
                           tr("%1[p, c]").arg(sym), series);
 }
 

@@ -28,6 +28,7 @@ private Q_SLOTS:
     void narrowMapsHaveFewerTicks();
     void parametersLineFitsItsBox();
     void squareCellsFollowTheCells();
+    void binnedCellsAreLabelledWithTheirPositions();
     void sliceInPlaceMatchesItsGrid();
     void preparedSliceIsDrawnAsColouredByItsJob();
     void backgroundIsWhiteOnScreenAndInExports();
@@ -285,6 +286,37 @@ void TestHeatmapView::squareCellsFollowTheCells() {
     QVERIFY(HeatmapView(nullptr, true).squareCells());
     HeatmapView::setSquareCellsEverywhere(false);
     QVERIFY(!v.squareCells());
+}
+
+// A grid binned on arrival (P of n = 8192 as 2048 rows of 4 positions) labels its axis with
+// positions, as its hover read-out does: the ticks said 0…2048 under "position p".
+void TestHeatmapView::binnedCellsAreLabelledWithTheirPositions() {
+    HeatmapView v;
+    v.resize(500, 500);
+    HeatmapInfo info;
+    info.title = QStringLiteral("position matrix P");
+    info.binRows = 4; // 100 rows of 4 positions: 0…399
+    Grid g{100, 8, std::vector<double>(800)};
+    for (std::size_t k = 0; k < g.values.size(); ++k)
+        g.values[k] = double(k % 5);
+    v.setData(g, info);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.plot()->replot();
+    const auto largest = [](QCPAxis* axis) {
+        double top = -1;
+        for (const QString& label : axis->tickVectorLabels())
+            top = std::max(top, QLocale().toDouble(label));
+        return top;
+    };
+    QVERIFY2(largest(v.plot()->yAxis) >= 300,
+             qPrintable(v.plot()->yAxis->tickVectorLabels().join(u' ')));
+    QVERIFY(largest(v.plot()->xAxis) <= 8); // columns unbinned: features 0…7
+    QVERIFY(v.describeCell(99, 0).contains(QStringLiteral("396\u2013399")));
+    info.binRows = 1;
+    v.setData(g, info);
+    v.plot()->replot();
+    QVERIFY(largest(v.plot()->yAxis) < 100); // unbinned: rows are positions
 }
 
 void TestHeatmapView::parametersLineFitsItsBox() {

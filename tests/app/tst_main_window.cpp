@@ -341,6 +341,27 @@ void TestMainWindow::chosenColumnsOfP() {
     Q_EMIT v->columnsEdit()->editingFinished();
     QCOMPARE(plot->graphCount(), 2); // out-of-range and non-numbers are skipped
     QCOMPARE(plot->graph(1)->data()->at(9)->value, P->at(9 * 128 + 127));
+
+    // n = 4096 (pooled mode): P's 4096 rows are shown as 2048 means of two, each at its bin's
+    // centre on a position axis (they were at 0, 1, 2, … under "position / 2").
+    v->columnsEdit()->setText(QStringLiteral("6"));
+    Q_EMIT v->columnsEdit()->editingFinished();
+    m_w->panel()->lengthBox()->setValue(4096);
+    QVERIFY(waitForShown([](const Params& s) { return s.n == 4096; }, 60000));
+    const Tensor* P2 = v->trace()->find("P");
+    QVERIFY(P2 && P2->dim(0) == 4096);
+    QTRY_COMPARE(plot->graph(0)->data()->size(), 2048);
+    QCOMPARE(plot->graph(0)->data()->at(1)->key, 2.5);
+    QVERIFY(std::abs(plot->graph(0)->data()->at(1)->value -
+                     0.5 * (P2->at(2 * 128 + 6) + P2->at(3 * 128 + 6))) < 1e-6);
+    QCOMPARE(plot->xAxis->label(), QStringLiteral("position (means of 2)"));
+    // The maps' ticks are positions too: up to 4096, not 2048.
+    HeatmapView* map = v->positionMap();
+    map->plot()->replot();
+    double top = 0;
+    for (const QString& label : map->plot()->yAxis->tickVectorLabels())
+        top = std::max(top, QLocale().toDouble(label));
+    QVERIFY2(top > 2100, qPrintable(map->plot()->yAxis->tickVectorLabels().join(u' ')));
 }
 
 // View > Square cells: every map of the window, those of other tabs too, draws square cells;
