@@ -401,10 +401,7 @@ void MainWindow::onPanelChanged(const Params& p, const InputChoice& in) {
 void MainWindow::submit(const Session& s) {
     m_current = s;
     // The Encoding and Relative tabs show nothing of the attention: their part comes first.
-    const int tab = m_views->currentIndex();
-    const EarlyPart early =
-        tab == 0 ? EarlyPart::Inputs : (tab == 1 ? EarlyPart::Relative : EarlyPart::None);
-    m_controller->submit(s.params, s.input, early);
+    m_controller->submit(s.params, s.input, m_views->earlyPartWanted());
     m_insights->setParams(s.params, s.input);
 }
 
@@ -414,7 +411,7 @@ void MainWindow::onEarlyResult(const ComputeResult& r) {
     if (m_frameTimer->isActive() || !r.trace)
         return;
     m_views->setWeightsLabel(r.weights);
-    m_views->setEarlyTrace(r.trace, r.pool, r.positions, r.early == EarlyPart::Relative);
+    m_views->setEarlyTrace(r.trace, r.pool, r.positions, r.early);
 }
 
 void MainWindow::onResult(const ComputeResult& r) {

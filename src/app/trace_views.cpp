@@ -353,14 +353,25 @@ void TraceViews::selectQuery(int i) {
 }
 
 void TraceViews::setEarlyTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
-                               std::shared_ptr<const PositionView> positions, bool relative) {
-    const int tabs = relative ? 2 : 1;
+                               std::shared_ptr<const PositionView> positions, EarlyPart part) {
+    const int tabs = part == EarlyPart::Relative ? 2 : (part == EarlyPart::Inputs ? 1 : 0);
     const int tab = currentIndex();
     if (!trace || tab < 0 || tab >= tabs)
         return;
     adopt(std::move(trace), pool, std::move(positions));
     m_earlyTabs = tabs;
     refresh();
+}
+
+EarlyPart TraceViews::earlyPartWanted() const {
+    switch (currentIndex()) {
+    case 0:
+        return EarlyPart::Inputs;
+    case 1:
+        return EarlyPart::Relative;
+    default:
+        return EarlyPart::None;
+    }
 }
 
 void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,

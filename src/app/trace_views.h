@@ -48,11 +48,13 @@ public:
     /**
      * The early part of the next trace (ComputeResult::early: the inputs, or the inputs and the
      * relative matrices): drawn at once where the tab on screen shows nothing else (Encoding;
-     * Relative when `relative`), ignored elsewhere. The whole trace's setTrace() then leaves
-     * that tab as drawn, for its values are the same; the other tabs wait for it.
+     * Relative when `part` is Relative), ignored elsewhere. The whole trace's setTrace() then
+     * leaves that tab as drawn, for its values are the same; the other tabs wait for it.
      */
     void setEarlyTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
-                       std::shared_ptr<const PositionView> positions, bool relative);
+                       std::shared_ptr<const PositionView> positions, EarlyPart part);
+    /** The early part the tab on screen can be drawn from (None: it needs the forward pass). */
+    EarlyPart earlyPartWanted() const;
     /** The scheme's position tables that came with the trace (the Encoding tab shows them
      *  where there is no P), and the tab's line on where position enters. */
     const PositionView* positions() const { return m_positions.get(); }

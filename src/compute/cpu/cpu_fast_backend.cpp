@@ -372,11 +372,14 @@ Status CpuFastBackend::fillInputs(const Params& p, const Weights& w, int threads
     return {};
 }
 
+double CpuFastBackend::forwardFlops(const Params& p) {
+    const double N = p.seqLen(), D = p.d;
+    return 8.0 * N * D * D + 4.0 * N * N * D;
+}
+
 int CpuFastBackend::threadsFor(const Params& p, bool forward) const {
     // Small problems run on one thread: the fork/join of each phase costs more than it saves.
-    const double N = p.seqLen(), D = p.d;
-    const double work = 8.0 * N * D * D + 4.0 * N * N * D;
-    if (work < m_minParallelWork)
+    if (forwardFlops(p) < m_minParallelWork)
         return 1;
     return forward && m_forwardThreads > 0 ? std::min(m_forwardThreads, m_threads) : m_threads;
 }

@@ -70,6 +70,8 @@ public:
      * core this way while it draws an early part (ComputeResult::early).
      */
     void setForwardThreads(int threads) { m_forwardThreads = threads; }
+    /** The forward pass's flops, about: 8·n·d² (projections) + 4·n²·d (the two n² products). */
+    static double forwardFlops(const Params& p);
 
     /**
      * E, P and X and, with `relative`, rel_index, bias and urpe_C, each the very floats

@@ -192,21 +192,20 @@ void ComputeWorker::process(const ComputeRequest& request) {
         return;
     }
     ensureBackend();
-    // With an early part (deliverEarly), the window draws it while the forward pass runs, and
-    // that part is all its tab shows: a short pass leaves it a core (on two cores, three
-    // threads slowed the drawing by half); the early part itself runs on all of them. A long
-    // pass (pooled mode, n = 2048 at d = 256) keeps every core: its drawing is a small part of
-    // its time, and on two cores one thread fewer delayed the whole result by 100 ms.
-    const double n = p.seqLen(), d = p.d;
-    const bool early = request.early != EarlyPart::None && !request.tile && !pooled && m_backend &&
-                       m_backend->kind() == BackendKind::CpuFast &&
-                       p.precision == Precision::Float32 &&
-                       8.0 * n * d * d + 4.0 * n * n * d < kShortPassFlops;
     if (m_backend)
         m_backend->setThreads(m_threads.load());
 #ifdef PE_HAVE_FAST_CPU
-    if (auto* fast = dynamic_cast<CpuFastBackend*>(m_backend.get()))
-        fast->setForwardThreads(early ? std::max(1, fast->threads() - 1) : 0);
+    if (auto* fast = dynamic_cast<CpuFastBackend*>(m_backend.get())) {
+        // With an early part (deliverEarly), the window draws it while the forward pass runs,
+        // and that part is all its tab shows: a short pass leaves it a core (on two cores, three
+        // threads slowed the drawing by half); the early part itself runs on all of them. A long
+        // pass (pooled mode, n = 2048 at d = 256) keeps every core: its drawing is a small part
+        // of its time, and on two cores one thread fewer delayed the whole result by 100 ms.
+        const bool leaveACore = request.early != EarlyPart::None && !request.tile && !pooled &&
+                                p.precision == Precision::Float32 &&
+                                CpuFastBackend::forwardFlops(p) < kShortPassFlops;
+        fast->setForwardThreads(leaveACore ? std::max(1, fast->threads() - 1) : 0);
+    }
 #endif
     result.backend = m_backend ? m_backend->name() : QString();
     result.device = m_backend ? m_backend->device() : QString();
