@@ -1069,7 +1069,7 @@ void HeatmapView::fitAspect() {
     // scaleExtra: what the colour bar gives up below (at most the map's: a bar shorter than
     // 100 px had its labels on top of each other).
     const auto apply = [&](const QMargins& extra, const QMargins& natural, int scaleBottom,
-                           int scaleExtra) {
+                           int scaleExtra, bool beside) {
         m_aspectExtra = extra;
         if (m_compact) {
             axes->setMargins(m_baseMargins + extra);
@@ -1080,19 +1080,23 @@ void HeatmapView::fitAspect() {
         // to the right of the colour bar, which stays beside the map (at the box's right edge,
         // a wide box left it hundreds of pixels away); the titles above, which span the map's
         // column, are given the room on the left as a margin, so that they stay over the map.
-        const QMargins axesExtra(extra.left(), extra.top(), 0, extra.bottom());
+        // Not beside a map too narrow for its titles (P of n = 8192, d = 128: 20 px wide), whose
+        // titles then keep the box's width and the bar its right edge.
+        const int right = beside ? 0 : extra.right();
+        const QMargins axesExtra(extra.left(), extra.top(), right, extra.bottom());
         axes->setMinimumMargins(extra.isNull() ? m_baseMargins : natural + axesExtra);
+        const QMargins textExtra(beside ? extra.left() : 0, 0, 0, 0);
         for (auto [text, base] :
              {std::pair{m_title, m_baseTitleMargins}, std::pair{m_subtitle, m_baseSubtitleMargins}})
-            if (text->margins() != base + QMargins(extra.left(), 0, 0, 0))
-                text->setMargins(base + QMargins(extra.left(), 0, 0, 0));
+            if (text->margins() != base + textExtra)
+                text->setMargins(base + textExtra);
         // The margin group gives the bar the map's bottom margin, minimum margins included: with
         // square cells the bar leaves it below and is given its own (its automatic margin is
         // then its margin as it stands, QCPLayoutElement's: set back each time).
         QMargins scale = m_baseScaleMargins;
         if (!extra.isNull()) {
             scale.setBottom(scaleBottom + scaleExtra);
-            scale.setRight(scale.right() + extra.right());
+            scale.setRight(scale.right() + extra.right() - right);
         }
         m_scale->setMarginGroup(QCP::msBottom, extra.isNull() ? m_marginGroup : nullptr);
         m_scale->setMinimumMargins(scale);
@@ -1101,7 +1105,7 @@ void HeatmapView::fitAspect() {
     const bool wanted = m_square && hasData();
     if (!wanted && m_aspectExtra.isNull())
         return;
-    apply(QMargins(), QMargins(), 0, 0); // the layout without square cells
+    apply(QMargins(), QMargins(), 0, 0, false); // the layout without square cells
     if (!wanted) {
         if (m_pooledFor != QSize())
             scheduleRebuild(); // a larger box: pool for it
@@ -1127,7 +1131,8 @@ void HeatmapView::fitAspect() {
     const int h = r.height() - kept(side * down, r.height());
     apply(QMargins(w / 2, 0, w - w / 2, h), axes->margins(),
           m_scale ? m_scale->margins().bottom() : 0,
-          std::clamp(r.height() - 100, 0, h)); // the bar: as tall as the map, or 100 px
+          std::clamp(r.height() - 100, 0, h), // the bar: as tall as the map, or 100 px
+          r.width() - w >= kMinWidthBesideBar);
     m_plot->layOut();
     if (hasData() && poolTarget() != m_pooledFor)
         scheduleRebuild();

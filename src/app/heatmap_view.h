@@ -262,6 +262,8 @@ private:
     double m_hi = 1;
     std::optional<std::pair<double, double>> m_sharedRange; ///< setColourRange's
     bool m_square = false;                                  ///< setSquareCells
+    /** Square cells: a map at least this wide has its colour bar beside it (see fitAspect). */
+    static constexpr int kMinWidthBesideBar = 160;
     QMargins m_aspectExtra;      ///< what fitAspect added to the axis rect's margins
     QMargins m_baseMargins;      ///< the axis rect's minimum margins (compact: its margins) without
     QMargins m_baseScaleMargins; ///< and the colour scale's

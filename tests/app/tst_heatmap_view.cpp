@@ -280,6 +280,18 @@ void TestHeatmapView::squareCellsFollowTheCells() {
     QVERIFY2(r.height() > r.width() + 100, qPrintable(rectText(r)));  // fills the tall box
     QCOMPARE(scale->axis()->axisRect()->rect().bottom(), r.bottom()); // the bar's bottom too
 
+    // A map too narrow for its titles (P of n = 8192, d = 128) keeps them at the box's width,
+    // and its bar at the box's right edge: beside it, the titles were broken word by word.
+    v.setSquareCells(true);
+    v.resize(700, 320);
+    v.setData(ramp(256, 4), info);
+    v.plot()->replot();
+    r = v.plot()->axisRect()->rect();
+    QVERIFY2(r.width() < 20, qPrintable(rectText(r)));
+    QVERIFY(v.plot()->plotLayout()->element(0, 0)->rect().width() > 400);
+    QVERIFY(scale->rect().right() > v.plot()->viewport().right() - 5);
+    v.setSquareCells(false);
+
     QVERIFY(!HeatmapView::squareCellsByDefault());
     HeatmapView::setSquareCellsEverywhere(true);
     QVERIFY(v.squareCells());
