@@ -434,22 +434,28 @@ BackendRun computeOnBackend(const std::string& backendName, const Params& p, con
                             std::vector<std::pair<std::string, Tensor>> outputStorage) {
     QString fallback;
     auto backend = createOptionBackend(backendName, threads, &fallback);
+    return computeOnBackend(*backend, fallback, p, w, pool, std::move(outputStorage));
+}
+
+BackendRun computeOnBackend(Backend& backend, QString fallback, const Params& p, const Weights& w,
+                            const PoolRequest* pool,
+                            std::vector<std::pair<std::string, Tensor>> outputStorage) {
     if (!outputStorage.empty())
-        backend->provideOutputStorage(std::move(outputStorage));
+        backend.provideOutputStorage(std::move(outputStorage));
 
     const auto tCompute = Clock::now();
     BackendRun ran{Error{"not computed"}, 0, {}, {}, {}};
-    ran.trace = pool ? pooledAsTrace(*backend, p, w, *pool, &ran.poolCells)
-                     : backend->compute(p, w, nullptr);
+    ran.trace = pool ? pooledAsTrace(backend, p, w, *pool, &ran.poolCells)
+                     : backend.compute(p, w, nullptr);
     ran.computeMs = msSince(tCompute);
     // A backend that handed this run to the CPU (GL with float64, a shader error, …) says so.
-    ran.ranOn = backend->name();
-    ran.device = backend->device();
-    if (const QString why = backend->lastFallbackReason(); !why.isEmpty()) {
+    ran.ranOn = backend.name();
+    ran.device = backend.device();
+    if (const QString why = backend.lastFallbackReason(); !why.isEmpty()) {
         std::cerr << "pe-explorer-cli: note: " << why.toStdString() << "\n";
         fallback = fallback.isEmpty() ? why : fallback + QStringLiteral("; ") + why;
         ran.ranOn = QStringLiteral("cpu");
-        ran.device = QStringLiteral("CPU reference (fallback from %1)").arg(backend->device());
+        ran.device = QStringLiteral("CPU reference (fallback from %1)").arg(backend.device());
     }
     ran.fallback = fallback;
     return ran;

@@ -129,6 +129,10 @@ std::unique_ptr<Backend> createOptionBackend(const std::string& backend, int thr
 BackendRun computeOnBackend(const std::string& backend, const Params& p, const Weights& w,
                             const PoolRequest* pool = nullptr, int threads = 0,
                             std::vector<std::pair<std::string, Tensor>> outputStorage = {});
+/** The same on an engine made ahead by createOptionBackend, `fallback` being what it said. */
+BackendRun computeOnBackend(Backend& backend, QString fallback, const Params& p, const Weights& w,
+                            const PoolRequest* pool = nullptr,
+                            std::vector<std::pair<std::string, Tensor>> outputStorage = {});
 
 /**
  * The steps of traceInputFromOptions for a command that orders its own checks; each throws

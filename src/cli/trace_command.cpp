@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -180,6 +181,12 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     // n = 16,384 and d = 512 they are 300 MB, which `write` took 1.2 s to copy here); its
     // pooled logits and weights are written the usual way.
     StagedOutput& out = **staged;
+    // The engine is made now, and a fresh one's threads set up their scratch (Backend::prepare)
+    // beside the weights' generation too; `preparing` is joined before the engine is used (or
+    // destroyed: it is declared after it).
+    QString backendNote; // why --backend gl computes on the CPU, if so
+    const std::unique_ptr<Backend> backend = createOptionBackend(o.backend, o.threads, &backendNote);
+    std::jthread preparing;
     TraceOutputFiles files;
     std::vector<std::string> mapped = wanted;
     if (pooled)
@@ -190,6 +197,8 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
             throw Failure{st.error().message}; // an --out that cannot be created: a usage error
         if (Status st = files.create(out, p, mapped); !st)
             throw Failure{st.error().message, kExitFailure};
+        // After the memory check: the scratch it sizes grows with n.
+        preparing = std::jthread([&backend, &p, pooled] { backend->prepare(p, pooled); });
     });
 
     static const bool kTiming = std::getenv("PE_CPU_TIMING") != nullptr;
@@ -198,8 +207,14 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     if (kTiming)
         std::fprintf(stderr, "  %-12s %8.2f ms (output pages ready %.1f ms after start)\n",
                      "prefault wait", msSince(tWait), msSince(t0));
+    if (preparing.joinable()) {
+        const auto tPrepared = Clock::now();
+        preparing.join();
+        if (kTiming)
+            std::fprintf(stderr, "  %-12s %8.2f ms\n", "engine ready", msSince(tPrepared));
+    }
     const Usage before = kTiming ? usage() : Usage{};
-    BackendRun ran = computeOnBackend(o.backend, p, w, pooled ? &poolRequest : nullptr, o.threads,
+    BackendRun ran = computeOnBackend(*backend, backendNote, p, w, pooled ? &poolRequest : nullptr,
                                       files.storage());
     if (kTiming) {
         const Usage after = usage();

@@ -113,6 +113,18 @@ public:
      * thread on the CPU ignore it.
      */
     virtual void setThreads(int threads) { (void)threads; }
+    /**
+     * Makes ready, ahead of a compute() (or computePooled(), `pooled`) of `p`, what a fresh
+     * engine would otherwise set up inside it: the CPU engine's threads touch their scratch and
+     * run a product of the projections' shape, so that a fresh process's page faults land here.
+     * A fresh `trace` process calls it on a thread of its own while it generates the weights.
+     * It changes no result, and may run on another thread than compute(), never beside it. The
+     * default does nothing.
+     */
+    virtual void prepare(const Params& p, bool pooled) {
+        (void)p;
+        (void)pooled;
+    }
     /** Why the last compute() ran on the CPU instead (float64, shader error, …); empty if not. */
     virtual QString lastFallbackReason() const { return {}; }
     /**

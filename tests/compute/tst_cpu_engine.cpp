@@ -121,6 +121,7 @@ private Q_SLOTS:
     void providedStorageIsComputedInto();
     void keptTablesFollowTheParameters();
     void keptMemoryIsTheLastComputationsOwn();
+    void preparedAndKeptScratchGiveTheSameTrace();
     void float64DelegatesToReference();
     void invalidParamsAreAnError();
     void cancelStops();
@@ -597,6 +598,88 @@ void TestCpuEngine::keptTablesFollowTheParameters() {
         const QString diff = compareTraces(*ref, *got);
         QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("step %1: %2").arg(k).arg(diff)));
     }
+}
+
+void TestCpuEngine::preparedAndKeptScratchGiveTheSameTrace() {
+    // The n² pass's per-worker scratch is kept from one computation to the next and may be
+    // sized ahead by prepare(): whatever the last computation left in it, a computation equals
+    // a fresh engine's bit for bit. The order mixes the schemes that use each buffer (DeBERTa's
+    // and TXL's row terms, Shaw's key row and sums), larger and smaller n, and a head width of
+    // 20 (the padded head output on every SIMD width).
+    auto sameTensors = [](const Trace& a, const Trace& b, const QString& what) {
+        QCOMPARE(a.tensors.size(), b.tensors.size());
+        for (const auto& [name, t] : a.tensors) {
+            const Tensor* u = b.find(name);
+            QVERIFY2(u && u->shape() == t.shape() &&
+                         std::memcmp(u->raw(), t.raw(), t.byteSize()) == 0,
+                     qPrintable(what + QStringLiteral(": ") + QString::fromStdString(name)));
+        }
+    };
+    CpuFastBackend kept(3);
+    kept.setMinParallelWork(0);
+    const std::vector<std::pair<Scheme, int>> order = {
+        {Scheme::DeBERTa, 300}, {Scheme::TransformerXL, 257}, {Scheme::Shaw, 300},
+        {Scheme::T5, 130},      {Scheme::DeBERTa, 64},        {Scheme::None, 300},
+        {Scheme::Shaw, 77},     {Scheme::RoPE, 129}};
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        Params p = base(order[k].first, Normaliser::Softmax, 0, false, false);
+        p.n = order[k].second;
+        p.d = 40;
+        p.heads = 2;
+        p.clip = 2 + static_cast<int>(k);
+        Weights w;
+        completeWeights(p, w);
+        if (k % 2 == 0)
+            kept.prepare(p, false);
+        Expected<Trace> a = kept.compute(p, w);
+        CpuFastBackend fresh(3);
+        fresh.setMinParallelWork(0);
+        const Expected<Trace> b = fresh.compute(p, w);
+        QVERIFY(a.ok() && b.ok());
+        sameTensors(*a, *b,
+                    QStringLiteral("%1 n=%2").arg(QString::fromUtf8(toString(p.scheme))).arg(p.n));
+        kept.recycle(std::move(*a));
+    }
+
+    // prepare() sizes what the computation uses: its scratch does not change in the computation
+    // after it, and holds each worker's block of the n² pass.
+    Params p = base(Scheme::T5, Normaliser::Softmax, 0, false, false);
+    p.n = 512;
+    p.d = 64;
+    p.heads = 2;
+    Weights w;
+    completeWeights(p, w);
+    CpuFastBackend prepared(3);
+    prepared.setMinParallelWork(0);
+    prepared.prepare(p, false);
+    const std::uint64_t ahead = prepared.scratchBytes();
+    QVERIFY(ahead >= std::uint64_t{3} * 128 * 512 * sizeof(float));
+    QVERIFY(prepared.compute(p, w).ok());
+    QCOMPARE(prepared.scratchBytes(), ahead);
+    // The pooled pass keeps no blocks, and its result is the fresh engine's.
+    CpuFastBackend pooledAhead(3), pooledFresh(3);
+    pooledAhead.setMinParallelWork(0);
+    pooledFresh.setMinParallelWork(0);
+    pooledAhead.prepare(p, true);
+    QVERIFY(pooledAhead.scratchBytes() < ahead);
+    const PoolRequest request{64, PoolMode::Mean, false, {}};
+    const Expected<PooledTrace> pa = pooledAhead.computePooled(p, w, request);
+    const Expected<PooledTrace> pb = pooledFresh.computePooled(p, w, request);
+    QVERIFY(pa.ok() && pb.ok());
+    QVERIFY(std::memcmp(pa->logits.raw(), pb->logits.raw(), pa->logits.byteSize()) == 0);
+    QVERIFY(std::memcmp(pa->weights.raw(), pb->weights.raw(), pa->weights.byteSize()) == 0);
+    QVERIFY(std::memcmp(pa->out.raw(), pb->out.raw(), pa->out.byteSize()) == 0);
+    // Nothing for parameters compute() refuses, float64 (the reference path) or one thread.
+    Params bad = p;
+    bad.heads = 0;
+    Params f64 = p;
+    f64.precision = Precision::Float64;
+    CpuFastBackend idle(3), single(1);
+    idle.prepare(bad, false);
+    idle.prepare(f64, false);
+    single.prepare(p, false);
+    QCOMPARE(idle.scratchBytes(), std::uint64_t{0});
+    QCOMPARE(single.scratchBytes(), std::uint64_t{0});
 }
 
 void TestCpuEngine::float64DelegatesToReference() {

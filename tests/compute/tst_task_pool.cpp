@@ -27,6 +27,7 @@ private Q_SLOTS:
     void everyTaskOnce_data();
     void everyTaskOnce();
     void workersAreCapped();
+    void runOnEachReachesEveryWorkerOnce();
     void emptyRunReturns();
     void busyScopeKeepsHelpersOffTheCallersCpu();
     void busyScopesNestAndRunJobs();
@@ -59,6 +60,32 @@ void TestTaskPool::everyTaskOnce() {
         for (int t = 0; t < count; ++t)
             QCOMPARE(hits[static_cast<std::size_t>(t)].load(), 1); // all done when run() returns
         QCOMPARE(badWorker.load(), 0);
+    }
+}
+
+void TestTaskPool::runOnEachReachesEveryWorkerOnce() {
+    // Every worker below the cap runs it once, each on a thread of its own, however slowly the
+    // first ones run (they could otherwise take the others' share): per-thread setup relies on it.
+    for (int cap : {0, 3, 1}) {
+        TaskPool pool(6);
+        const int workers = cap > 0 ? cap : 6;
+        for (int round = 0; round < 20; ++round) {
+            std::mutex m;
+            std::vector<int> calls(6, 0);
+            std::set<std::thread::id> threads;
+            pool.runOnEach(
+                [&](int worker) {
+                    if (worker == 0 && round % 2 == 0)
+                        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                    std::lock_guard lock(m);
+                    ++calls[static_cast<std::size_t>(worker)];
+                    threads.insert(std::this_thread::get_id());
+                },
+                cap);
+            for (int w = 0; w < 6; ++w)
+                QCOMPARE(calls[static_cast<std::size_t>(w)], w < workers ? 1 : 0);
+            QCOMPARE(static_cast<int>(threads.size()), workers);
+        }
     }
 }
 

@@ -71,6 +71,15 @@ int rowBlockSize(int n) {
     return std::clamp(65536 / std::max(n, 1), 8, 64);
 }
 
+/**
+ * Rows per block of the projections: two blocks per thread, at least 128 rows. Each call packs
+ * the whole of W, so larger blocks pack less per flop (n=4096: 24 ms instead of 27 with 128-row
+ * blocks).
+ */
+int projectionBlockRows(int n, int threads) {
+    return std::max(128, (n + 2 * threads - 1) / (2 * threads));
+}
+
 /** Sum of a[lo..hi] (inclusive, clipped to [0, n)). */
 float rangeSum(const float* a, int lo, int hi, int n) {
     lo = std::max(lo, 0);
@@ -222,6 +231,46 @@ void CpuFastBackend::setThreads(int threads) {
     m_threads = threads;
 }
 
+void CpuFastBackend::prepare(const Params& p, bool pooled) {
+    if (p.precision != Precision::Float32 || !validate(p))
+        return;
+    const int threads = threadsFor(p, true);
+    if (threads <= 1)
+        return;
+    const int N = p.seqLen(), D = p.d, H = p.heads, dh = p.headDim();
+    const int bs = m_rowBlock > 0 ? m_rowBlock : rowBlockSize(N);
+    const std::size_t blockElems = pooled ? 0 : static_cast<std::size_t>(bs) * N;
+    const int pblk = std::min(N, projectionBlockRows(N, m_threads));
+    const std::size_t productElems = static_cast<std::size_t>(pblk) * D;
+    // The rows × D of X and the D × D of Wᵀ, both read from one buffer of zeros.
+    const std::vector<float> zeros(static_cast<std::size_t>(std::max(pblk, D)) * D);
+    m_scratch.workers.resize(static_cast<std::size_t>(std::min(threads, m_workers->threads())));
+    m_workers->runOnEach(
+        [&](int worker) {
+            if (worker == 0) { // the computation's own scratch, sized as run() sizes it
+                for (std::vector<float>* v :
+                     {&m_scratch.wq, &m_scratch.wk, &m_scratch.wv, &m_scratch.wo})
+                    Scratch::fit(*v, static_cast<std::size_t>(D) * D);
+                Scratch::fit(m_scratch.wide, static_cast<std::size_t>(N) * D);
+                Scratch::fit(m_scratch.keyPanels,
+                             static_cast<std::size_t>(H * cpu::panelFloats(N, dh)));
+                Scratch::fit(m_scratch.valueChunks,
+                             static_cast<std::size_t>(H * cpu::valueChunkFloats(N, dh)));
+            }
+            Scratch::Worker& mine = m_scratch.workers[static_cast<std::size_t>(worker)];
+            if (blockElems > 0 && mine.block.size() != blockElems)
+                Scratch::fit(mine.block, blockElems); // zero-filled: every page touched here
+            std::vector<float> own; // where the block is smaller than the product (or absent)
+            float* out = mine.block.data();
+            if (mine.block.size() < productElems) {
+                own.resize(productElems);
+                out = own.data();
+            }
+            cpu::gemmABt(pblk, D, D, 1.0f, zeros.data(), D, zeros.data(), D, 0.0f, out, D);
+        },
+        threads);
+}
+
 QString CpuFastBackend::device() const {
     return QStringLiteral("%1 fast SIMD engine (%2), GEMM %3, %4 thread%5")
         .arg(QSysInfo::currentCpuArchitecture(), QLatin1String(cpu::simdTarget()),
@@ -264,6 +313,10 @@ std::uint64_t CpuFastBackend::Scratch::bytes() const {
     std::uint64_t floats = 0;
     for (const std::vector<float>* v : {&wq, &wk, &wv, &wo, &keyPanels, &valueChunks, &wide})
         floats += v->capacity();
+    for (const Worker& w : workers)
+        for (const std::vector<float>* v :
+             {&w.block, &w.rowTerms, &w.rowAdd, &w.offsetSums, &w.scaledQ, &w.outPad})
+            floats += v->capacity();
     return floats * sizeof(float);
 }
 
@@ -631,14 +684,13 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     phase("inputs", &Profile::inputsMs);
     // ---- Projections (per head: X · W[:, head columns]) ----
     {
-        // Full-width products in row blocks (better GEMM shapes), then split per head. Two
-        // blocks per thread: each call packs the whole of W, so larger blocks pack less per flop
-        // (n=4096: 24 ms instead of 27 with 128-row blocks); OpenBLAS's own threads on one call
-        // per matrix measured no faster and left spinning threads behind.
+        // Full-width products in row blocks (better GEMM shapes; projectionBlockRows), then
+        // split per head. OpenBLAS's own threads on one call per matrix measured no faster and
+        // left spinning threads behind.
         // Kept between computations: a fresh 4·n·d bytes was zero-filled and page-faulted on one
         // thread each time (8,193 faults, a few % of a pooled n = 16384 run).
         float* full = Scratch::fit(m_scratch.wide, static_cast<std::size_t>(Nd));
-        const int pblk = std::max(128, (N + 2 * m_threads - 1) / (2 * m_threads));
+        const int pblk = projectionBlockRows(N, m_threads);
         const int pblocks = (N + pblk - 1) / pblk;
         for (int which = 0; which < 3; ++which) {
             const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
@@ -966,27 +1018,30 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         };
         pool.run(tasks, fusedTask, threads);
     } else {
-        // Per-worker scratch. The block's dots become its weights in place (S), which stay in
-        // cache for A·V; the row pass streams the logits and weights to the trace as it makes
-        // them (written once, never read back here, so never fetched into the cache). Also: the
-        // TXL band or DeBERTa position-sum row, a row of Shaw's k-term, Shaw's per-offset sums.
-        const std::size_t workers = static_cast<std::size_t>(pool.threads());
+        // Per-worker scratch (m_scratch.workers). The block's dots become its weights in place
+        // (S), which stay in cache for A·V; the row pass streams the logits and weights to the
+        // trace as it makes them (written once, never read back here, so never fetched into the
+        // cache). Also: the TXL band or DeBERTa position-sum row, a row of Shaw's k-term, Shaw's
+        // per-offset sums.
         const std::size_t blockElems = static_cast<std::size_t>(bs) * N;
-        std::vector<std::vector<float>> blockS(workers), scratches(workers), rowAdds(workers),
-            wsums(workers);
+        const std::size_t rowTermsElems = isTxl      ? static_cast<std::size_t>(bs) * (N + bs)
+                                          : isDeberta ? 3 * static_cast<std::size_t>(N)
+                                                      : 0;
+        // The workers this computation runs on; the others' scratch (a larger thread count) goes.
+        m_scratch.workers.resize(static_cast<std::size_t>(std::min(threads, pool.threads())));
+        std::vector<Scratch::Worker>& workerScratch = m_scratch.workers;
         const int lanes = cpu::tileLanes();
         const int nPanelKeys = N / lanes * lanes; // keys in whole panels; the rest by GEMM
         const int dhPad = (dh + lanes - 1) / lanes * lanes;
-        std::vector<std::vector<float>> scaledQ(workers), outPad(workers);
         // S = alpha · q_block · K_hᵀ (row stride N): whole panels by the kernel, the last keys
         // (fewer than a vector) by GEMM; alpha folded into a copy of the block's queries.
         auto blockDots = [&](int h, int rows, const float* q, float alpha, float* S, int wk) {
             if (alpha != 1.0f) {
-                std::vector<float>& sq = scaledQ[static_cast<std::size_t>(wk)];
-                sq.resize(static_cast<std::size_t>(rows) * dh);
-                for (std::size_t e = 0; e < sq.size(); ++e)
+                float* sq = Scratch::fit(workerScratch[static_cast<std::size_t>(wk)].scaledQ,
+                                         static_cast<std::size_t>(rows) * dh);
+                for (std::size_t e = 0; e < static_cast<std::size_t>(rows) * dh; ++e)
                     sq[e] = alpha * q[e];
-                q = sq.data();
+                q = sq;
             }
             cpu::dotKeyPanels(rows, q, dh, keyPanels.data() + h * panelSize, nPanelKeys, S, N);
             if (nPanelKeys < N)
@@ -994,16 +1049,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                              K + h * Ndh + static_cast<std::int64_t>(nPanelKeys) * dh, dh, 0.0f,
                              S + nPanelKeys, N);
         };
-        for (std::size_t t = 0; t < workers; ++t) {
-            if (isTxl)
-                scratches[t].resize(static_cast<std::size_t>(bs) * (N + bs));
-            if (isDeberta) // the row's sum, c2p and p2c
-                scratches[t].resize(3 * static_cast<std::size_t>(N));
-            if (isShaw) {
-                wsums[t].resize(static_cast<std::size_t>(bs) * shawRows);
-                rowAdds[t].resize(static_cast<std::size_t>(N));
-            }
-        }
         auto blockTask = [&](int task, int worker) {
             if (cancelled.load(std::memory_order_relaxed))
                 return;
@@ -1012,15 +1057,21 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 return;
             }
             const DenormalGuard denormals;
-            const auto wk = static_cast<std::size_t>(worker);
-            // Sized on first use by the worker that owns them: the pages are first touched by
-            // the thread that works on them.
-            if (blockS[wk].size() != blockElems)
-                blockS[wk].resize(blockElems);
-            float* S = blockS[wk].data();
+            // Sized by the worker that owns them, so that their pages are first touched by the
+            // thread that works on them (prepare() does it ahead for a fresh engine).
+            Scratch::Worker& mine = workerScratch[static_cast<std::size_t>(worker)];
+            if (mine.block.size() != blockElems)
+                Scratch::fit(mine.block, blockElems);
+            if (mine.rowTerms.size() != rowTermsElems)
+                Scratch::fit(mine.rowTerms, rowTermsElems);
+            if (isShaw && mine.rowAdd.size() != static_cast<std::size_t>(N))
+                Scratch::fit(mine.rowAdd, static_cast<std::size_t>(N));
+            if (isShaw && mine.offsetSums.size() != static_cast<std::size_t>(bs) * shawRows)
+                Scratch::fit(mine.offsetSums, static_cast<std::size_t>(bs) * shawRows);
+            float* S = mine.block.data();
             const float* A = S; // the block's weights, for A·V
-            std::vector<float>& scratch = scratches[wk];
-            std::vector<float>& wsum = wsums[wk];
+            std::vector<float>& scratch = mine.rowTerms;
+            std::vector<float>& wsum = mine.offsetSums;
             const int h = task / blocks;
             const int i0 = rowBegin + (task % blocks) * bs;
             const int i1 = std::min(rowEnd, i0 + bs);
@@ -1080,7 +1131,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     rp.post = src;
                 }
                 if (isShaw) {
-                    float* dst = rowAdds[wk].data();
+                    float* dst = mine.rowAdd.data();
                     cpu::shawKeyRow(shawSK.data() +
                                         (static_cast<std::size_t>(h) * N + i) * shawRows,
                                     kShaw, i, 0, N, dst);
@@ -1141,14 +1192,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             if (dhPad == dh) {
                 cpu::weighValues(rows, A, N, N, vChunks.data() + h * chunkSize, N, dh, ho, dh);
             } else { // rows of dhPad floats, then the dh columns of each
-                std::vector<float>& op = outPad[wk];
-                op.resize(static_cast<std::size_t>(rows) * dhPad);
-                cpu::weighValues(rows, A, N, N, vChunks.data() + h * chunkSize, N, dh, op.data(),
-                                 dhPad);
+                float* op = Scratch::fit(mine.outPad, static_cast<std::size_t>(rows) * dhPad);
+                cpu::weighValues(rows, A, N, N, vChunks.data() + h * chunkSize, N, dh, op, dhPad);
                 for (int r = 0; r < rows; ++r)
                     std::memcpy(ho + static_cast<std::int64_t>(r) * dh,
-                                op.data() + static_cast<std::size_t>(r) * dhPad,
-                                sizeof(float) * dh);
+                                op + static_cast<std::size_t>(r) * dhPad, sizeof(float) * dh);
             }
             if (profiling)
                 tAv1 = ProfileClock::now();

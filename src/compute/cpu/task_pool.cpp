@@ -172,4 +172,19 @@ void TaskPool::run(int count, const Task& fn, int maxWorkers) {
     m_fn = nullptr; // late helpers of this generation will find no job
 }
 
+void TaskPool::runOnEach(const std::function<void(int worker)>& fn, int maxWorkers) {
+    const int workers = maxWorkers > 0 ? std::min(maxWorkers, threads()) : threads();
+    std::atomic<int> arrived{0};
+    run(
+        workers,
+        [&](int, int worker) {
+            fn(worker);
+            arrived.fetch_add(1, std::memory_order_acq_rel);
+            // Each task is held until every worker holds one, so no worker takes two.
+            while (arrived.load(std::memory_order_acquire) < workers)
+                std::this_thread::yield();
+        },
+        workers);
+}
+
 } // namespace pe::cpu

@@ -45,6 +45,12 @@ public:
     int threads() const { return static_cast<int>(m_helpers.size()) + 1; }
     /** Runs fn over [0, count); `maxWorkers` caps the workers used (0 = all). */
     void run(int count, const Task& fn, int maxWorkers = 0);
+    /**
+     * Runs fn(worker) once on each of the first `maxWorkers` workers (0 = all), each on its own
+     * thread, and returns when all have run it: for setting up per-thread state (first-touched
+     * scratch), not for work, since it waits for the helpers that wake last.
+     */
+    void runOnEach(const std::function<void(int worker)>& fn, int maxWorkers = 0);
 
     /** How long a thread spins for the next job (or for the helpers) before it sleeps. */
     static constexpr std::chrono::microseconds kSpin{200};
