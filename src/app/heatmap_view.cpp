@@ -62,14 +62,40 @@ QCPColorGradient gradientFor(ColorMapKind k) {
 }
 
 /**
+ * A numeric axis's ticks, as many as HeatmapView::fitTicks finds room for. An axis too short for
+ * two labels gets its first tick only: the 20 px column of P at n = 8192 and d = 128 with square
+ * cells showed "0" and "100" on top of each other ("0100").
+ */
+class FittingTicker : public QCPAxisTicker {
+public:
+    FittingTicker() { setTickCount(6); }
+    void setOneTick(bool one) { m_oneTick = one; }
+    bool oneTick() const { return m_oneTick; }
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        QVector<double> ticks = QCPAxisTicker::createTickVector(tickStep, range);
+        if (m_oneTick && ticks.size() > 1) {
+            // The first tick inside the range (the generic vector starts one step before it).
+            const auto inside = std::find_if(ticks.cbegin(), ticks.cend(),
+                                             [&range](double t) { return range.contains(t); });
+            ticks = {inside != ticks.cend() ? *inside : ticks.front()};
+        }
+        return ticks;
+    }
+
+private:
+    bool m_oneTick = false;
+};
+
+/**
  * Ticks of a pooled view's axis, labelled in source positions: axis coordinate a (grid cells)
  * shows position (a + 0.5)·scale − 0.5, and ticks fall on round positions.
  */
-class PositionTicker : public QCPAxisTicker {
+class PositionTicker : public FittingTicker {
 public:
     explicit PositionTicker(double scale)
         : m_scale(scale) {
-        setTickCount(6);
         setTickOrigin(0.5 / scale - 0.5);
     }
 
@@ -90,12 +116,11 @@ private:
 };
 
 /** Ticks of value start + index·step (a distance axis −k … k, or sampled positions). */
-class AffineTicker : public QCPAxisTicker {
+class AffineTicker : public FittingTicker {
 public:
     AffineTicker(double start, double step)
         : m_start(start)
         , m_step(step) {
-        setTickCount(6);
         setTickOrigin(-start / step);
     }
 
@@ -723,9 +748,7 @@ void HeatmapView::applyTicks() {
             axis->setTickLabelRotation(horizontal ? 60 : 0);
             axis->setTickLabelFont(font);
         } else {
-            QSharedPointer<QCPAxisTicker> t(new QCPAxisTicker);
-            t->setTickCount(6);
-            axis->setTicker(t);
+            axis->setTicker(QSharedPointer<QCPAxisTicker>(new FittingTicker));
             axis->setTickLabelRotation(0);
             axis->setTickLabelFont(QFont(axis->tickLabelFont().family(), 8));
         }
@@ -1107,6 +1130,7 @@ void HeatmapView::fitAspect() {
         return;
     apply(QMargins(), QMargins(), 0, 0, false); // the layout without square cells
     if (!wanted) {
+        m_plot->layOut(); // fitTicks, next, spaces the ticks for the map's new size
         if (m_pooledFor != QSize())
             scheduleRebuild(); // a larger box: pool for it
         return;
@@ -1142,8 +1166,10 @@ void HeatmapView::fitTicks() {
     const QRect r = m_plot->axisRect()->rect();
     const auto fit = [](QCPAxis* axis, int count) {
         // Labelled cells (tokens) are spaced by applyTicks already.
-        if (!axis->ticker().dynamicCast<QCPAxisTickerText>())
-            axis->ticker()->setTickCount(std::clamp(count, 2, 6));
+        if (const auto t = axis->ticker().dynamicCast<FittingTicker>()) {
+            t->setTickCount(std::clamp(count, 2, 6));
+            t->setOneTick(count < 1);
+        }
     };
     fit(m_plot->xAxis, r.width() / 50);
     fit(m_plot->yAxis, r.height() / 28);

@@ -290,7 +290,13 @@ void TestHeatmapView::squareCellsFollowTheCells() {
     QVERIFY2(r.width() < 20, qPrintable(rectText(r)));
     QVERIFY(v.plot()->plotLayout()->element(0, 0)->rect().width() > 400);
     QVERIFY(scale->rect().right() > v.plot()->viewport().right() - 5);
+    // Its 20 px across hold one tick, not two labels on top of each other ("0100"); its height
+    // holds several.
+    QCOMPARE(v.plot()->xAxis->tickVector(), QVector<double>{0.0});
+    QVERIFY(v.plot()->yAxis->tickVector().size() >= 3);
     v.setSquareCells(false);
+    v.plot()->replot();
+    QVERIFY(v.plot()->xAxis->tickVector().size() >= 2); // wide again: ticks again
 
     QVERIFY(!HeatmapView::squareCellsByDefault());
     HeatmapView::setSquareCellsEverywhere(true);
