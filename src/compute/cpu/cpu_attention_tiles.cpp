@@ -29,16 +29,21 @@ constexpr int kExp = 1;
 constexpr int kL2 = 2;
 constexpr int kGroup = 8; // query rows per group: a tile row of S and P each
 // Register blocks of the two products: kBlockRows rows × kVecs vectors of accumulators. With 32
-// vector registers (AVX-512) 8 × 2 = 16; with 16 (AVX2), 4 × 2 = 8, two blocks per group. Each
+// vector registers (AVX-512) 8 × 2 = 16; with 16 (AVX2), 4 × 3 = 12, two blocks per group. Each
 // step of a block loads kVecs vectors and broadcasts kBlockRows scalars for kBlockRows · kVecs
 // multiply-adds: AVX2's former 8 × 1 made that 9 loads per 8 multiply-adds, and its two loads a
-// cycle, not the two FMA units, set the pace (89 % of the peak at best); 4 × 2 needs 6.
+// cycle, not the two FMA units, set the pace (89 % of the peak at best); 4 × 2 needs 6 per 8,
+// but its 8 accumulators only just cover the two FMA units' latency (4 cycles each), and the
+// tile pass ran its products at about 70 % of OpenBLAS's single-thread peak on a Zen 3 core.
+// 4 × 3 needs 7 loads per 12 multiply-adds and its 12 accumulators, 3 vectors and the broadcast
+// fill the 16 registers. The value chunks (packValueChunks) are kVecs vectors wide.
 #if HWY_TARGET <= HWY_AVX3
 constexpr int kBlockRows = 8;
+constexpr int kVecs = 2;
 #else
 constexpr int kBlockRows = 4;
+constexpr int kVecs = 3;
 #endif
-constexpr int kVecs = 2;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 /** std::fmax's result (a NaN loses to a number), inline: GCC calls libm's fmaxf for it. */
@@ -176,53 +181,53 @@ void DotPanelsRows(int rows, const float* q, int dh, const float* panels, int co
 }
 
 /**
- * o[r][0, vecs·L) = alpha[r]·o[r][…] + Σ_j p[r][j]·v_j[0, vecs·L) for R rows, j in [0, width):
- * one column chunk (vecs ≤ kVecs vectors) of the tile's share of the head output, key j's
- * values at v + j·keyStride.
+ * o[r][0, V·L) = alpha[r]·o[r][…] + Σ_j p[r][j]·v_j[0, V·L) for R rows, j in [0, width): one
+ * column chunk (V ≤ kVecs vectors) of the tile's share of the head output, key j's values at
+ * v + j·keyStride.
  */
-template <int R>
+template <int R, int V>
 HWY_INLINE void AccumulateChunk(const float* p, int pStride, int width, const float* v,
-                                std::int64_t keyStride, int vecs, float* o, int oStride,
+                                std::int64_t keyStride, float* o, int oStride,
                                 const float* alpha) {
     const hn::ScalableTag<float> d;
     const int L = static_cast<int>(hn::Lanes(d));
-    decltype(hn::Zero(d)) acc[R][kVecs];
+    decltype(hn::Zero(d)) acc[R][V];
     for (int r = 0; r < R; ++r) {
         const auto a = hn::Set(d, alpha ? alpha[r] : 0.0f); // no alpha: o is not read
-        for (int k = 0; k < kVecs; ++k)
-            acc[r][k] =
-                alpha && k < vecs ? hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L)) : hn::Zero(d);
+        for (int k = 0; k < V; ++k)
+            acc[r][k] = alpha ? hn::Mul(a, hn::LoadU(d, o + r * oStride + k * L)) : hn::Zero(d);
     }
-    if (vecs == kVecs) {
-        for (int j = 0; j < width; ++j) {
-            const float* vj = v + static_cast<std::int64_t>(j) * keyStride;
-            decltype(hn::Zero(d)) b[kVecs];
-            for (int k = 0; k < kVecs; ++k)
-                b[k] = hn::LoadU(d, vj + k * L);
-            for (int r = 0; r < R; ++r) {
-                const auto a = hn::Set(d, p[r * pStride + j]);
-                for (int k = 0; k < kVecs; ++k)
-                    acc[r][k] = hn::MulAdd(a, b[k], acc[r][k]);
-            }
-        }
-    } else {
-        for (int j = 0; j < width; ++j) {
-            const auto b = hn::LoadU(d, v + static_cast<std::int64_t>(j) * keyStride);
-            for (int r = 0; r < R; ++r)
-                acc[r][0] = hn::MulAdd(hn::Set(d, p[r * pStride + j]), b, acc[r][0]);
+    for (int j = 0; j < width; ++j) {
+        const float* vj = v + static_cast<std::int64_t>(j) * keyStride;
+        decltype(hn::Zero(d)) b[V];
+        for (int k = 0; k < V; ++k)
+            b[k] = hn::LoadU(d, vj + k * L);
+        for (int r = 0; r < R; ++r) {
+            const auto a = hn::Set(d, p[r * pStride + j]);
+            for (int k = 0; k < V; ++k)
+                acc[r][k] = hn::MulAdd(a, b[k], acc[r][k]);
         }
     }
     for (int r = 0; r < R; ++r)
-        for (int k = 0; k < vecs; ++k)
+        for (int k = 0; k < V; ++k)
             hn::StoreU(acc[r][k], d, o + r * oStride + k * L);
 }
 
 template <int R> struct AccumulateChunkBlock {
     static void run(int r0, const float* p, int pStride, int width, const float* v,
                     std::int64_t keyStride, int vecs, float* o, int oStride, const float* alpha) {
-        AccumulateChunk<R>(p + static_cast<std::int64_t>(r0) * pStride, pStride, width, v,
-                           keyStride, vecs, o + static_cast<std::int64_t>(r0) * oStride, oStride,
-                           alpha ? alpha + r0 : nullptr);
+        p += static_cast<std::int64_t>(r0) * pStride;
+        o += static_cast<std::int64_t>(r0) * oStride;
+        alpha = alpha ? alpha + r0 : nullptr;
+        if constexpr (kVecs >= 3)
+            if (vecs >= 3) {
+                AccumulateChunk<R, kVecs>(p, pStride, width, v, keyStride, o, oStride, alpha);
+                return;
+            }
+        if (vecs == 2)
+            AccumulateChunk<R, 2>(p, pStride, width, v, keyStride, o, oStride, alpha);
+        else
+            AccumulateChunk<R, 1>(p, pStride, width, v, keyStride, o, oStride, alpha);
     }
 };
 
