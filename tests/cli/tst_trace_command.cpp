@@ -849,6 +849,36 @@ private Q_SLOTS:
             QVERIFY(std::abs(a.at(k) - b.at(k)) <= 1e-6);
     }
 
+    void engineSetUpAheadComputesTheSame() {
+        // A trace large enough for the engine's threads (n = 512, d = 256) sets the engine up
+        // on a thread beside the weights' generation (Backend::prepare): each worker's scratch
+        // sized and touched, a product of the projections' shape run. Its tensors equal a
+        // one-thread run's, which sets up nothing ahead.
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QStringList common{
+            QStringLiteral("trace"), QStringLiteral("--scheme"), QStringLiteral("shaw"),
+            QStringLiteral("--n"),   QStringLiteral("512"),      QStringLiteral("--d"),
+            QStringLiteral("256"),   QStringLiteral("--heads"),  QStringLiteral("4"),
+            QStringLiteral("--tensors"), QStringLiteral("Q,logits,weights,shaw_v_term,out")};
+        const QString one = tmp.filePath(QStringLiteral("one"));
+        const QString three = tmp.filePath(QStringLiteral("three"));
+        Run r = runCli(common + QStringList{QStringLiteral("--threads"), QStringLiteral("1"),
+                                            QStringLiteral("--out"), one});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runCli(common + QStringList{QStringLiteral("--threads"), QStringLiteral("3"),
+                                        QStringLiteral("--out"), three});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        for (const char* name : {"Q", "logits", "weights", "shaw_v_term", "out"}) {
+            const QString file = QStringLiteral("/%1.npy").arg(QLatin1String(name));
+            const Tensor a = readTensor(one + file);
+            const Tensor b = readTensor(three + file);
+            QVERIFY2(a.shape() == b.shape() && a.size() > 0, name);
+            for (std::int64_t k = 0; k < a.size(); ++k)
+                QVERIFY2(std::abs(a.at(k) - b.at(k)) <= 1e-5 * (1 + std::abs(a.at(k))), name);
+        }
+    }
+
     void pooledErrors_data() {
         QTest::addColumn<QString>("extra");
         QTest::addColumn<QString>("message");
