@@ -2266,10 +2266,6 @@
         <translation>位置</translation>
     </message>
     <message>
-        <source>zoom the attention or logits maps for full-resolution tiles</source>
-        <translation>放大注意力或 logits 热力图即可查看全分辨率的分块</translation>
-    </message>
-    <message>
         <source>relative index / bucket</source>
         <translation>相对索引 / 桶</translation>
     </message>
@@ -2364,6 +2360,10 @@
     <message>
         <source>position (means of %1)</source>
         <translation>位置（每 %1 个取平均）</translation>
+    </message>
+    <message>
+        <source>Pooled mode (n = %1): the relative index and the bias of %2 are n × n matrices, which this mode does not compute (only the logits and the weights, pooled to the screen). Up to %3 positions this tab shows them; the Encoding tab shows %2&apos;s tables by distance, and the Attention and Logit terms tabs the pooled maps (zoom in for full-resolution tiles).</source>
+        <translation>池化模式（n = %1）：%2 的相对索引和偏置是 n × n 矩阵，此模式不计算它们（只计算 logits 和权重，并池化到屏幕分辨率）。位置数不超过 %3 时，此标签页会显示它们；“位置编码”标签页显示 %2 按距离排列的表，“注意力”和“Logit 分项”标签页显示池化后的图（放大可计算全分辨率图块）。</translation>
     </message>
 </context>
 <context>

@@ -707,11 +707,26 @@ void TraceViews::refreshRelative() {
         const Tensor* t = m_trace->find(name);
         return t && !t->empty();
     };
-    const bool showIndex = m_poolInfo.pooled || present("rel_index") || present("urpe_C");
-    const bool showBias = m_poolInfo.pooled || present("bias");
+    const bool showIndex = present("rel_index") || present("urpe_C");
+    const bool showBias = present("bias");
     const bool noMaps = !showIndex && !showBias;
+    // Pooled mode computes no n × n matrix but the logits and weights: a scheme that has an
+    // index or a bias gets the note in place of two empty maps.
+    bool pooledAway = false;
+    if (m_poolInfo.pooled)
+        for (const std::string& name : traceTensorNames(m_trace->params))
+            pooledAway = pooledAway || name == "rel_index" || name == "urpe_C" || name == "bias";
     QString note;
-    if (!showIndex || !showBias) {
+    if (pooledAway) {
+        note = tr("Pooled mode (n = %1): the relative index and the bias of %2 are n × n "
+                  "matrices, which this mode does not compute (only the logits and the weights, "
+                  "pooled to the screen). Up to %3 positions this tab shows them; the Encoding "
+                  "tab shows %2's tables by distance, and the Attention and Logit terms tabs the "
+                  "pooled maps (zoom in for full-resolution tiles).")
+                   .arg(m_poolInfo.seqLen)
+                   .arg(scheme)
+                   .arg(ComputeWorker::kDefaultPoolThreshold);
+    } else if (!showIndex || !showBias) {
         QStringList missing;
         if (!showIndex)
             missing << tr("no relative index");
@@ -745,11 +760,8 @@ void TraceViews::refreshRelative() {
     m_relativeNote->setContentsMargins(noMaps ? QMargins(80, 0, 80, 0) : QMargins());
     if (relayout && isVisible())
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-    if (m_poolInfo.pooled) {
-        m_relIndex->clear(pooledNote(m_poolInfo));
-        m_bias->clear(tr("zoom the attention or logits maps for full-resolution tiles"));
+    if (noMaps)
         return;
-    }
     // Index and bias up to kMaxCells per side are shown in place (pooled and coloured by two
     // jobs at once); larger ones binned.
     const int h = m_head->value();

@@ -31,6 +31,7 @@ private Q_SLOTS:
     void everySchemeShowsData();
     void tablesComeFromTheEngine();
     void relativeTabHidesWhatIsMissing();
+    void relativeTabSaysWhatPooledModeLeavesOut();
     void viewsKeepTheirLayoutAcrossChanges();
     void relativeMapsPoolOnceWhenTheLayoutChanges();
     void pageLayoutLeavesTheTabWidgetAlone();
@@ -133,6 +134,38 @@ void TestEncodingTab::tablesComeFromTheEngine() {
     const auto zero = static_cast<std::size_t>(-bucket.xStart / bucket.xStep);
     QCOMPARE(bucket.values.at(zero), 0.0);
     QVERIFY(bucket.values.at(zero + 1) > 0.0);
+}
+
+void TestEncodingTab::relativeTabSaysWhatPooledModeLeavesOut() {
+    // Above 2048 positions no n × n matrix but the logits and weights is computed: a scheme
+    // with an index and a bias gets a note in their place, not two empty maps.
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(1);
+    show(Scheme::T5);
+    const int n = m_w->shownParams()->n;
+    auto setLength = [&](int length) {
+        Session s = m_w->session();
+        s.params.n = length;
+        m_w->applySession(s);
+        QVERIFY(QTest::qWaitFor(
+            [&] { return m_w->shownParams() && m_w->shownParams()->n == length; }, 20000));
+        QTest::qWait(30);
+    };
+    setLength(2100);
+    auto* note = v->findChild<QLabel*>(QStringLiteral("relativeNote"));
+    QVERIFY(note && note->isVisible());
+    QVERIFY(!v->relIndexMap()->isVisible() && !v->biasMap()->isVisible());
+    QVERIFY2(v->relativeNote().contains(QStringLiteral("Pooled mode (n = 2100)")) &&
+                 v->relativeNote().contains(QStringLiteral("t5")),
+             qPrintable(v->relativeNote()));
+    show(Scheme::Sinusoidal); // nothing relative to leave out: the usual note
+    QVERIFY(!v->relativeNote().contains(QStringLiteral("Pooled mode")));
+    QVERIFY(v->relativeNote().contains(QStringLiteral("This tab shows")));
+    show(Scheme::T5);
+    setLength(n);
+    QVERIFY(v->relIndexMap()->isVisible() && v->biasMap()->isVisible());
+    QVERIFY(v->relativeNote().isEmpty());
+    v->setCurrentIndex(0);
 }
 
 void TestEncodingTab::relativeTabHidesWhatIsMissing() {
