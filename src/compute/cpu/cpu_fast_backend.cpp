@@ -897,7 +897,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     if (streaming) {
         // The fused tile pass: keys packed once per head, each head × row block walks the keys
-        // in tiles that stay in cache, folding logits and weights into the pooled cells.
+        // in tiles that stay in cache, folding logits and weights into the pooled cells. It has
+        // scratch of its own: the full pass's per-worker blocks are let go.
+        m_scratch.workers.clear();
         PoolAccumulator& logitAcc = *sink->logitsPool;
         PoolAccumulator& weightAcc = *sink->weightsPool;
         const PoolRegion region = logitAcc.region();
