@@ -9,11 +9,17 @@
 #include <cstdio>
 
 #include "allocator.h"
+#ifdef PE_HAVE_FAST_CPU
+#include "cpu_gemm.h"
+#endif
 #include "main_window.h"
 #include "screenshot.h"
 
 int main(int argc, char** argv) {
     pe::tuneAllocatorForLongSessions();
+#ifdef PE_HAVE_FAST_CPU
+    pe::cpu::stopGemmLibraryThreads(); // idle OpenBLAS threads would spin through the first frame
+#endif
     QCoreApplication::setOrganizationName(QStringLiteral("pe-explorer"));
     QCoreApplication::setApplicationName(QStringLiteral("pe-explorer"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PE_VERSION));

@@ -6,11 +6,19 @@
 #include "insight_command.h"
 #include "render_command.h"
 #include "trace_command.h"
+#ifdef PE_HAVE_FAST_CPU
+#include "cpu_gemm.h"
+#endif
 #ifdef PE_HAVE_LAB
 #include "train_command.h"
 #endif
 
 int main(int argc, char** argv) {
+#ifdef PE_HAVE_FAST_CPU
+    // Before anything computes: OpenBLAS's idle threads spin for a tenth of a second after the
+    // library loads, which is when a trace computes (cpu_gemm.h).
+    pe::cpu::stopGemmLibraryThreads();
+#endif
     CLI::App app{"pe-explorer: positional encodings and self-attention, headless.\n"
                  "The trace command writes every stage of one attention layer as .npy files;\n"
                  "render draws the window's figures as PNG, SVG or PDF;\n"

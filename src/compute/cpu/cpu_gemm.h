@@ -53,6 +53,15 @@ std::vector<EigenGemmVariant> eigenGemmVariants();
 /** Whether the build links OpenBLAS. */
 bool haveOpenBlas();
 /**
+ * Ends OpenBLAS's own threads, which the engine never uses (it calls OpenBLAS single-threaded,
+ * one call per task of its pool). Debian's build starts one per core when the library loads,
+ * and each spins on sched_yield for about a tenth of a second before it sleeps: a fresh `trace`
+ * process that computed in that time, on 16 threads, took 1.8× the warm engine's time and twice
+ * its CPU time (1.04× with OPENBLAS_NUM_THREADS=1). Call it once, early, before any product; a
+ * threaded OpenBLAS call later (a benchmark's peak) starts them again. Nothing without OpenBLAS.
+ */
+void stopGemmLibraryThreads();
+/**
  * The library used until setGemmLibrary is called: PE_GEMM (openblas or eigen) if set, else the
  * rule described above. Reads the environment on every call.
  */

@@ -13,6 +13,9 @@
 
 #ifdef PE_HAVE_OPENBLAS
 #include <cblas.h>
+// OpenBLAS's pthread thread server (blas_server.c) exports this; weak, so that a build without
+// it (the OpenMP or serial variant) links and has no threads to end.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
 #endif
 
 namespace pe::cpu {
@@ -195,6 +198,15 @@ bool haveOpenBlas() {
     return true;
 #else
     return false;
+#endif
+}
+
+void stopGemmLibraryThreads() {
+#ifdef PE_HAVE_OPENBLAS
+    // One thread first: setting the count starts the server if it is not running.
+    openBlasReady();
+    if (blas_thread_shutdown_)
+        blas_thread_shutdown_();
 #endif
 }
 
