@@ -11,16 +11,63 @@
 
 #include "cpu_gemm.h"
 
+#include <QDir>
+
+// OpenBLAS's own queries, where the process has OpenBLAS (weak: a build without links too).
+extern "C" int openblas_get_parallel(void) __attribute__((weak));
+extern "C" int openblas_get_num_threads(void) __attribute__((weak));
+
 using namespace pe::cpu;
+
+namespace {
+/** Threads of this process (Linux: its tasks). */
+int threadCount() {
+    return static_cast<int>(
+        QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
+}
+} // namespace
 
 class TestCpuGemm : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void libraryThreadsEnd(); // first: before any product sets OpenBLAS to one thread
     void matchesFloat64_data();
     void matchesFloat64();
     void defaultIsTheFasterLibrary();
 };
+
+void TestCpuGemm::libraryThreadsEnd() {
+    // OpenBLAS's pthread build starts a thread per core beyond the first when it loads, and
+    // they spun while a fresh trace computed (cpu_gemm.h). stopGemmLibraryThreads ends them,
+    // and products still run, on the calling thread, with no thread coming back.
+    const bool openBlas = haveOpenBlas() && openblas_get_parallel && openblas_get_num_threads;
+    const int server = openBlas && openblas_get_parallel() == 1 ? openblas_get_num_threads() - 1 : 0;
+    const int before = threadCount();
+    QVERIFY(before >= 1 + server);
+    stopGemmLibraryThreads();
+    const int after = threadCount();
+    QCOMPARE(after, before - server);
+    std::mt19937 rng(3);
+    std::normal_distribution<float> nd;
+    const int m = 96, n = 80, k = 64;
+    std::vector<float> a(m * k), b(k * n), c(m * n, 0.0f);
+    for (float& x : a)
+        x = nd(rng);
+    for (float& x : b)
+        x = nd(rng);
+    gemmAB(GemmLibrary::OpenBlas, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
+    for (int i = 0; i < m; i += 7)
+        for (int j = 0; j < n; j += 5) {
+            double want = 0;
+            for (int p = 0; p < k; ++p)
+                want += double(a[i * k + p]) * b[p * n + j];
+            QVERIFY(std::abs(c[i * n + j] - want) < 1e-3 * (1 + std::abs(want)));
+        }
+    QCOMPARE(threadCount(), after);
+    stopGemmLibraryThreads(); // again: nothing left to end
+    QCOMPARE(threadCount(), after);
+}
 
 void TestCpuGemm::matchesFloat64_data() {
     QTest::addColumn<int>("m");
