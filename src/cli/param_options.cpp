@@ -445,8 +445,8 @@ BackendRun computeOnBackend(Backend& backend, QString fallback, const Params& p,
 
     const auto tCompute = Clock::now();
     BackendRun ran{Error{"not computed"}, 0, {}, {}, {}};
-    ran.trace = pool ? pooledAsTrace(backend, p, w, *pool, &ran.poolCells)
-                     : backend.compute(p, w, nullptr);
+    ran.trace =
+        pool ? pooledAsTrace(backend, p, w, *pool, &ran.poolCells) : backend.compute(p, w, nullptr);
     ran.computeMs = msSince(tCompute);
     // A backend that handed this run to the CPU (GL with float64, a shader error, …) says so.
     ran.ranOn = backend.name();

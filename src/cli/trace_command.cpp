@@ -185,7 +185,8 @@ int run(const TraceOptions& o, int /*argc*/, char** /*argv*/) {
     // beside the weights' generation too; `preparing` is joined before the engine is used (or
     // destroyed: it is declared after it).
     QString backendNote; // why --backend gl computes on the CPU, if so
-    const std::unique_ptr<Backend> backend = createOptionBackend(o.backend, o.threads, &backendNote);
+    const std::unique_ptr<Backend> backend =
+        createOptionBackend(o.backend, o.threads, &backendNote);
     std::jthread preparing;
     TraceOutputFiles files;
     std::vector<std::string> mapped = wanted;

@@ -856,11 +856,17 @@ private Q_SLOTS:
         // one-thread run's, which sets up nothing ahead.
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const QStringList common{
-            QStringLiteral("trace"), QStringLiteral("--scheme"), QStringLiteral("shaw"),
-            QStringLiteral("--n"),   QStringLiteral("512"),      QStringLiteral("--d"),
-            QStringLiteral("256"),   QStringLiteral("--heads"),  QStringLiteral("4"),
-            QStringLiteral("--tensors"), QStringLiteral("Q,logits,weights,shaw_v_term,out")};
+        const QStringList common{QStringLiteral("trace"),
+                                 QStringLiteral("--scheme"),
+                                 QStringLiteral("shaw"),
+                                 QStringLiteral("--n"),
+                                 QStringLiteral("512"),
+                                 QStringLiteral("--d"),
+                                 QStringLiteral("256"),
+                                 QStringLiteral("--heads"),
+                                 QStringLiteral("4"),
+                                 QStringLiteral("--tensors"),
+                                 QStringLiteral("Q,logits,weights,shaw_v_term,out")};
         const QString one = tmp.filePath(QStringLiteral("one"));
         const QString three = tmp.filePath(QStringLiteral("three"));
         Run r = runCli(common + QStringList{QStringLiteral("--threads"), QStringLiteral("1"),

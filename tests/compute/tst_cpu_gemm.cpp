@@ -22,8 +22,9 @@ using namespace pe::cpu;
 namespace {
 /** Threads of this process (Linux: its tasks). */
 int threadCount() {
-    return static_cast<int>(
-        QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
+    return static_cast<int>(QDir(QStringLiteral("/proc/self/task"))
+                                .entryList(QDir::Dirs | QDir::NoDotAndDotDot)
+                                .size());
 }
 } // namespace
 
@@ -42,7 +43,8 @@ void TestCpuGemm::libraryThreadsEnd() {
     // they spun while a fresh trace computed (cpu_gemm.h). stopGemmLibraryThreads ends them,
     // and products still run, on the calling thread, with no thread coming back.
     const bool openBlas = haveOpenBlas() && openblas_get_parallel && openblas_get_num_threads;
-    const int server = openBlas && openblas_get_parallel() == 1 ? openblas_get_num_threads() - 1 : 0;
+    const int server =
+        openBlas && openblas_get_parallel() == 1 ? openblas_get_num_threads() - 1 : 0;
     const int before = threadCount();
     QVERIFY(before >= 1 + server);
     stopGemmLibraryThreads();

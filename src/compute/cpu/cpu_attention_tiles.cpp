@@ -187,8 +187,7 @@ void DotPanelsRows(int rows, const float* q, int dh, const float* panels, int co
  */
 template <int R, int V>
 HWY_INLINE void AccumulateChunk(const float* p, int pStride, int width, const float* v,
-                                std::int64_t keyStride, float* o, int oStride,
-                                const float* alpha) {
+                                std::int64_t keyStride, float* o, int oStride, const float* alpha) {
     const hn::ScalableTag<float> d;
     const int L = static_cast<int>(hn::Lanes(d));
     decltype(hn::Zero(d)) acc[R][V];

@@ -1026,7 +1026,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         // cache). Also: the TXL band or DeBERTa position-sum row, a row of Shaw's k-term, Shaw's
         // per-offset sums.
         const std::size_t blockElems = static_cast<std::size_t>(bs) * N;
-        const std::size_t rowTermsElems = isTxl      ? static_cast<std::size_t>(bs) * (N + bs)
+        const std::size_t rowTermsElems = isTxl       ? static_cast<std::size_t>(bs) * (N + bs)
                                           : isDeberta ? 3 * static_cast<std::size_t>(N)
                                                       : 0;
         // The workers this computation runs on; the others' scratch (a larger thread count) goes.
