@@ -258,7 +258,7 @@ void CpuFastBackend::prepare(const Params& p, bool pooled) {
                              static_cast<std::size_t>(H * cpu::valueChunkFloats(N, dh)));
             }
             Scratch::Worker& mine = m_scratch.workers[static_cast<std::size_t>(worker)];
-            if (blockElems > 0 && mine.block.size() != blockElems)
+            if (blockElems > 0)
                 Scratch::fit(mine.block, blockElems); // zero-filled: every page touched here
             std::vector<float> own; // where the block is smaller than the product (or absent)
             float* out = mine.block.data();
@@ -1062,14 +1062,13 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             // Sized by the worker that owns them, so that their pages are first touched by the
             // thread that works on them (prepare() does it ahead for a fresh engine).
             Scratch::Worker& mine = workerScratch[static_cast<std::size_t>(worker)];
-            if (mine.block.size() != blockElems)
-                Scratch::fit(mine.block, blockElems);
-            if (mine.rowTerms.size() != rowTermsElems)
-                Scratch::fit(mine.rowTerms, rowTermsElems);
-            if (isShaw && mine.rowAdd.size() != static_cast<std::size_t>(N))
+            // (fit keeps storage of the right size: after the first task these do nothing)
+            Scratch::fit(mine.block, blockElems);
+            Scratch::fit(mine.rowTerms, rowTermsElems);
+            if (isShaw) {
                 Scratch::fit(mine.rowAdd, static_cast<std::size_t>(N));
-            if (isShaw && mine.offsetSums.size() != static_cast<std::size_t>(bs) * shawRows)
                 Scratch::fit(mine.offsetSums, static_cast<std::size_t>(bs) * shawRows);
+            }
             float* S = mine.block.data();
             const float* A = S; // the block's weights, for A·V
             std::vector<float>& scratch = mine.rowTerms;
