@@ -2365,6 +2365,18 @@
         <source>Pooled mode (n = %1): the relative index and the bias of %2 are n × n matrices, which this mode does not compute (only the logits and the weights, pooled to the screen). Up to %3 positions this tab shows them; the Encoding tab shows %2&apos;s tables by distance, and the Attention and Logit terms tabs the pooled maps (zoom in for full-resolution tiles).</source>
         <translation>池化模式（n = %1）：%2 的相对索引和偏置是 n × n 矩阵，此模式不计算它们（只计算 logits 和权重，并池化到屏幕分辨率）。位置数不超过 %3 时，此标签页会显示它们；“位置编码”标签页显示 %2 按距离排列的表，“注意力”和“Logit 分项”标签页显示池化后的图（放大可计算全分辨率图块）。</translation>
     </message>
+    <message>
+        <source>Pooled mode (n = %1): each cell is the %2 of about %3 × %3 positions, exact, from %4&apos;s tables by distance j − i (no n × n matrix is made). Zoom in for single positions.</source>
+        <translation>池化模式（n = %1）：每个格子是约 %3 × %3 个位置的%2，由 %4 按距离 j − i 排列的表精确算出（不生成 n × n 矩阵）。放大可查看单个位置。</translation>
+    </message>
+    <message>
+        <source>largest value</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>平均值</translation>
+    </message>
 </context>
 <context>
     <name>pe::Weights</name>

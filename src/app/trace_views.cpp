@@ -21,6 +21,7 @@
 #include "adaptive_splitter.h"
 #include "line_plot_view.h"
 #include "logit_split.h"
+#include "relative_tables.h"
 #include "stages.h"
 
 namespace pe {
@@ -223,6 +224,19 @@ TraceViews::TraceViews(QWidget* parent)
     m_relIndex = addHeatmap(rel);
     m_bias = addHeatmap(rel);
     m_relIndex->linkTo(m_bias);
+    // Pooled mode: zoomed past their cells, the maps draw the visible positions from the
+    // tables by offset at once (no request to the worker).
+    for (HeatmapView* v : {m_relIndex, m_bias}) {
+        connect(v, &HeatmapView::tileWanted, this,
+                [this, v](PoolRegion region) { relativeTile(v, region); });
+        // Side by side, the two maps start their axes level when one title takes two lines
+        // (a pooled map's title says how it was pooled).
+        connect(v, &HeatmapView::headerChanged, this, [this, rel] {
+            const bool sideBySide = rel->orientation() == Qt::Horizontal &&
+                                    !m_relIndex->isHidden() && !m_bias->isHidden();
+            alignHeaders({m_relIndex, m_bias}, sideBySide ? 2 : 1);
+        });
+    }
     auto* relHost = new QWidget;
     auto* rv = new QVBoxLayout(relHost);
     rv->setContentsMargins(0, 0, 0, 0);
@@ -707,16 +721,36 @@ void TraceViews::refreshRelative() {
         const Tensor* t = m_trace->find(name);
         return t && !t->empty();
     };
-    const bool showIndex = present("rel_index") || present("urpe_C");
-    const bool showBias = present("bias");
+    // Pooled mode computes no n × n matrix but the logits and weights; the index, bias and
+    // URPE's C are Toeplitz, and their pooled cells come from the tables by offset that came
+    // with the trace (PositionView::relative).
+    const RelativeTables* byOffset =
+        m_poolInfo.pooled && m_positions && m_positions->relative && !m_positions->relative->empty()
+            ? m_positions->relative.get()
+            : nullptr;
+    const bool showIndex = byOffset ? !byOffset->index.empty() || !byOffset->urpeC.empty()
+                                    : present("rel_index") || present("urpe_C");
+    const bool showBias =
+        byOffset ? !byOffset->bias.empty() && hasBias(m_trace->params) : present("bias");
     const bool noMaps = !showIndex && !showBias;
-    // Pooled mode computes no n × n matrix but the logits and weights: a scheme that has an
-    // index or a bias gets the note in place of two empty maps.
+    // Without the tables, a scheme that has an index or a bias gets a note in place of two
+    // empty maps.
     bool pooledAway = false;
-    if (m_poolInfo.pooled)
+    if (m_poolInfo.pooled && !byOffset)
         for (const std::string& name : traceTensorNames(m_trace->params))
             pooledAway = pooledAway || name == "rel_index" || name == "urpe_C" || name == "bias";
     QString note;
+    if (byOffset) {
+        const int n = byOffset->seqLen;
+        const int bin = (n + relativeCells(n) - 1) / relativeCells(n);
+        note = tr("Pooled mode (n = %1): each cell is the %2 of about %3 × %3 positions, exact, "
+                  "from %4's tables by distance j − i (no n × n matrix is made). Zoom in for "
+                  "single positions.")
+                   .arg(n)
+                   .arg(m_poolInfo.mode == PoolMode::Max ? tr("largest value") : tr("mean"))
+                   .arg(bin)
+                   .arg(scheme);
+    }
     if (pooledAway) {
         note = tr("Pooled mode (n = %1): the relative index and the bias of %2 are n × n "
                   "matrices, which this mode does not compute (only the logits and the weights, "
@@ -727,12 +761,14 @@ void TraceViews::refreshRelative() {
                    .arg(scheme)
                    .arg(ComputeWorker::kDefaultPoolThreshold);
     } else if (!showIndex || !showBias) {
+        if (!note.isEmpty())
+            note += u' ';
         QStringList missing;
         if (!showIndex)
             missing << tr("no relative index");
         if (!showBias)
             missing << tr("no additive bias");
-        note = tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
+        note += tr("%1 has %2.").arg(scheme, missing.join(tr(" and ")));
         if (m_positions && !m_positions->where.empty())
             note += u' ' + qs(m_positions->where);
         if (noMaps) // an empty tab: say what it shows, and for whom
@@ -762,6 +798,10 @@ void TraceViews::refreshRelative() {
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     if (noMaps)
         return;
+    if (byOffset) {
+        refreshPooledRelative(*byOffset, showIndex, showBias);
+        return;
+    }
     // Index and bias up to kMaxCells per side are shown in place (pooled and coloured by two
     // jobs at once); larger ones binned.
     const int h = m_head->value();
@@ -799,6 +839,80 @@ void TraceViews::refreshRelative() {
     } else {
         m_bias->clear(tr("%1 has no additive bias").arg(scheme));
     }
+}
+
+int TraceViews::relativeCells(int n) const {
+    // As many as the logits' (the early part's info says how many they will have).
+    return std::min(n,
+                    m_poolInfo.rows > 0 ? m_poolInfo.rows : ComputeWorker::kDefaultPoolResolution);
+}
+
+Grid TraceViews::relativeGrid(const RelativeTables& t, bool index, int head, PoolRegion region,
+                              int cells) const {
+    const int n = t.seqLen;
+    const int rows = std::min(region.rows(), cells), cols = std::min(region.cols(), cells);
+    Grid g;
+    if (index && !t.index.empty())
+        g.values = poolToeplitz(t.index.data(), n, region, rows, cols, m_poolInfo.mode);
+    else if (index) // URPE: its table C, head 0, in place of an index
+        g.values = poolToeplitz(t.urpeCOf(0), n, region, rows, cols, m_poolInfo.mode);
+    else
+        g.values = poolToeplitz(t.biasOf(head), n, region, rows, cols, m_poolInfo.mode);
+    if (!g.values.empty()) {
+        g.rows = rows;
+        g.cols = cols;
+    }
+    return g;
+}
+
+void TraceViews::refreshPooledRelative(const RelativeTables& t, bool index, bool bias) {
+    const int n = t.seqLen;
+    const int cells = relativeCells(n);
+    const int h = std::clamp(m_head->value(), 0, std::max(t.heads - 1, 0));
+    const PoolRegion all{0, n, 0, n};
+    std::vector<std::function<Grid()>> jobs;
+    if (index)
+        jobs.emplace_back([&] { return relativeGrid(t, true, 0, all, cells); });
+    if (bias)
+        jobs.emplace_back([&] { return relativeGrid(t, false, h, all, cells); });
+    std::vector<Grid> grids = sliceConcurrently(std::move(jobs));
+    PoolInfo pooled = m_poolInfo;
+    pooled.region = all;
+    pooled.seqLen = n;
+    pooled.rows = pooled.cols = cells;
+    const QString how = QStringLiteral(" (%1)").arg(pooled.describe());
+    const int bin = (n + cells - 1) / cells;
+    if (index) {
+        const QString title =
+            t.index.empty() ? tr("URPE table C[j − i], head 0") : tr("relative index / bucket");
+        m_relIndex->setData(
+            std::move(grids.front()),
+            infoFor(title + how, t.index.empty() ? tr("C") : tr("index"), bin, bin));
+        m_relIndex->setSource(n, n);
+    }
+    if (bias) {
+        m_bias->setData(std::move(grids.back()),
+                        infoFor(tr("bias, head %1").arg(h) + how, tr("b_ij"), bin, bin));
+        m_bias->setSource(n, n);
+    }
+}
+
+void TraceViews::relativeTile(HeatmapView* v, PoolRegion region) {
+    const RelativeTables* t =
+        m_poolInfo.pooled && m_positions ? m_positions->relative.get() : nullptr;
+    if (!t || t->empty() || !v->isVisible() || region.r1 > t->seqLen || region.c1 > t->seqLen)
+        return;
+    const int h = std::clamp(m_head->value(), 0, std::max(t->heads - 1, 0));
+    Grid g = relativeGrid(*t, v == m_relIndex, h, region, relativeCells(t->seqLen));
+    if (g.empty())
+        return;
+    PoolInfo tile = m_poolInfo;
+    tile.tile = true;
+    tile.region = region;
+    tile.seqLen = t->seqLen;
+    tile.rows = g.rows;
+    tile.cols = g.cols;
+    v->setTile(std::move(g), region, tile.describe());
 }
 
 void TraceViews::refreshTerms() {

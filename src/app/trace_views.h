@@ -126,6 +126,16 @@ private:
     /** The tensor `name` when its slices fit kMaxCells (shown in place, HeatmapView::setSlice);
      *  *binR / *binC as slice() sets them. Null when absent, empty or larger. */
     const Tensor* inPlace(const char* name, int* binR, int* binC) const;
+    /** Pooled mode: cells per side of the Relative tab's maps of an n × n matrix. */
+    int relativeCells(int n) const;
+    /** The index (URPE: C of head 0) or head `head`'s bias over `region`, pooled to at most
+     *  `cells` per side from the tables by offset. */
+    Grid relativeGrid(const RelativeTables& t, bool index, int head, PoolRegion region,
+                      int cells) const;
+    /** Pooled mode with the tables by offset: the Relative tab's maps, pooled exactly. */
+    void refreshPooledRelative(const RelativeTables& t, bool index, bool bias);
+    /** The visible positions of a pooled Relative map, from the tables, laid over it. */
+    void relativeTile(HeatmapView* v, PoolRegion region);
     /** Pooled mode: marks `v` as a view of the n×n `name` and lays the current tile over it. */
     void preparePooled(HeatmapView* v, const char* name, int head);
 

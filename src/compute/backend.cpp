@@ -56,8 +56,10 @@ std::uint64_t estimatePooledBytes(const Params& p, int resolution, int threads) 
     const std::uint64_t f = 4;
     std::uint64_t bytes = 10 * N * D * f;   // E, P, X, Q, K, V, head_out, out + scratch
     bytes += 4 * D * D * f + 2 * N * D * 8; // weights (float and the double originals)
-    bytes += 2 * H * (2 * N) * f;           // per-offset bias / URPE tables
-    if (p.scheme == Scheme::TransformerXL)  // R_t projected, q+u, q+v
+    // Per-offset bias / URPE tables, and the doubles they come from (relativeTables; the
+    // window keeps them for its pooled Relative maps).
+    bytes += 2 * H * (2 * N) * (f + 8);
+    if (p.scheme == Scheme::TransformerXL) // R_t projected, q+u, q+v
         bytes += 2 * (2 * N) * D * f + 2 * N * D * f;
     if (p.scheme == Scheme::DeBERTa) // q·K_rᵀ and k·Q_rᵀ tables
         bytes += 2 * H * N * 2 * static_cast<std::uint64_t>(std::max(p.debertaSpan(), 1)) * f;

@@ -21,6 +21,7 @@
  */
 
 #include <Eigen/Core>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@
 #include "weights.h"
 
 namespace pe {
+
+struct RelativeTables;
 
 struct PositionMap {
     std::string title;
@@ -59,6 +62,12 @@ struct PositionView {
     std::string where;             ///< one line: where position enters the layer
     std::vector<PositionMap> maps; ///< up to two; none for absolute schemes and none
     PositionCurves curves;         ///< no curves: nothing to plot
+    /**
+     * Pooled mode only (positionView leaves it null; the window's worker sets it): the
+     * relative index, bias and URPE's C by offset, whose pooled cells the Relative tab draws
+     * where no n × n matrix is computed.
+     */
+    std::shared_ptr<const RelativeTables> relative;
 };
 
 constexpr int kPositionViewMaxRows = 1024;

@@ -7,6 +7,7 @@
 #include "compute_worker.h"
 #include "insights_worker.h"
 #include "memory_budget.h"
+#include "relative_tables.h"
 
 using namespace pe;
 
@@ -316,6 +317,22 @@ void TestComputeWorker::pooledAboveTheThreshold() {
     QCOMPARE(r.pool.describe(), QStringLiteral("pooled 30\u21928, %1")
                                     .arg(mode ? QLatin1String("max") : QLatin1String("mean")));
     QVERIFY(!r.trace->find("rel_index") && !r.trace->find("bias"));
+    // In their place, the tables by offset (the Relative tab pools its maps from them); the
+    // full trace needs none.
+    QVERIFY(full.positions && !full.positions->relative);
+    QVERIFY(r.positions && r.positions->relative);
+    const RelativeTables& tables = *r.positions->relative;
+    QCOMPARE(tables.seqLen, 30);
+    const Tensor* index = full.trace->find("rel_index");
+    const Tensor* bias = full.trace->find("bias");
+    for (int i = 0; i < 30; ++i)
+        for (int j = 0; j < 30; ++j) {
+            const auto o = static_cast<std::size_t>(j - i + 29);
+            QCOMPARE(tables.index[o], index->data<std::int32_t>()[i * 30 + j]);
+            for (int h = 0; h < p.heads; ++h)
+                QCOMPARE(static_cast<float>(tables.biasOf(h)[o]),
+                         bias->data<float>()[(h * 30 + i) * 30 + j]);
+        }
     QCOMPARE(r.trace->find("out")->shape(), full.trace->find("out")->shape());
     QCOMPARE(static_cast<int>(r.trace->tokens.size()), 30);
     for (const char* name : {"logits", "weights"}) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Encoding tab says something for every scheme: P (absolute schemes), X = E (none), or the
 // scheme's own position tables from the engine (relative schemes), never empty axes, and one
-// line on where position enters. The Relative tab hides a map the scheme lacks and says so; a
+// line on where position enters. The Relative tab hides a map the scheme lacks and says so, and
+// in pooled mode pools its maps from the tables by offset; a
 // change that keeps what a tab shows leaves its layout alone, and a page laid out again leaves
 // the tab widget around it alone. The Logit terms tab splits an absolute scheme's logits into
 // its four terms.
@@ -11,6 +12,7 @@
 #include <QTabBar>
 #include <QTest>
 
+#include "encodings.h"
 #include "heatmap_view.h"
 #include "line_plot_view.h"
 #include "main_window.h"
@@ -31,7 +33,7 @@ private Q_SLOTS:
     void everySchemeShowsData();
     void tablesComeFromTheEngine();
     void relativeTabHidesWhatIsMissing();
-    void relativeTabSaysWhatPooledModeLeavesOut();
+    void relativeTabPoolsItsMapsFromTheTables();
     void viewsKeepTheirLayoutAcrossChanges();
     void relativeMapsPoolOnceWhenTheLayoutChanges();
     void pageLayoutLeavesTheTabWidgetAlone();
@@ -136,9 +138,9 @@ void TestEncodingTab::tablesComeFromTheEngine() {
     QVERIFY(bucket.values.at(zero + 1) > 0.0);
 }
 
-void TestEncodingTab::relativeTabSaysWhatPooledModeLeavesOut() {
-    // Above 2048 positions no n × n matrix but the logits and weights is computed: a scheme
-    // with an index and a bias gets a note in their place, not two empty maps.
+void TestEncodingTab::relativeTabPoolsItsMapsFromTheTables() {
+    // Above 2048 positions no n × n matrix but the logits and weights is computed; the index
+    // and the bias are Toeplitz, and their pooled cells come from the tables by offset.
     TraceViews* v = m_w->views();
     v->setCurrentIndex(1);
     show(Scheme::T5);
@@ -152,18 +154,66 @@ void TestEncodingTab::relativeTabSaysWhatPooledModeLeavesOut() {
         QTest::qWait(30);
     };
     setLength(2100);
+    const Params p = *m_w->shownParams();
+    QVERIFY(p.heads >= 2);
     auto* note = v->findChild<QLabel*>(QStringLiteral("relativeNote"));
     QVERIFY(note && note->isVisible());
-    QVERIFY(!v->relIndexMap()->isVisible() && !v->biasMap()->isVisible());
     QVERIFY2(v->relativeNote().contains(QStringLiteral("Pooled mode (n = 2100)")) &&
-                 v->relativeNote().contains(QStringLiteral("t5")),
+                 v->relativeNote().contains(QStringLiteral("t5's tables by distance")),
              qPrintable(v->relativeNote()));
-    show(Scheme::Sinusoidal); // nothing relative to leave out: the usual note
+    HeatmapView* index = v->relIndexMap();
+    HeatmapView* bias = v->biasMap();
+    QVERIFY(index->isVisible() && bias->isVisible());
+    QVERIFY(index->hasData() && bias->hasData());
+    QCOMPARE(index->dataRows(), 1024);
+    QCOMPARE(index->dataCols(), 1024);
+    QVERIFY2(index->titleText().contains(QStringLiteral("pooled 2100\u21921024, mean")),
+             qPrintable(index->titleText()));
+    // The index's cells against the buckets of each cell's positions, counted here.
+    const auto bucket = [&](int i, int j) {
+        return t5Bucket(j - i, !p.unidirectional, p.buckets, p.maxDistance);
+    };
+    for (const auto& [u, c] : std::vector<std::pair<int, int>>{
+             {0, 0}, {0, 1023}, {1023, 0}, {500, 500}, {500, 501}, {100, 900}, {731, 730}}) {
+        const int i0 = binStart(u, 2100, 1024), i1 = binStart(u + 1, 2100, 1024);
+        const int j0 = binStart(c, 2100, 1024), j1 = binStart(c + 1, 2100, 1024);
+        double sum = 0;
+        for (int i = i0; i < i1; ++i)
+            for (int j = j0; j < j1; ++j)
+                sum += bucket(i, j);
+        QCOMPARE(index->data().at(u, c), sum / ((i1 - i0) * (j1 - j0)));
+    }
+    // The bias is the head's: another head, other cells.
+    const Grid head0 = bias->data();
+    QVERIFY(head0.maxValue() > head0.minValue());
+    v->selectHead(1);
+    QTest::qWait(30);
+    QVERIFY(bias->titleText().startsWith(QStringLiteral("bias, head 1")));
+    QVERIFY(!(bias->data() == head0));
+    // Zoomed past the cells, the visible positions at full resolution, from the tables at once.
+    const PoolRegion region{100, 160, 1000, 1080};
+    Q_EMIT index->tileWanted(region);
+    QVERIFY(index->hasTile());
+    QCOMPARE(index->tileRegion(), region);
+    QVERIFY2(index->tileNote().contains(QStringLiteral("full resolution")),
+             qPrintable(index->tileNote()));
+    v->selectHead(0);
+    QTest::qWait(30);
+    show(Scheme::ALiBi); // a bias and no index
+    QVERIFY(!index->isVisible() && bias->isVisible() && bias->hasData());
+    QVERIFY2(v->relativeNote().contains(QStringLiteral("Pooled mode (n = 2100)")) &&
+                 v->relativeNote().contains(QStringLiteral("no relative index")),
+             qPrintable(v->relativeNote()));
+    // Symmetric ALiBi: −m_h |j − i|, 0 on the diagonal, most negative in the far corners.
+    QVERIFY(bias->data().at(0, 1023) < bias->data().at(0, 1) &&
+            bias->data().at(0, 1) < bias->data().at(0, 0) && bias->data().at(0, 0) <= 0);
+    show(Scheme::Sinusoidal); // nothing relative: the usual note
     QVERIFY(!v->relativeNote().contains(QStringLiteral("Pooled mode")));
     QVERIFY(v->relativeNote().contains(QStringLiteral("This tab shows")));
     show(Scheme::T5);
     setLength(n);
     QVERIFY(v->relIndexMap()->isVisible() && v->biasMap()->isVisible());
+    QVERIFY(!index->titleText().contains(QStringLiteral("pooled")));
     QVERIFY(v->relativeNote().isEmpty());
     v->setCurrentIndex(0);
 }

@@ -404,11 +404,13 @@ void TestMainWindow::pooledModeAndZoomedTile() {
     QVERIFY(v->poolInfo().pooled);
     const QString pooled = QStringLiteral("pooled %1\u219264, mean").arg(N);
     QVERIFY2(m_w->statusText().contains(pooled), qPrintable(m_w->statusText()));
-    // The relative tab needs n×n tensors pooled mode does not compute: a note in place of
-    // its maps, no failure.
+    // The relative tab's n×n matrices, which pooled mode does not compute, are pooled from
+    // the tables by offset, to the logits' cells.
     v->setCurrentIndex(1);
     QTRY_VERIFY(v->relativeNote().contains(QLatin1String("Pooled mode")));
-    QVERIFY(!v->relIndexMap()->isVisible() && !v->biasMap()->isVisible());
+    QVERIFY(v->relIndexMap()->isVisible() && v->biasMap()->isVisible());
+    QCOMPARE(v->biasMap()->dataRows(), 64);
+    QVERIFY2(v->biasMap()->titleText().contains(pooled), qPrintable(v->biasMap()->titleText()));
 
     v->setCurrentIndex(3);
     HeatmapView* e = v->currentHeatmap();

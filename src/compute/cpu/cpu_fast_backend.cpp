@@ -5,6 +5,7 @@
 #include "cpu_gemm.h"
 #include "cpu_kernels.h"
 #include "encodings.h"
+#include "relative_tables.h"
 #include "task_pool.h"
 
 #include <QSysInfo>
@@ -147,8 +148,8 @@ void mlpEncodingFloat(const Params& p, const Weights& w, cpu::TaskPool& pool, in
 
 /**
  * What the scheme adds per offset, indexed by (j − i) + N − 1 unless stated: the n×n relative
- * index, bias and URPE matrices are these rows, shifted (Toeplitz). Made from the weights in
- * double and rounded to float once, so that every n×n tensor built from them (the engine's pass,
+ * index, bias and URPE matrices are these rows, shifted (Toeplitz). relativeTables' doubles
+ * rounded to float once, so that every n×n tensor built from them (the engine's pass,
  * CpuFastBackend::computeInputs) holds the same floats.
  */
 struct RelativeOffsets {
@@ -168,49 +169,20 @@ struct RelativeOffsets {
 };
 
 RelativeOffsets relativeOffsets(const Params& p, const Weights& w) {
-    const int N = p.seqLen(), H = p.heads;
-    const int offs = 2 * N - 1;
+    const RelativeTables tables = relativeTables(p, w);
     RelativeOffsets r;
-    const bool useT5Bias =
-        p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
-    if (useT5Bias) {
-        r.idxOff.resize(offs);
-        for (int o = 0; o < offs; ++o)
-            r.idxOff[o] = t5Bucket(o - (N - 1), !p.unidirectional, p.buckets, p.maxDistance);
-        r.biasOff.resize(static_cast<std::size_t>(H) * offs);
-        for (int h = 0; h < H; ++h)
-            for (int o = 0; o < offs; ++o)
-                r.biasOff[static_cast<std::size_t>(h) * offs + o] =
-                    static_cast<float>(w.t5Table(r.idxOff[o], h));
-    }
-    if (p.scheme == Scheme::ALiBi) {
-        const std::vector<double> slopes = alibiSlopes(H);
-        r.biasOff.resize(static_cast<std::size_t>(H) * offs);
-        for (int h = 0; h < H; ++h)
-            for (int o = 0; o < offs; ++o) {
-                const double rel = o - (N - 1); // j − i
-                const double b = p.alibiMode == AlibiMode::Symmetric ? -slopes[h] * std::abs(rel)
-                                                                     : slopes[h] * rel;
-                r.biasOff[static_cast<std::size_t>(h) * offs + o] = static_cast<float>(b);
-            }
-    }
-    if (p.scheme == Scheme::URPE) {
-        r.postOff.resize(static_cast<std::size_t>(H) * offs);
-        for (int h = 0; h < H; ++h)
-            for (int o = 0; o < offs; ++o)
-                r.postOff[static_cast<std::size_t>(h) * offs + o] =
-                    static_cast<float>(w.urpeC(h, o));
-    }
-    if (p.scheme == Scheme::Shaw) {
-        r.idxOff.resize(offs);
-        for (int o = 0; o < offs; ++o)
-            r.idxOff[o] = shawIndex(0, o - (N - 1), p.clip);
-    }
-    if (p.scheme == Scheme::DeBERTa) {
+    const auto toFloat = [](const std::vector<double>& from, std::vector<float>& to) {
+        to.resize(from.size());
+        std::transform(from.begin(), from.end(), to.begin(),
+                       [](double v) { return static_cast<float>(v); });
+    };
+    toFloat(tables.bias, r.biasOff);
+    toFloat(tables.urpeC, r.postOff);
+    if (p.scheme == Scheme::DeBERTa) { // its rows are read by i − j
         r.idxReversed = true;
-        r.idxOff.resize(offs);
-        for (int o = 0; o < offs; ++o)
-            r.idxOff[o] = debertaIndex(o - (N - 1), p); // rel = i − j
+        r.idxOff.assign(tables.index.rbegin(), tables.index.rend());
+    } else {
+        r.idxOff = tables.index;
     }
     return r;
 }

@@ -5,6 +5,7 @@
 #include "gl_context.h"
 #include "gl_functions.h"
 #include "gl_shaders.h"
+#include "relative_tables.h"
 
 #include <QLoggingCategory>
 
@@ -874,7 +875,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
             bufQv = g.upload(qv);
     }
     auto relIndexTensor = [&](const std::vector<int>& idx) {
-        if (!keep)
+        if (!keep || idx.empty())
             return; // n × n: never built for the pooled path
         std::vector<std::int32_t> ri(static_cast<std::size_t>(L) * L);
         for (int i = 0; i < L; ++i)
@@ -884,56 +885,22 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
         fw.cpu["rel_index"] = Tensor::fromVector<std::int32_t>({L, L}, std::move(ri));
     };
     const GLuint dummyIdx = g.upload(std::vector<int>{0});
-    std::vector<int> offsetRel(static_cast<std::size_t>(nOff)); // j − i per offset
-    for (int o = 0; o < nOff; ++o)
-        offsetRel[static_cast<std::size_t>(o)] = o - (L - 1);
-
-    // Additive bias per (head, offset): T5 buckets or ALiBi distances.
-    const bool t5Bias =
-        p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
-    GLuint biasTab = 0;
-    if (t5Bias || p.scheme == Scheme::ALiBi) {
-        std::vector<float> tab(static_cast<std::size_t>(H) * nOff);
-        if (t5Bias) {
-            std::vector<int> bucket(static_cast<std::size_t>(nOff));
-            for (int o = 0; o < nOff; ++o)
-                bucket[static_cast<std::size_t>(o)] =
-                    t5Bucket(offsetRel[static_cast<std::size_t>(o)], !p.unidirectional, p.buckets,
-                             p.maxDistance);
-            for (int h = 0; h < H; ++h)
-                for (int o = 0; o < nOff; ++o)
-                    tab[static_cast<std::size_t>(h) * nOff + o] =
-                        static_cast<float>(w.t5Table(bucket[static_cast<std::size_t>(o)], h));
-            relIndexTensor(bucket);
-        } else {
-            const std::vector<double> slopes = alibiSlopes(H);
-            for (int h = 0; h < H; ++h)
-                for (int o = 0; o < nOff; ++o) {
-                    const double rel = -offsetRel[static_cast<std::size_t>(o)]; // i − j
-                    const double dist = p.alibiMode == AlibiMode::Causal ? rel : std::abs(rel);
-                    tab[static_cast<std::size_t>(h) * nOff + o] =
-                        static_cast<float>(-slopes[static_cast<std::size_t>(h)] * dist);
-                }
-        }
-        biasTab = g.upload(tab);
-    }
-    GLuint urpeTab = 0;
-    if (p.scheme == Scheme::URPE) {
-        std::vector<float> tab(static_cast<std::size_t>(H) * nOff);
-        for (int h = 0; h < H; ++h)
-            for (int o = 0; o < nOff; ++o)
-                tab[static_cast<std::size_t>(h) * nOff + o] = static_cast<float>(w.urpeC(h, o));
-        urpeTab = g.upload(tab);
-    }
+    // The index, the additive bias (T5 buckets or ALiBi distances) and URPE's C per (head,
+    // offset j − i), as the CPU engine and the window's pooled maps have them.
+    const RelativeTables tables = relativeTables(p, w);
+    const auto floats = [](const std::vector<double>& v) {
+        std::vector<float> f(v.size());
+        std::transform(v.begin(), v.end(), f.begin(),
+                       [](double x) { return static_cast<float>(x); });
+        return f;
+    };
+    relIndexTensor(tables.index);
+    const GLuint biasTab = tables.bias.empty() ? 0 : g.upload(floats(tables.bias));
+    const GLuint urpeTab = tables.urpeC.empty() ? 0 : g.upload(floats(tables.urpeC));
     GLuint shawIdxBuf = 0, shawWk = 0, shawWv = 0;
     const int shawR = 2 * p.clip + 1;
     if (p.scheme == Scheme::Shaw) {
-        std::vector<int> idx(static_cast<std::size_t>(nOff));
-        for (int o = 0; o < nOff; ++o)
-            idx[static_cast<std::size_t>(o)] =
-                shawIndex(0, offsetRel[static_cast<std::size_t>(o)], p.clip);
-        relIndexTensor(idx);
-        shawIdxBuf = g.upload(idx);
+        shawIdxBuf = g.upload(tables.index);
         shawWk = g.upload(toFloatRowMajor(w.shawWk));
         shawWv = g.upload(toFloatRowMajor(w.shawWv));
     }
@@ -956,12 +923,7 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     GLuint debIdx = 0, debKr = 0, debQr = 0;
     const int debR = 2 * p.debertaSpan();
     if (p.scheme == Scheme::DeBERTa) {
-        std::vector<int> idx(static_cast<std::size_t>(nOff));
-        for (int o = 0; o < nOff; ++o)
-            idx[static_cast<std::size_t>(o)] =
-                debertaIndex(-offsetRel[static_cast<std::size_t>(o)], p);
-        relIndexTensor(idx);
-        debIdx = g.upload(idx);
+        debIdx = g.upload(tables.index);
         if (p.debertaC2P)
             debKr = g.upload(toFloatRowMajor(w.debertaRel * w.debertaWkr));
         if (p.debertaP2C)

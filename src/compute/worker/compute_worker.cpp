@@ -14,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "relative_tables.h"
 #include "trace_recycler.h"
 #include "weight_cache.h"
 #include "weights.h"
@@ -252,8 +253,14 @@ void ComputeWorker::process(const ComputeRequest& request) {
     // What the Encoding tab shows in place of P (small: O(n + tables)); computed once, for the
     // early result and the whole one.
     std::shared_ptr<const PositionView> positions;
-    if (!request.tile)
-        positions = std::make_shared<const PositionView>(positionView(p, w));
+    if (!request.tile) {
+        PositionView view = positionView(p, w);
+        // Pooled mode computes no n × n relative matrix: the Relative tab pools its maps from
+        // the tables by offset (O(heads · n)).
+        if (pooled)
+            view.relative = std::make_shared<const RelativeTables>(relativeTables(p, w));
+        positions = std::make_shared<const PositionView>(std::move(view));
+    }
     if (request.early != EarlyPart::None && !request.tile) {
         // The relative matrices the early trace holds are the whole trace's too: the engine
         // neither computes nor allocates them again.
@@ -369,6 +376,7 @@ std::shared_ptr<const Trace> ComputeWorker::deliverEarly(
         early.pool.mode = static_cast<PoolMode>(m_poolMode.load());
         early.pool.region = PoolRegion{0, p.seqLen(), 0, p.seqLen()};
         early.pool.seqLen = p.seqLen();
+        early.pool.rows = early.pool.cols = std::min(p.seqLen(), m_poolResolution.load());
     }
     deliver(std::move(early));
     return kept;
