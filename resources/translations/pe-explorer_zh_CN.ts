@@ -118,10 +118,6 @@
         <translation>MLP 编码</translation>
     </message>
     <message>
-        <source>pooled mode (n = %1): n×n tensors other than the logits and weights are not computed</source>
-        <translation>池化模式（n = %1）：除 logits 和注意力权重外，不计算其他 n×n 张量</translation>
-    </message>
-    <message>
         <source>binary: sinusoids as bits</source>
         <translation>binary：正弦即二进制位</translation>
     </message>
@@ -232,6 +228,10 @@
     <message>
         <source>Every token sees every other in one step; how strongly depends on the scheme. Averaged over query rows &lt;i&gt;i&lt;/i&gt;, the mean attention weight A[&lt;i&gt;i&lt;/i&gt;, &lt;i&gt;i&lt;/i&gt;+&lt;i&gt;r&lt;/i&gt;] and the position term of the logits against the offset &lt;i&gt;r&lt;/i&gt; = &lt;i&gt;j&lt;/i&gt; − &lt;i&gt;i&lt;/i&gt;; with RoPE&apos;s long-term decay (2/&lt;i&gt;d&lt;/i&gt;)·Σ&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;|S&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;(&lt;i&gt;r&lt;/i&gt;)|, S&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; = Σ&lt;sub&gt;&lt;i&gt;k&lt;/i&gt;&amp;lt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; e&lt;sup&gt;&lt;i&gt;ir&lt;/i&gt;θ&lt;sub&gt;&lt;i&gt;k&lt;/i&gt;&lt;/sub&gt;&lt;/sup&gt;. &lt;span style=&apos;color:#666&apos;&gt;d2l §Self-Attention; RoFormer §3.4.3.&lt;/span&gt;</source>
         <translation>每个词元一步就能看到所有其他词元；看得多重取决于方案。对查询行 &lt;i&gt;i&lt;/i&gt; 取平均：平均注意力权重 A[&lt;i&gt;i&lt;/i&gt;, &lt;i&gt;i&lt;/i&gt;+&lt;i&gt;r&lt;/i&gt;] 以及 logits 的位置项随偏移 &lt;i&gt;r&lt;/i&gt; = &lt;i&gt;j&lt;/i&gt; − &lt;i&gt;i&lt;/i&gt; 的变化；RoPE 另有远程衰减 (2/&lt;i&gt;d&lt;/i&gt;)·Σ&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;|S&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;(&lt;i&gt;r&lt;/i&gt;)|，S&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; = Σ&lt;sub&gt;&lt;i&gt;k&lt;/i&gt;&amp;lt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; e&lt;sup&gt;&lt;i&gt;ir&lt;/i&gt;θ&lt;sub&gt;&lt;i&gt;k&lt;/i&gt;&lt;/sub&gt;&lt;/sup&gt;。&lt;span style=&apos;color:#666&apos;&gt;d2l §自注意力；RoFormer §3.4.3。&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>pooled mode (n = %1): the terms, n × n, are not computed, only the logits</source>
+        <translation>池化模式（n = %1）：不计算各个 n × n 分项，只计算 logits</translation>
     </message>
 </context>
 <context>

@@ -140,6 +140,9 @@ public:
      * or pan step, unless the tile it shows already covers them.
      */
     void setSource(int sourceRows, int sourceCols);
+    /** What setSource declared (0, 0: the grid is the matrix). */
+    int sourceRows() const { return m_sourceRows; }
+    int sourceCols() const { return m_sourceCols; }
     /** Draws `tile`, the cells of source positions `region`, over the pooled grid. */
     void setTile(Grid tile, PoolRegion region, const QString& note);
     bool hasTile() const { return !m_tile.empty(); }

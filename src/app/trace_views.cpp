@@ -550,10 +550,10 @@ HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle,
 }
 
 namespace {
-/** The note of a view that needs n×n tensors pooled mode does not compute. */
+/** The Logit terms map's second subtitle line in pooled mode: why it shows the logits alone. */
 QString pooledNote(const PoolInfo& pool) {
-    return QObject::tr("pooled mode (n = %1): n×n tensors other than the logits and weights "
-                       "are not computed")
+    return QObject::tr("pooled mode (n = %1): the terms, n × n, are not computed, only the "
+                       "logits")
         .arg(pool.seqLen);
 }
 } // namespace
@@ -993,7 +993,7 @@ void TraceViews::refreshTerms() {
                     QString::fromLatin1(present[k]->name), br, bc);
         if (m_poolInfo.pooled) {
             info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
-            info.subtitle = pooledNote(m_poolInfo);
+            info.subtitle += QLatin1Char('\n') + pooledNote(m_poolInfo); // under the parameters
         }
         if (tensors[k])
             v->setSlice(split[k] ? m_split : m_trace, tensors[k], split[k] ? 0 : h, info,

@@ -13,6 +13,8 @@
 
 #include "comparison_view.h"
 #include "insights_worker.h"
+#include "position_view.h"
+#include "relative_tables.h"
 #include "render_figures.h"
 #include "sample_input.h"
 #include "session.h"
@@ -182,20 +184,44 @@ std::unique_ptr<QApplication> makeApplication(double pixelRatio) {
     return std::make_unique<QApplication>(argc, argv);
 }
 
-std::shared_ptr<const Trace> compute(const TraceOptions& engine, const TraceInput& in,
-                                     const Params& p) {
-    Weights w;
-    if (Status st = completeTraceWeights(in, p, w); !st)
-        throw Failure{st.error().message};
-    BackendRun ran = computeOnBackend(engine.backend, p, w, nullptr, engine.threads);
+/** A computed trace and, in pooled mode, what the window's worker gives with it. */
+struct Computed {
+    std::shared_ptr<const Trace> trace;
+    PoolInfo pool;
+    std::shared_ptr<const PositionView> positions;
+};
+
+/**
+ * The trace of `p` on the --backend engine. With `pool`, as the window computes above 2,048
+ * positions: logits and weights pooled, no other n × n matrix, and the relative tables by
+ * offset that the Relative tab's maps are pooled from.
+ */
+Computed compute(const TraceOptions& engine, const TraceInput& in, const Params& p,
+                 const PoolRequest* pool = nullptr) {
+    Weights w = in.weights;
+    completeParameterWeights(in.weightsFile, p, w, pool);
+    BackendRun ran = computeOnBackend(engine.backend, p, w, pool, engine.threads);
     if (!ran.trace)
         throw Failure{ran.trace.error().message};
     Trace t = std::move(ran.trace).value();
     if (!in.tokens.empty())
         t.tokens = in.tokens;
-    if (isAbsolute(p.scheme)) // the Logit terms view splits the logits into e·e … p·p
+    Computed c;
+    if (pool) {
+        const int n = p.seqLen();
+        c.pool.pooled = true;
+        c.pool.mode = pool->mode;
+        c.pool.region = PoolRegion{0, n, 0, n};
+        c.pool.seqLen = n;
+        c.pool.rows = c.pool.cols = ran.poolCells;
+        PositionView view = positionView(p, w);
+        view.relative = std::make_shared<const RelativeTables>(relativeTables(p, w));
+        c.positions = std::make_shared<const PositionView>(std::move(view));
+    } else if (isAbsolute(p.scheme)) { // the Logit terms view splits the logits into e·e … p·p
         t.queryKey = std::make_shared<const QueryKeyWeights>(QueryKeyWeights{w.W_q, w.W_k});
-    return std::make_shared<const Trace>(std::move(t));
+    }
+    c.trace = std::make_shared<const Trace>(std::move(t));
+    return c;
 }
 
 /** One insights page for render's options (the numbers of `insight NAME`); errors exit 2. */
@@ -309,6 +335,27 @@ int run(const RenderOptions& o) {
     style.query = o.query;
     std::vector<std::string> notes; // printed once every check has passed
     const std::vector<std::string> views = resolveViews(o, p, notes);
+    // Above 2,048 positions, as the window: no n × n matrix held but the pooled logits and
+    // weights (--pool's mode), the relative index and bias pooled from their tables.
+    const bool pooled = p.seqLen() > ComputeWorker::kDefaultPoolThreshold;
+    PoolRequest poolRequest;
+    poolRequest.resolution = ComputeWorker::kDefaultPoolResolution;
+    poolRequest.mode = style.pool;
+    if (pooled) {
+        for (const std::string& view : views)
+            if (view == "compare" || view.rfind("term:", 0) == 0)
+                throw Failure{"--view " + view + ": not drawn above " +
+                              std::to_string(ComputeWorker::kDefaultPoolThreshold) +
+                              " positions (n = " + std::to_string(p.seqLen()) +
+                              "), where the logits and weights are pooled and no other n × n "
+                              "matrix is computed; lower --n"};
+        notes.push_back("n = " + std::to_string(p.seqLen()) + " > " +
+                        std::to_string(ComputeWorker::kDefaultPoolThreshold) +
+                        ": pooled mode, as the window: the logits and weights pooled to " +
+                        std::to_string(std::min(p.seqLen(), poolRequest.resolution)) +
+                        " cells a side (" + o.pool +
+                        "), the relative index and bias from their tables by distance");
+    }
 
     QString single;
     std::unique_ptr<StagedOutput> staged;
@@ -344,12 +391,13 @@ int run(const RenderOptions& o) {
     HeatmapView::setSquareCellsEverywhere(o.squareCells); // every map made from here on
     std::unique_ptr<FigureMaker> maker;
     if (traceViews) {
-        const std::shared_ptr<const Trace> trace = compute(o.params, in, p);
+        const Computed c = compute(o.params, in, p, pooled ? &poolRequest : nullptr);
         std::vector<std::shared_ptr<const Trace>> others;
         if (std::find(views.begin(), views.end(), "compare") != views.end())
             for (Scheme s : compared)
-                others.push_back(compute(o.params, in, paramsUnder(p, s)));
-        maker = std::make_unique<FigureMaker>(trace, std::move(others), style);
+                others.push_back(compute(o.params, in, paramsUnder(p, s)).trace);
+        maker =
+            std::make_unique<FigureMaker>(c.trace, std::move(others), style, c.pool, c.positions);
     }
 
     if (staged)

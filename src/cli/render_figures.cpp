@@ -59,18 +59,20 @@ void present(QWidget* w, QSize size) {
 }
 
 /**
- * Copies `src`'s grid, titles, colour map and shared colour range (the Compare tab's) into `v`. The
- * second setData pools the grid to the axis rect that the first one's labels and colour scale left
- * (setData lays out on replot).
+ * Copies `src`'s grid, titles, colour map, shared colour range (the Compare tab's) and pooled
+ * source size into `v`. The second setData pools the grid to the axis rect that the first one's
+ * labels and colour scale left (setData lays out on replot).
  */
 void copyHeatmap(HeatmapView* v, const HeatmapView* src, PoolMode pool) {
     v->setColorMap(src->colorMap());
     v->setColourRange(src->sharedColourRange());
     v->setPoolMode(pool);
-    v->setData(src->data(), src->info());
-    v->plot()->replot();
-    v->setData(src->data(), src->info());
-    v->plot()->replot();
+    for (int pass = 0; pass < 2; ++pass) {
+        v->setData(src->data(), src->info());
+        if (src->sourceRows() > 0) // pooled cells: the axes label positions
+            v->setSource(src->sourceRows(), src->sourceCols());
+        v->plot()->replot();
+    }
 }
 
 QLabel* headerLabel(const QString& text, int pointSize, bool bold, QColor colour) {
@@ -243,7 +245,8 @@ struct FigureMaker::Views {
 
 FigureMaker::FigureMaker(std::shared_ptr<const Trace> trace,
                          std::vector<std::shared_ptr<const Trace>> compared,
-                         const FigureStyle& style)
+                         const FigureStyle& style, const PoolInfo& pool,
+                         std::shared_ptr<const PositionView> positions)
     : m_views(std::make_unique<Views>())
     , m_trace(std::move(trace))
     , m_style(style) {
@@ -251,7 +254,7 @@ FigureMaker::FigureMaker(std::shared_ptr<const Trace> trace,
     v.setColorMap(style.colorMap);
     v.setPoolMode(style.pool);
     v.columnsEdit()->setText(style.columns);
-    v.setTrace(m_trace);
+    v.setTrace(m_trace, pool, std::move(positions));
     v.selectHead(style.head);
     v.selectQuery(style.query);
     m_views->refreshAll();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "compute_worker.h"
 #include "expected.h"
 #include "grid.h"
 #include "heatmap_view.h"
@@ -65,7 +66,8 @@ struct Figure {
 class FigureMaker {
 public:
     FigureMaker(std::shared_ptr<const Trace> trace,
-                std::vector<std::shared_ptr<const Trace>> compared, const FigureStyle& style);
+                std::vector<std::shared_ptr<const Trace>> compared, const FigureStyle& style,
+                const PoolInfo& pool = {}, std::shared_ptr<const PositionView> positions = {});
     ~FigureMaker();
     FigureMaker(const FigureMaker&) = delete;
     FigureMaker& operator=(const FigureMaker&) = delete;

@@ -355,6 +355,36 @@ private Q_SLOTS:
         QCOMPARE(QImage(file).size(), QSize(800, 600));
     }
 
+    void longSequencesArePooledAsInTheWindow() {
+        // Above 2,048 positions the full trace is not made (at n = 20,000 it needed 24 GB):
+        // the logits and weights come pooled, the index and bias from their tables.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("figs"));
+        const Run r = runCli(
+            words({"render", "--scheme", "t5", "--n", "2100", "--d", "16", "--heads", "2", "--dpi",
+                   "96", "--view", "rel-index,bias,attention-head,query-row,terms", "--out"})
+            << out);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("n = 2100 > 2048: pooled mode")) &&
+                     r.err.contains(QLatin1String("1024 cells a side (mean)")),
+                 qPrintable(r.err));
+        for (const char* name :
+             {"rel-index.png", "bias.png", "attention-head-0.png", "query-row.png", "terms.png"}) {
+            const QImage img(QDir(out).filePath(QLatin1String(name)));
+            QVERIFY2(img.width() >= 500 && img.height() >= 400, name);
+            QVERIFY2(distinctColours(img) > 20, name); // maps drawn, not empty axes
+        }
+        // A view of n × n tensors that pooled mode does not compute: refused, nothing written.
+        const QString file = dir.filePath(QStringLiteral("compare.png"));
+        const Run c = runCli(words({"render", "--scheme", "t5", "--n", "2100", "--d", "16",
+                                    "--heads", "2", "--view", "compare", "-o"})
+                             << file);
+        QCOMPARE(c.exitCode, 2);
+        QVERIFY2(c.err.contains(QLatin1String("not drawn above 2048 positions")),
+                 qPrintable(c.err));
+        QVERIFY(!QFileInfo::exists(file));
+    }
+
     void errorsExitTwoWithOneLineAndNoFile_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");

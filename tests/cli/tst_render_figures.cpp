@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include "compute_worker.h"
+#include "encodings.h"
 #include "qcp.h"
 #include "render_figures.h"
 
@@ -14,6 +15,7 @@ class TestRenderFigures : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void compareSharesOneScaleAndStartsMapsLevel();
+    void pooledRelativeMapsKeepTheirPositionAxes();
 
 private:
     static std::shared_ptr<const Trace> compute(Scheme s);
@@ -73,6 +75,49 @@ void TestRenderFigures::compareSharesOneScaleAndStartsMapsLevel() {
     auto top = [](HeatmapView* v) { return v->plot()->axisRect()->rect().top(); };
     QCOMPARE(top(mapA), top(diff));
     QCOMPARE(top(mapB), top(diff));
+}
+
+void TestRenderFigures::pooledRelativeMapsKeepTheirPositionAxes() {
+    // A pooled trace (as render computes one above 2,048 positions; here the threshold is
+    // lowered): the index map is pooled from the tables, and its copy in the figure keeps the
+    // source's size, whose ticks say positions 0 … n (binRows alone made them run to 48).
+    Params p;
+    p.scheme = Scheme::T5;
+    p.n = 40;
+    p.d = 16;
+    p.heads = 2;
+    p.maxDistance = 16;
+    p.buckets = 8;
+    ComputeController c(BackendKind::CpuFast);
+    c.setPooling(20, 16, PoolMode::Mean);
+    QSignalSpy spy(&c, &ComputeController::resultReady);
+    c.submit(p, InputChoice{});
+    QVERIFY(spy.wait(10000));
+    const ComputeResult r = spy.takeFirst().at(0).value<ComputeResult>();
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QVERIFY(r.pool.pooled && r.positions && r.positions->relative);
+    FigureStyle style;
+    style.size = QSize(500, 400);
+    FigureMaker maker(r.trace, {}, style, r.pool, r.positions);
+    maker.setSize(style.size);
+    Expected<Figure> f = maker.make("rel-index");
+    QVERIFY(f);
+    auto* map = qobject_cast<HeatmapView*>(f.value().widget.get()); // the figure is the map
+    QVERIFY(map && map->hasData());
+    QCOMPARE(map->dataRows(), 16);
+    QCOMPARE(map->sourceRows(), 40);
+    QVERIFY2(map->titleText().contains(QStringLiteral("pooled 40\u219216, mean")),
+             qPrintable(map->titleText()));
+    for (int u = 0; u < 16; ++u)
+        for (int v = 0; v < 16; ++v) {
+            double sum = 0;
+            const int i0 = binStart(u, 40, 16), i1 = binStart(u + 1, 40, 16);
+            const int j0 = binStart(v, 40, 16), j1 = binStart(v + 1, 40, 16);
+            for (int i = i0; i < i1; ++i)
+                for (int j = j0; j < j1; ++j)
+                    sum += t5Bucket(j - i, true, p.buckets, p.maxDistance);
+            QCOMPARE(map->data().at(u, v), sum / ((i1 - i0) * (j1 - j0)));
+        }
 }
 
 QTEST_MAIN(TestRenderFigures)
