@@ -48,6 +48,8 @@ xvfb-run -a -s '-screen 0 1920x1080x24' "$exe" --tab 0 --size 1920x1080 \
   --screenshot "$out/window-1920x1080.png" && echo "wrote $out/window-1920x1080.png"
 # a short sentence with [CLS]/[SEP] and a causal mask: token labels on the axes
 shoot shaw-tokens-attention.png --open "$here/sessions/shaw-tokens.json" --tab 3
+# pooled mode (n = 16,384): the Relative tab's maps pooled from T5's tables by distance
+shoot t5-relative-pooled.png --open "$here/sessions/t5-long.json" --tab 1
 # the stepper: a sentence with [CLS], padding and a causal mask, at the logits stage
 shoot stepper.png --open "$here/sessions/stepper-shaw.json" --tab 5 --stage 6
 # identity projections on n identical tokens: the attention is the pure position effect (alibi)

@@ -75,6 +75,34 @@ std::vector<Grid> sliceConcurrently(std::vector<std::function<Grid()>> jobs) {
     return runConcurrently(std::move(jobs));
 }
 
+/**
+ * A tab's note above its maps asks for the height of its lines at its width. A word-wrapped
+ * QLabel asks for the height of its text at about 80 characters a line, and the tab page's
+ * layout gave it that: a two-line note over the pooled Relative maps stood above two empty
+ * lines.
+ */
+class NoteLabel : public QLabel {
+public:
+    QSize sizeHint() const override {
+        QSize s = QLabel::sizeHint();
+        if (width() > 0 && wordWrap())
+            s.setHeight(heightForWidth(width()));
+        return s;
+    }
+
+protected:
+    void resizeEvent(QResizeEvent* e) override {
+        QLabel::resizeEvent(e);
+        if (const int h = heightForWidth(width()); h != m_fitted) {
+            m_fitted = h;
+            updateGeometry(); // the new width's height
+        }
+    }
+
+private:
+    int m_fitted = -1;
+};
+
 /** Puts `w` at (row, column) of `grid` unless it is there already: adding a widget again takes
  *  it out and back in, and the whole grid is laid out again (every change, every map). */
 void placeInGrid(QGridLayout* grid, QWidget* w, int row, int column) {
@@ -210,7 +238,7 @@ TraceViews::TraceViews(QWidget* parent)
     auto* ev = new QVBoxLayout(encHost);
     ev->setContentsMargins(0, 0, 0, 0);
     ev->setSpacing(2);
-    m_encodingNote = new QLabel;
+    m_encodingNote = new NoteLabel;
     m_encodingNote->setObjectName(QStringLiteral("encodingNote"));
     m_encodingNote->setWordWrap(true);
     m_encodingNote->hide();
@@ -241,7 +269,7 @@ TraceViews::TraceViews(QWidget* parent)
     auto* rv = new QVBoxLayout(relHost);
     rv->setContentsMargins(0, 0, 0, 0);
     rv->setSpacing(2);
-    m_relativeNote = new QLabel;
+    m_relativeNote = new NoteLabel;
     m_relativeNote->setObjectName(QStringLiteral("relativeNote"));
     m_relativeNote->setWordWrap(true);
     m_relativeNote->hide();

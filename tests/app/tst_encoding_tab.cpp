@@ -161,6 +161,11 @@ void TestEncodingTab::relativeTabPoolsItsMapsFromTheTables() {
     QVERIFY2(v->relativeNote().contains(QStringLiteral("Pooled mode (n = 2100)")) &&
                  v->relativeNote().contains(QStringLiteral("t5's tables by distance")),
              qPrintable(v->relativeNote()));
+    // As tall as its lines (it stood above two empty lines: a wrapped label's own hint).
+    QVERIFY2(note->height() <= note->heightForWidth(note->width()) + 2,
+             qPrintable(QStringLiteral("%1 px for %2")
+                            .arg(note->height())
+                            .arg(note->heightForWidth(note->width()))));
     HeatmapView* index = v->relIndexMap();
     HeatmapView* bias = v->biasMap();
     QVERIFY(index->isVisible() && bias->isVisible());
