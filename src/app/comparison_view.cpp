@@ -186,6 +186,7 @@ void ComparisonView::setPoolMode(PoolMode m) {
     // A − B would mix max and mean cells.
     m_controller->setPooling(ComputeWorker::kDefaultPoolThreshold,
                              ComputeWorker::kDefaultPoolResolution, m);
+    m_poolMode = m;
     if (m_a && comesPooled(m_a->params)) {
         m_traces.clear();
         m_positionGrids.clear();
@@ -387,8 +388,33 @@ void ComparisonView::redraw() {
         Q_EMIT updated();
         return;
     }
+    // A long sequence's logits and weights are pooled cells (B's and the gallery's too, as
+    // A's): titled so, the hover read-out giving each cell's positions and the axes counting
+    // positions, not cells.
+    const int n = m_a->params.seqLen();
+    const bool pooledCells =
+        comesPooled(m_a->params) && a.rows < n &&
+        (valueTitle == QLatin1String("logits") || valueTitle == QLatin1String("weights"));
+    QString pooledTitle;
+    if (pooledCells) {
+        PoolInfo pool;
+        pool.pooled = true;
+        pool.mode = m_poolMode;
+        pool.region = PoolRegion{0, n, 0, n};
+        pool.seqLen = n;
+        pool.rows = a.rows;
+        pool.cols = a.cols;
+        pooledTitle = QStringLiteral(" (%1)").arg(pool.describe());
+        br = (n + a.rows - 1) / a.rows;
+        bc = (n + a.cols - 1) / a.cols;
+    }
     auto info = [&](const Trace& t, const QString& title) {
-        return traceHeatmapInfo(t, title, valueTitle, br, bc);
+        return traceHeatmapInfo(t, title + pooledTitle, valueTitle, br, bc);
+    };
+    auto show = [&](HeatmapView* v, Grid g, const HeatmapInfo& i) {
+        v->setData(std::move(g), i);
+        if (pooledCells)
+            v->setSource(n, n);
     };
     const QString sa = qs(toString(m_a->params.scheme));
     // The maps to show (A first, then B and the gallery's, where they are at hand) and the
@@ -429,13 +455,12 @@ void ComparisonView::redraw() {
     }
     for (Shown& g : gallery) {
         g.view->setColourRange(shared);
-        g.view->setData(
-            std::move(g.grid),
-            info(*g.trace, tr("%1, head %2").arg(qs(toString(g.trace->params.scheme))).arg(h)));
+        show(g.view, std::move(g.grid),
+             info(*g.trace, tr("%1, head %2").arg(qs(toString(g.trace->params.scheme))).arg(h)));
     }
     m_left->setColourRange(shared);
     if (!haveB) {
-        m_left->setData(std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
+        show(m_left, std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
         m_right->clear(tr("computing B…"));
         m_diff->clear(QString());
         return;
@@ -444,12 +469,12 @@ void ComparisonView::redraw() {
     Grid d = a;
     for (std::size_t k = 0; k < d.values.size(); ++k)
         d.values[k] -= b.values[k];
-    m_left->setData(std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
+    show(m_left, std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
     const QString sb = qs(toString(schemeB()));
     m_right->setColourRange(shared);
-    m_right->setData(std::move(b), info(*tb, tr("B: %1, head %2").arg(sb).arg(h)));
+    show(m_right, std::move(b), info(*tb, tr("B: %1, head %2").arg(sb).arg(h)));
     m_diff->setColorMap(ColorMapKind::RdBu); // a difference is signed: centre it on 0
-    m_diff->setData(std::move(d), info(*m_a, tr("A − B (%1 − %2)").arg(sa, sb)));
+    show(m_diff, std::move(d), info(*m_a, tr("A − B (%1 − %2)").arg(sa, sb)));
     Q_EMIT updated();
 }
 

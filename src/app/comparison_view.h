@@ -95,6 +95,7 @@ private:
     std::shared_ptr<const Trace> m_a;
     InputChoice m_input;
     bool m_stale = true;
+    PoolMode m_poolMode = PoolMode::Mean; ///< what the worker pools long sequences with
 };
 
 /** A's parameters under scheme `s`, as the comparison computes them. */

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void mapsShareOneColourScale();
     void mapsSideBySideStartLevel();
     void positionTermOfEveryScheme();
+    void pooledMapsCountPositions();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -134,6 +135,33 @@ void TestComparisonView::positionTermOfEveryScheme() {
     bare->queryKey.reset();
     v.setReference(bare, in);
     QVERIFY(v.left()->titleText().startsWith(QLatin1String("no position term")));
+}
+
+// Above 2048 positions A, B and the gallery come pooled (1024 cells a side): the maps say so in
+// their titles, and their axes and read-outs count positions (they counted cells, 0…1024).
+void TestComparisonView::pooledMapsCountPositions() {
+    const InputChoice in;
+    Params p = small();
+    p.scheme = Scheme::T5;
+    p.n = 2100;
+    p.d = 16;
+    p.heads = 2;
+    ComparisonView v;
+    v.resize(1200, 600);
+    v.setOtherScheme(Scheme::ALiBi);
+    v.show();
+    v.setReference(compute(p, in), in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.right()->hasData(), 20000);
+    for (HeatmapView* map : {v.left(), v.right(), v.difference()}) {
+        QCOMPARE(map->data().rows, 1024);
+        QCOMPARE(map->sourceRows(), 2100);
+        QCOMPARE(map->sourceCols(), 2100);
+        QVERIFY2(map->titleText().contains(QStringLiteral("pooled 2100\u21921024, mean")),
+                 qPrintable(map->titleText()));
+    }
+    QVERIFY(v.setTensor(QStringLiteral("out"))); // [n, d], binned, not pooled cells
+    QTRY_VERIFY(v.left()->sourceRows() == 0);
+    QVERIFY(!v.left()->titleText().contains(QStringLiteral("pooled")));
 }
 
 void TestComparisonView::newReferenceRecomputesTheGallery() {
