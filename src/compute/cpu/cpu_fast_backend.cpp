@@ -209,7 +209,7 @@ void CpuFastBackend::prepare(const Params& p, bool pooled) {
     const int threads = threadsFor(p, true);
     if (threads <= 1)
         return;
-    const int N = p.seqLen(), D = p.d, H = p.heads, dh = p.headDim();
+    const int N = p.seqLen(), D = p.d;
     const int bs = m_rowBlock > 0 ? m_rowBlock : rowBlockSize(N);
     const std::size_t blockElems = pooled ? 0 : static_cast<std::size_t>(bs) * N;
     const int pblk = std::min(N, projectionBlockRows(N, m_threads));
@@ -220,14 +220,13 @@ void CpuFastBackend::prepare(const Params& p, bool pooled) {
     m_workers->runOnEach(
         [&](int worker) {
             if (worker == 0) { // the computation's own scratch, sized as run() sizes it
+                const Scratch::Sizes sizes = Scratch::sizesFor(p);
                 for (std::vector<float>* v :
                      {&m_scratch.wq, &m_scratch.wk, &m_scratch.wv, &m_scratch.wo})
-                    Scratch::fit(*v, static_cast<std::size_t>(D) * D);
-                Scratch::fit(m_scratch.wide, static_cast<std::size_t>(N) * D);
-                Scratch::fit(m_scratch.keyPanels,
-                             static_cast<std::size_t>(H * cpu::panelFloats(N, dh)));
-                Scratch::fit(m_scratch.valueChunks,
-                             static_cast<std::size_t>(H * cpu::valueChunkFloats(N, dh)));
+                    Scratch::fit(*v, sizes.weights);
+                Scratch::fit(m_scratch.wide, sizes.wide);
+                Scratch::fit(m_scratch.keyPanels, sizes.keyPanels);
+                Scratch::fit(m_scratch.valueChunks, sizes.valueChunks);
             }
             Scratch::Worker& mine = m_scratch.workers[static_cast<std::size_t>(worker)];
             if (blockElems > 0)
@@ -272,6 +271,17 @@ void CpuFastBackend::recycle(Trace&& trace) {
             break;
     }
     m_pool.erase(m_pool.begin(), m_pool.end() - static_cast<std::ptrdiff_t>(keep));
+}
+
+CpuFastBackend::Scratch::Sizes CpuFastBackend::Scratch::sizesFor(const Params& p) {
+    const auto N = static_cast<std::size_t>(p.seqLen()), D = static_cast<std::size_t>(p.d),
+               H = static_cast<std::size_t>(p.heads);
+    Sizes s;
+    s.weights = D * D;
+    s.wide = N * D;
+    s.keyPanels = H * static_cast<std::size_t>(cpu::panelFloats(p.seqLen(), p.headDim()));
+    s.valueChunks = H * static_cast<std::size_t>(cpu::valueChunkFloats(p.seqLen(), p.headDim()));
+    return s;
 }
 
 float* CpuFastBackend::Scratch::fit(std::vector<float>& v, std::size_t n) {
@@ -532,7 +542,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const int H = p.heads;
     const int dh = p.headDim();
     const std::int64_t NN = static_cast<std::int64_t>(N) * N;
-    const std::int64_t Nd = static_cast<std::int64_t>(N) * D;
     const std::int64_t Ndh = static_cast<std::int64_t>(N) * dh;
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
     const int threads = threadsFor(p, true);
@@ -571,6 +580,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const float* X = tX.data<float>();
 
     // ---- Weights in float, row-major ----
+    const Scratch::Sizes sizes = Scratch::sizesFor(p); // what prepare() fits ahead
     // Column-major W in float is Wᵀ row-major: X·W = gemmABt(X, Wᵀ), a plain contiguous cast.
     std::vector<float>& WqT = m_scratch.wq;
     std::vector<float>& WkT = m_scratch.wk;
@@ -582,7 +592,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         parallelFor(4, [&](int k) {
             const Eigen::MatrixXd& m = *from[k];
             const double* src = m.data();
-            float* dst = Scratch::fit(*to[k], static_cast<std::size_t>(m.size()));
+            float* dst = Scratch::fit(*to[k], static_cast<std::size_t>(m.size())); // weights
             for (Eigen::Index i = 0; i < m.size(); ++i)
                 dst[i] = static_cast<float>(src[i]);
         });
@@ -661,7 +671,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         // left spinning threads behind.
         // Kept between computations: a fresh 4·n·d bytes was zero-filled and page-faulted on one
         // thread each time (8,193 faults, a few % of a pooled n = 16384 run).
-        float* full = Scratch::fit(m_scratch.wide, static_cast<std::size_t>(Nd));
+        float* full = Scratch::fit(m_scratch.wide, sizes.wide);
         const int pblk = projectionBlockRows(N, m_threads);
         const int pblocks = (N + pblk - 1) / pblk;
         for (int which = 0; which < 3; ++which) {
@@ -860,8 +870,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const std::int64_t chunkSize = cpu::valueChunkFloats(N, dh);
     std::vector<float>& keyPanels = m_scratch.keyPanels;
     std::vector<float>& vChunks = m_scratch.valueChunks;
-    Scratch::fit(keyPanels, static_cast<std::size_t>(H * panelSize));
-    Scratch::fit(vChunks, static_cast<std::size_t>(H * chunkSize));
+    Scratch::fit(keyPanels, sizes.keyPanels); // H × panelSize
+    Scratch::fit(vChunks, sizes.valueChunks); // H × chunkSize
     parallelFor(H, [&](int h) {
         cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
         cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
@@ -1214,7 +1224,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     // ---- Output projection: concat(head_out) · W_o ----
     {
-        float* concat = Scratch::fit(m_scratch.wide, static_cast<std::size_t>(Nd));
+        float* concat = Scratch::fit(m_scratch.wide, sizes.wide);
         for (int h = 0; h < H; ++h)
             for (int i = 0; i < N; ++i)
                 std::memcpy(concat + static_cast<std::size_t>(i) * D + h * dh,

@@ -177,6 +177,12 @@ private:
         std::vector<Worker> workers;
         /** v holding n floats; its storage is kept unless that is more than twice n. */
         static float* fit(std::vector<float>& v, std::size_t n);
+        /** The floats run() fits the shared buffers to for a computation of `p` (prepare()
+         *  fits them ahead): each of W_q…W_o transposed, `wide`, the packed keys and values. */
+        struct Sizes {
+            std::size_t weights = 0, wide = 0, keyPanels = 0, valueChunks = 0;
+        };
+        static Sizes sizesFor(const Params& p);
         std::uint64_t bytes() const;
     };
     Scratch m_scratch;
