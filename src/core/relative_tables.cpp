@@ -77,16 +77,14 @@ public:
         for (std::size_t x = 0; x <= offs; ++x)
             m_s2[x + 1] = m_s2[x] + s1[x];
     }
-    /** Σ over i ∈ [a0, a1), j ∈ [b0, b1) of f[(j − i) + n − 1]. */
-    long double sum(int a0, int a1, int b0, int b1) const {
-        // Row i's sum is s1[b1 − i + n − 1] − s1[b0 − i + n − 1]; summed over i, each term is a
-        // difference of s2.
-        const auto part = [this, a0, a1](int b) {
-            const std::size_t c = static_cast<std::size_t>(b) + static_cast<std::size_t>(m_n) - 1;
-            return m_s2[c - static_cast<std::size_t>(a0) + 1] -
-                   m_s2[c - static_cast<std::size_t>(a1) + 1];
-        };
-        return part(b1) - part(b0);
+    /**
+     * Σ over i ∈ [a0, a1), j < b of f[(j − i) + n − 1], less the same for j < 0: a cell's sum
+     * is edge(b1) − edge(b0). Row i's part is s1[b − i + n − 1]; summed over the rows, a
+     * difference of s2.
+     */
+    long double edge(int a0, int a1, int b) const {
+        const std::size_t c = static_cast<std::size_t>(b) + static_cast<std::size_t>(m_n);
+        return m_s2[c - static_cast<std::size_t>(a0)] - m_s2[c - static_cast<std::size_t>(a1)];
     }
 
 private:
@@ -159,17 +157,22 @@ std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int r
         return out;
     }
     const ToeplitzSums sums(table, n);
+    std::vector<long double> edges(static_cast<std::size_t>(cols) + 1);
     for (int u = 0; u < rows; ++u) {
         double* line = out.data() + static_cast<std::size_t>(u) * cols;
         const int a0 = rowStart[u], a1 = rowStart[u + 1];
+        // The cells of a row of cells share their column edges: each edge once.
+        for (int v = 0; v <= cols; ++v)
+            edges[static_cast<std::size_t>(v)] = sums.edge(a0, a1, colStart[v]);
         for (int v = 0; v < cols; ++v) {
             const int b0 = colStart[v], b1 = colStart[v + 1];
             if (a1 - a0 == 1 && b1 - b0 == 1) { // one position (a tile at full resolution)
                 line[v] = static_cast<double>(table[b0 - a0 + n - 1]);
                 continue;
             }
-            const long double count = static_cast<long double>(a1 - a0) * (b1 - b0);
-            line[v] = static_cast<double>(sums.sum(a0, a1, b0, b1) / count);
+            // The difference in long double (where the digits cancel), the mean in double.
+            const auto sum = static_cast<double>(edges[static_cast<std::size_t>(v) + 1] - edges[v]);
+            line[v] = sum / (static_cast<double>(a1 - a0) * (b1 - b0));
         }
     }
     return out;
