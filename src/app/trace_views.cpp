@@ -578,7 +578,7 @@ HeatmapInfo TraceViews::infoFor(const QString& title, const QString& valueTitle,
 }
 
 namespace {
-/** The Logit terms map's second subtitle line in pooled mode: why it shows the logits alone. */
+/** The Logit terms map's second subtitle line in pooled mode, where it leaves terms out. */
 QString pooledNote(const PoolInfo& pool) {
     return QObject::tr("pooled mode (n = %1): the terms, n × n, are not computed, only the "
                        "logits")
@@ -752,10 +752,7 @@ void TraceViews::refreshRelative() {
     // Pooled mode computes no n × n matrix but the logits and weights; the index, bias and
     // URPE's C are Toeplitz, and their pooled cells come from the tables by offset that came
     // with the trace (PositionView::relative).
-    const RelativeTables* byOffset =
-        m_poolInfo.pooled && m_positions && m_positions->relative && !m_positions->relative->empty()
-            ? m_positions->relative.get()
-            : nullptr;
+    const RelativeTables* byOffset = pooledTables();
     const bool showIndex = byOffset ? !byOffset->index.empty() || !byOffset->urpeC.empty()
                                     : present("rel_index") || present("urpe_C");
     const bool showBias =
@@ -869,6 +866,13 @@ void TraceViews::refreshRelative() {
     }
 }
 
+const RelativeTables* TraceViews::pooledTables() const {
+    return m_poolInfo.pooled && m_positions && m_positions->relative &&
+                   !m_positions->relative->empty()
+               ? m_positions->relative.get()
+               : nullptr;
+}
+
 int TraceViews::relativeCells(int n) const {
     // As many as the logits' (the early part's info says how many they will have).
     return std::min(n,
@@ -926,9 +930,8 @@ void TraceViews::refreshPooledRelative(const RelativeTables& t, bool index, bool
 }
 
 void TraceViews::relativeTile(HeatmapView* v, PoolRegion region) {
-    const RelativeTables* t =
-        m_poolInfo.pooled && m_positions ? m_positions->relative.get() : nullptr;
-    if (!t || t->empty() || !v->isVisible() || region.r1 > t->seqLen || region.c1 > t->seqLen)
+    const RelativeTables* t = pooledTables();
+    if (!t || !v->isVisible() || region.r1 > t->seqLen || region.c1 > t->seqLen)
         return;
     const int h = std::clamp(m_head->value(), 0, std::max(t->heads - 1, 0));
     Grid g = relativeGrid(*t, v == m_relIndex, h, region, relativeCells(t->seqLen));
@@ -961,14 +964,35 @@ void TraceViews::refreshTerms() {
     } else {
         m_split.reset();
     }
+    // In pooled mode the bias (T5, ALiBi) comes pooled from its table by distance, as on the
+    // Relative tab; the other terms are n × n and not computed.
+    const RelativeTables* byOffset = pooledTables();
+    const bool biasFromTables =
+        byOffset && !byOffset->bias.empty() && hasBias(m_trace->params) && !find("bias");
     std::vector<const TermName*> present;
-    for (const TermName& t : allTerms())
-        if (const Tensor* x = find(t.name); x && !x->empty())
+    std::vector<bool> fromTables; // per term shown
+    for (const TermName& t : allTerms()) {
+        const Tensor* x = find(t.name);
+        const bool tables = biasFromTables && std::string_view(t.name) == "bias";
+        if ((x && !x->empty()) || tables) {
             present.push_back(&t);
+            fromTables.push_back(tables);
+        }
+    }
+    // Pooled: the note says what is left out, where a term of the scheme's trace is.
+    bool termsLeftOut = false;
+    if (m_poolInfo.pooled)
+        for (const std::string& name : traceTensorNames(m_trace->params))
+            for (const TermName& t : allTerms())
+                termsLeftOut = termsLeftOut || (name == t.name && name != "logits" &&
+                                                !(name == "bias" && biasFromTables));
     while (m_terms.size() < present.size()) {
         HeatmapView* v = addHeatmap(m_termsHost);
         if (m_terms.empty()) // the logits: pooled views ask for tiles
             connect(v, &HeatmapView::tileWanted, this, &TraceViews::tileRequested);
+        else // the bias from its table (pooled mode): drawn here at once
+            connect(v, &HeatmapView::tileWanted, this,
+                    [this, v](PoolRegion region) { relativeTile(v, region); });
         for (HeatmapView* other : m_terms)
             v->linkTo(other); // the terms share their axes: zoom one, zoom all
         // Maps side by side start their axes level, whatever their titles' lines (as Compare).
@@ -987,6 +1011,15 @@ void TraceViews::refreshTerms() {
     std::vector<std::size_t> gridOf(present.size(), 0);
     std::vector<std::function<Grid()>> jobs;
     for (std::size_t k = 0; k < present.size(); ++k) {
+        if (fromTables[k]) {
+            const int n = byOffset->seqLen, cells = relativeCells(n);
+            bins[2 * k] = bins[2 * k + 1] = (n + cells - 1) / cells;
+            gridOf[k] = jobs.size();
+            jobs.emplace_back([this, byOffset, h, n, cells] {
+                return relativeGrid(*byOffset, false, h, PoolRegion{0, n, 0, n}, cells);
+            });
+            continue;
+        }
         tensors[k] = inPlace(present[k]->name, &bins[2 * k], &bins[2 * k + 1]);
         if (tensors[k])
             continue;
@@ -1020,8 +1053,12 @@ void TraceViews::refreshTerms() {
             infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
                     QString::fromLatin1(present[k]->name), br, bc);
         if (m_poolInfo.pooled) {
-            info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
-            info.subtitle += QLatin1Char('\n') + pooledNote(m_poolInfo); // under the parameters
+            PoolInfo pooled = m_poolInfo;
+            if (fromTables[k]) // the early part's info has no cells yet
+                pooled.rows = pooled.cols = relativeCells(pooled.seqLen);
+            info.title += QStringLiteral(" (%1)").arg(pooled.describe());
+            if (k == 0 && termsLeftOut) // under the parameters
+                info.subtitle += QLatin1Char('\n') + pooledNote(m_poolInfo);
         }
         if (tensors[k])
             v->setSlice(split[k] ? m_split : m_trace, tensors[k], split[k] ? 0 : h, info,
@@ -1030,6 +1067,8 @@ void TraceViews::refreshTerms() {
             v->setData(std::move(grids[gridOf[k]]), info);
         if (k == 0)
             preparePooled(v, present[k]->name, h);
+        else if (fromTables[k])
+            v->setSource(byOffset->seqLen, byOffset->seqLen);
     }
     alignTermHeaders(); // the rows may have changed with the terms shown
 }

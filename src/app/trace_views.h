@@ -126,6 +126,8 @@ private:
     /** The tensor `name` when its slices fit kMaxCells (shown in place, HeatmapView::setSlice);
      *  *binR / *binC as slice() sets them. Null when absent, empty or larger. */
     const Tensor* inPlace(const char* name, int* binR, int* binC) const;
+    /** Pooled mode: the relative index, bias and URPE's C by offset (null otherwise). */
+    const RelativeTables* pooledTables() const;
     /** Pooled mode: cells per side of the Relative tab's maps of an n × n matrix. */
     int relativeCells(int n) const;
     /** The index (URPE: C of head 0) or head `head`'s bias over `region`, pooled to at most

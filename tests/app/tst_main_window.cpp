@@ -411,6 +411,17 @@ void TestMainWindow::pooledModeAndZoomedTile() {
     QVERIFY(v->relIndexMap()->isVisible() && v->biasMap()->isVisible());
     QCOMPARE(v->biasMap()->dataRows(), 64);
     QVERIFY2(v->biasMap()->titleText().contains(pooled), qPrintable(v->biasMap()->titleText()));
+    const Grid relativeBias = v->biasMap()->data();
+    // The Logit terms tab: T5's logits and, from the same tables, its bias; nothing left out,
+    // so no note.
+    v->setCurrentIndex(2);
+    QTRY_VERIFY(v->termMaps().size() >= 2 && v->termMaps()[1]->isVisible());
+    HeatmapView* termBias = v->termMaps()[1];
+    QCOMPARE(termBias->info().valueTitle, QStringLiteral("bias"));
+    QVERIFY(termBias->data() == relativeBias);
+    QCOMPARE(termBias->sourceRows(), N);
+    QVERIFY2(termBias->titleText().contains(pooled), qPrintable(termBias->titleText()));
+    QVERIFY(!v->termMaps()[0]->info().subtitle.contains(QLatin1String("not computed")));
 
     v->setCurrentIndex(3);
     HeatmapView* e = v->currentHeatmap();
