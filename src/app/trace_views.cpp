@@ -980,7 +980,8 @@ void TraceViews::refreshTerms() {
         }
     }
     // Pooled: the note says what is left out, where a term of the scheme's trace is.
-    bool termsLeftOut = false;
+    // An absolute scheme's four terms are split from the whole logits: left out too.
+    bool termsLeftOut = m_poolInfo.pooled && isAbsolute(m_trace->params.scheme);
     if (m_poolInfo.pooled)
         for (const std::string& name : traceTensorNames(m_trace->params))
             for (const TermName& t : allTerms())
