@@ -2377,6 +2377,10 @@
         <source>mean</source>
         <translation>平均值</translation>
     </message>
+    <message>
+        <source>Pooled mode (n = %1): one cell per position, from %2&apos;s tables by distance j − i (no n × n matrix is made).</source>
+        <translation>池化模式（n = %1）：每个格子对应一个位置，由 %2 按距离 j − i 排列的表算出（不生成 n × n 矩阵）。</translation>
+    </message>
 </context>
 <context>
     <name>pe::Weights</name>

@@ -768,13 +768,18 @@ void TraceViews::refreshRelative() {
     if (byOffset) {
         const int n = byOffset->seqLen;
         const int bin = (n + relativeCells(n) - 1) / relativeCells(n);
-        note = tr("Pooled mode (n = %1): each cell is the %2 of about %3 × %3 positions, exact, "
-                  "from %4's tables by distance j − i (no n × n matrix is made). Zoom in for "
-                  "single positions.")
-                   .arg(n)
-                   .arg(m_poolInfo.mode == PoolMode::Max ? tr("largest value") : tr("mean"))
-                   .arg(bin)
-                   .arg(scheme);
+        note = bin > 1
+                   ? tr("Pooled mode (n = %1): each cell is the %2 of about %3 × %3 positions, "
+                        "exact, from %4's tables by distance j − i (no n × n matrix is made). "
+                        "Zoom in for single positions.")
+                         .arg(n)
+                         .arg(m_poolInfo.mode == PoolMode::Max ? tr("largest value") : tr("mean"))
+                         .arg(bin)
+                         .arg(scheme)
+                   : tr("Pooled mode (n = %1): one cell per position, from %2's tables by "
+                        "distance j − i (no n × n matrix is made).")
+                         .arg(n)
+                         .arg(scheme);
     }
     if (pooledAway) {
         note = tr("Pooled mode (n = %1): the relative index and the bias of %2 are n × n "
