@@ -130,6 +130,23 @@ std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int r
         region.r1 > n || region.c1 > n)
         return {};
     std::vector<double> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+    // Equal square bins (n a multiple of the cells, as 16,384 → 1,024): cell (u, v) covers the
+    // offsets of cell (0, v − u), or of (u − v, 0), with the same counts. The first row and the
+    // first column of cells give every diagonal; the rest is copied.
+    const int k = region.rows() / rows;
+    if (rows > 1 && cols > 1 && region.rows() == k * rows && region.cols() == k * cols) {
+        const std::vector<double> top = poolToeplitz(
+            table, n, PoolRegion{region.r0, region.r0 + k, region.c0, region.c1}, 1, cols, mode);
+        const std::vector<double> left = poolToeplitz(
+            table, n, PoolRegion{region.r0, region.r1, region.c0, region.c0 + k}, rows, 1, mode);
+        for (int u = 0; u < rows; ++u) {
+            double* line = out.data() + static_cast<std::size_t>(u) * cols;
+            for (int v = 0; v < cols; ++v)
+                line[v] = v >= u ? top[static_cast<std::size_t>(v - u)]
+                                 : left[static_cast<std::size_t>(u - v)];
+        }
+        return out;
+    }
     std::vector<int> rowStart(static_cast<std::size_t>(rows) + 1),
         colStart(static_cast<std::size_t>(cols) + 1);
     for (int u = 0; u <= rows; ++u)

@@ -166,6 +166,9 @@ void TestRelativeTables::pooledCellsEqualTheWholeMatrixPooled_data() {
     QTest::newRow("tile across the diagonal") << 257 << PoolRegion{13, 250, 7, 256} << 40 << 41;
     QTest::newRow("full resolution") << 50 << PoolRegion{5, 17, 20, 35} << 12 << 15;
     QTest::newRow("one cell") << 50 << PoolRegion{0, 50, 0, 50} << 1 << 1;
+    // Equal square bins: the diagonals of cells copied from the first row and column.
+    QTest::newRow("equal bins, whole, 256 → 64") << 256 << PoolRegion{0, 256, 0, 256} << 64 << 64;
+    QTest::newRow("equal bins, a tile") << 256 << PoolRegion{32, 96, 100, 140} << 16 << 10;
     QTest::newRow("cells capped at the region") << 20 << PoolRegion{2, 6, 0, 20} << 64 << 64;
 }
 
