@@ -50,6 +50,7 @@
 #include "map_image.h"
 #include "params_panel.h"
 #include "qcp.h"
+#include "relative_tables.h"
 #include "seed_spin_box.h"
 #include "trace_views.h"
 
@@ -521,6 +522,35 @@ int poolBench(int n, int heads, int rows, int cols, int repeat) {
 }
 
 /**
+ * What the Relative tab pays per map in pooled mode (a change of head or of parameters above
+ * 2,048 positions): poolToeplitz of one table of 2n − 1 values to cells × cells, mean and max,
+ * on this thread. n a multiple of the cells takes the equal-bins path; n + 1 the general one.
+ */
+int toeplitzBench(int n, int cells, int repeat) {
+    std::vector<double> table(2 * static_cast<std::size_t>(n) - 1);
+    for (std::size_t k = 0; k < table.size(); ++k)
+        table[k] = std::sin(0.01 * static_cast<double>(k)) - 0.001 * static_cast<double>(k % 97);
+    const PoolRegion all{0, n, 0, n};
+    for (PoolMode mode : {PoolMode::Mean, PoolMode::Max}) {
+        std::vector<double> times;
+        double checksum = 0;
+        for (int r = 0; r < repeat; ++r) {
+            QElapsedTimer timer;
+            timer.start();
+            const std::vector<double> g = poolToeplitz(table.data(), n, all, cells, cells, mode);
+            times.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+            checksum += g.empty() ? 0.0 : g[g.size() / 2];
+        }
+        std::printf("{\"bench\":\"toeplitz\",\"n\":%d,\"cells\":%d,\"mode\":\"%s\","
+                    "\"equal_bins\":%s,\"ms_median\":%.3f,\"ms_min\":%.3f,\"check\":%.6f}\n",
+                    n, cells, mode == PoolMode::Max ? "max" : "mean",
+                    n % cells == 0 ? "true" : "false", percentile(times, 0.5),
+                    *std::min_element(times.begin(), times.end()), checksum / repeat);
+    }
+    return 0;
+}
+
+/**
  * The parameters panel's own cost of a scheme switch (Shaw <-> T5), no computation: the GUI
  * thread's CPU for setting the combo box, and for the layout and paint that follow.
  */
@@ -590,6 +620,13 @@ int main(int argc, char** argv) {
             return k < args.size() ? std::atoi(args[k].c_str()) : fallback;
         };
         return poolBench(arg(1, 512), arg(2, 8), arg(3, 285), arg(4, 159), arg(5, 200));
+    }
+    if (!args.empty() && args[0] == "--toeplitz") { // [n cells repeat]
+        auto arg = [&](std::size_t k, int fallback) {
+            return k < args.size() ? std::atoi(args[k].c_str()) : fallback;
+        };
+        return toeplitzBench(std::max(arg(1, 16384), 1), std::max(arg(2, 1024), 1),
+                             std::max(arg(3, 9), 1));
     }
     const int n = argc > 1 ? std::atoi(argv[1]) : 4096;
     Grid g{n, n, std::vector<double>(static_cast<std::size_t>(n) * n)};
