@@ -397,12 +397,7 @@ void ComparisonView::redraw() {
         (valueTitle == QLatin1String("logits") || valueTitle == QLatin1String("weights"));
     QString pooledTitle;
     if (pooledCells) {
-        PoolInfo pool;
-        pool.pooled = true;
-        pool.mode = m_poolMode;
-        pool.region = PoolRegion{0, n, 0, n};
-        pool.seqLen = n;
-        pool.rows = a.rows;
+        PoolInfo pool = PoolInfo::whole(n, a.rows, m_poolMode);
         pool.cols = a.cols;
         pooledTitle = QStringLiteral(" (%1)").arg(pool.describe());
         br = (n + a.rows - 1) / a.rows;

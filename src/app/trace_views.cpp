@@ -913,11 +913,8 @@ void TraceViews::refreshPooledRelative(const RelativeTables& t, bool index, bool
     if (bias)
         jobs.emplace_back([&] { return relativeGrid(t, false, h, all, cells); });
     std::vector<Grid> grids = sliceConcurrently(std::move(jobs));
-    PoolInfo pooled = m_poolInfo;
-    pooled.region = all;
-    pooled.seqLen = n;
-    pooled.rows = pooled.cols = cells;
-    const QString how = QStringLiteral(" (%1)").arg(pooled.describe());
+    const QString how =
+        QStringLiteral(" (%1)").arg(PoolInfo::whole(n, cells, m_poolInfo.mode).describe());
     const int bin = (n + cells - 1) / cells;
     if (index) {
         const QString title =
@@ -1059,10 +1056,7 @@ void TraceViews::refreshTerms() {
             infoFor(tr("%1, head %2").arg(QString::fromUtf8(present[k]->title)).arg(h),
                     QString::fromLatin1(present[k]->name), br, bc);
         if (m_poolInfo.pooled) {
-            PoolInfo pooled = m_poolInfo;
-            if (fromTables[k]) // the early part's info has no cells yet
-                pooled.rows = pooled.cols = relativeCells(pooled.seqLen);
-            info.title += QStringLiteral(" (%1)").arg(pooled.describe());
+            info.title += QStringLiteral(" (%1)").arg(m_poolInfo.describe());
             if (k == 0 && termsLeftOut) // under the parameters
                 info.subtitle += QLatin1Char('\n') + pooledNote(m_poolInfo);
         }

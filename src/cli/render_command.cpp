@@ -13,8 +13,6 @@
 
 #include "comparison_view.h"
 #include "insights_worker.h"
-#include "position_view.h"
-#include "relative_tables.h"
 #include "render_figures.h"
 #include "sample_input.h"
 #include "session.h"
@@ -208,15 +206,8 @@ Computed compute(const TraceOptions& engine, const TraceInput& in, const Params&
         t.tokens = in.tokens;
     Computed c;
     if (pool) {
-        const int n = p.seqLen();
-        c.pool.pooled = true;
-        c.pool.mode = pool->mode;
-        c.pool.region = PoolRegion{0, n, 0, n};
-        c.pool.seqLen = n;
-        c.pool.rows = c.pool.cols = ran.poolCells;
-        PositionView view = positionView(p, w);
-        view.relative = std::make_shared<const RelativeTables>(relativeTables(p, w));
-        c.positions = std::make_shared<const PositionView>(std::move(view));
+        c.pool = PoolInfo::whole(p.seqLen(), ran.poolCells, pool->mode);
+        c.positions = positionsFor(p, w, true);
     } else if (isAbsolute(p.scheme)) { // the Logit terms view splits the logits into e·e … p·p
         t.queryKey = std::make_shared<const QueryKeyWeights>(QueryKeyWeights{w.W_q, w.W_k});
     }

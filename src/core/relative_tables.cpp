@@ -59,6 +59,13 @@ RelativeTables relativeTables(const Params& p, const Weights& w) {
     return r;
 }
 
+std::vector<float> roundedToFloat(const std::vector<double>& table) {
+    std::vector<float> out(table.size());
+    std::transform(table.begin(), table.end(), out.begin(),
+                   [](double v) { return static_cast<float>(v); });
+    return out;
+}
+
 namespace {
 
 /** Sums of the Toeplitz matrix over rectangles of (i, j) in O(1): sums of prefix sums. */

@@ -47,6 +47,10 @@ struct RelativeTables {
  */
 RelativeTables relativeTables(const Params& p, const Weights& w);
 
+/** A table rounded to float, as the engines hold it (every n × n tensor built from the same
+ * floats). */
+std::vector<float> roundedToFloat(const std::vector<double>& table);
+
 /**
  * The n × n Toeplitz matrix M(i, j) = table[(j − i) + n − 1] over `region`, pooled to
  * rows × cols cells with pooling.h's bins (each side capped at the region's): the mean of each

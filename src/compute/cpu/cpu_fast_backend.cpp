@@ -171,13 +171,8 @@ struct RelativeOffsets {
 RelativeOffsets relativeOffsets(const Params& p, const Weights& w) {
     const RelativeTables tables = relativeTables(p, w);
     RelativeOffsets r;
-    const auto toFloat = [](const std::vector<double>& from, std::vector<float>& to) {
-        to.resize(from.size());
-        std::transform(from.begin(), from.end(), to.begin(),
-                       [](double v) { return static_cast<float>(v); });
-    };
-    toFloat(tables.bias, r.biasOff);
-    toFloat(tables.urpeC, r.postOff);
+    r.biasOff = roundedToFloat(tables.bias);
+    r.postOff = roundedToFloat(tables.urpeC);
     if (p.scheme == Scheme::DeBERTa) { // its rows are read by i − j
         r.idxReversed = true;
         r.idxOff.assign(tables.index.rbegin(), tables.index.rend());
@@ -592,7 +587,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         parallelFor(4, [&](int k) {
             const Eigen::MatrixXd& m = *from[k];
             const double* src = m.data();
-            float* dst = Scratch::fit(*to[k], static_cast<std::size_t>(m.size())); // weights
+            float* dst = Scratch::fit(*to[k], static_cast<std::size_t>(m.size()));
             for (Eigen::Index i = 0; i < m.size(); ++i)
                 dst[i] = static_cast<float>(src[i]);
         });

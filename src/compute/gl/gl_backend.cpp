@@ -888,15 +888,9 @@ static Expected<Forward> runForward(GlBackend::Impl& g, const Params& p, const W
     // The index, the additive bias (T5 buckets or ALiBi distances) and URPE's C per (head,
     // offset j − i), as the CPU engine and the window's pooled maps have them.
     const RelativeTables tables = relativeTables(p, w);
-    const auto floats = [](const std::vector<double>& v) {
-        std::vector<float> f(v.size());
-        std::transform(v.begin(), v.end(), f.begin(),
-                       [](double x) { return static_cast<float>(x); });
-        return f;
-    };
     relIndexTensor(tables.index);
-    const GLuint biasTab = tables.bias.empty() ? 0 : g.upload(floats(tables.bias));
-    const GLuint urpeTab = tables.urpeC.empty() ? 0 : g.upload(floats(tables.urpeC));
+    const GLuint biasTab = tables.bias.empty() ? 0 : g.upload(roundedToFloat(tables.bias));
+    const GLuint urpeTab = tables.urpeC.empty() ? 0 : g.upload(roundedToFloat(tables.urpeC));
     GLuint shawIdxBuf = 0, shawWk = 0, shawWv = 0;
     const int shawR = 2 * p.clip + 1;
     if (p.scheme == Scheme::Shaw) {

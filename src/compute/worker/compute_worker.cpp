@@ -76,6 +76,24 @@ QString PoolInfo::describe() const {
     return QStringLiteral("pooled %1\u2192%2, %3").arg(seqLen).arg(rows).arg(how);
 }
 
+PoolInfo PoolInfo::whole(int seqLen, int cells, PoolMode mode) {
+    PoolInfo info;
+    info.pooled = true;
+    info.mode = mode;
+    info.region = PoolRegion{0, seqLen, 0, seqLen};
+    info.seqLen = seqLen;
+    info.rows = info.cols = cells;
+    return info;
+}
+
+std::shared_ptr<const PositionView> positionsFor(const Params& p, const Weights& w, bool pooled) {
+    PositionView view = positionView(p, w);
+    // Pooled mode computes no n × n relative matrix: the tables, O(heads · n), take its place.
+    if (pooled)
+        view.relative = std::make_shared<const RelativeTables>(relativeTables(p, w));
+    return std::make_shared<const PositionView>(std::move(view));
+}
+
 void ComputeWorker::setPooling(int positions, int resolution, PoolMode mode) {
     m_poolThreshold.store(positions);
     m_poolResolution.store(std::clamp(resolution, 1, kMaxPoolResolution));
@@ -253,14 +271,8 @@ void ComputeWorker::process(const ComputeRequest& request) {
     // What the Encoding tab shows in place of P (small: O(n + tables)); computed once, for the
     // early result and the whole one.
     std::shared_ptr<const PositionView> positions;
-    if (!request.tile) {
-        PositionView view = positionView(p, w);
-        // Pooled mode computes no n × n relative matrix: the Relative tab pools its maps from
-        // the tables by offset (O(heads · n)).
-        if (pooled)
-            view.relative = std::make_shared<const RelativeTables>(relativeTables(p, w));
-        positions = std::make_shared<const PositionView>(std::move(view));
-    }
+    if (!request.tile)
+        positions = positionsFor(p, w, pooled);
     if (request.early != EarlyPart::None && !request.tile) {
         // The relative matrices the early trace holds are the whole trace's too: the engine
         // neither computes nor allocates them again.
@@ -371,13 +383,9 @@ std::shared_ptr<const Trace> ComputeWorker::deliverEarly(
     early.backend = whole.backend;
     early.device = whole.device;
     early.backendNote = whole.backendNote;
-    if (pooled) { // what the whole result will be: its views say so
-        early.pool.pooled = true;
-        early.pool.mode = static_cast<PoolMode>(m_poolMode.load());
-        early.pool.region = PoolRegion{0, p.seqLen(), 0, p.seqLen()};
-        early.pool.seqLen = p.seqLen();
-        early.pool.rows = early.pool.cols = std::min(p.seqLen(), m_poolResolution.load());
-    }
+    if (pooled) // what the whole result will be: its views say so
+        early.pool = PoolInfo::whole(p.seqLen(), std::min(p.seqLen(), m_poolResolution.load()),
+                                     static_cast<PoolMode>(m_poolMode.load()));
     deliver(std::move(early));
     return kept;
 }

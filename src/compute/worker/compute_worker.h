@@ -69,7 +69,15 @@ struct PoolInfo {
     bool fullResolution() const { return rows == region.rows() && cols == region.cols(); }
     /** "pooled 16384→1024, mean", "tile i 100–399 × j 0–511, full resolution"; empty if full. */
     QString describe() const;
+    /** The whole n × n matrix pooled to cells × cells. */
+    static PoolInfo whole(int seqLen, int cells, PoolMode mode);
 };
+
+/**
+ * What the Encoding tab shows in place of P (positionView) and, for a pooled computation, the
+ * relative tables by offset that the Relative tab pools its maps from (PositionView::relative).
+ */
+std::shared_ptr<const PositionView> positionsFor(const Params& p, const Weights& w, bool pooled);
 
 struct ComputeResult {
     quint64 generation = 0;
