@@ -396,7 +396,8 @@ void TraceViews::selectQuery(int i) {
 
 void TraceViews::setEarlyTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
                                std::shared_ptr<const PositionView> positions, EarlyPart part) {
-    const int tabs = part == EarlyPart::Relative ? 2 : (part == EarlyPart::Inputs ? 1 : 0);
+    // The Encoding tab draws from E, P and X; the Relative tab from the positions' tables.
+    const int tabs = part == EarlyPart::Inputs ? 2 : 0;
     const int tab = currentIndex();
     if (!trace || tab < 0 || tab >= tabs)
         return;
@@ -406,14 +407,8 @@ void TraceViews::setEarlyTrace(std::shared_ptr<const Trace> trace, const PoolInf
 }
 
 EarlyPart TraceViews::earlyPartWanted() const {
-    switch (currentIndex()) {
-    case 0:
-        return EarlyPart::Inputs;
-    case 1:
-        return EarlyPart::Relative;
-    default:
-        return EarlyPart::None;
-    }
+    const int tab = currentIndex();
+    return tab == 0 || tab == 1 ? EarlyPart::Inputs : EarlyPart::None;
 }
 
 void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
@@ -749,10 +744,10 @@ void TraceViews::refreshRelative() {
         const Tensor* t = m_trace->find(name);
         return t && !t->empty();
     };
-    // Pooled mode computes no n × n matrix but the logits and weights; the index, bias and
-    // URPE's C are Toeplitz, and their pooled cells come from the tables by offset that came
-    // with the trace (PositionView::relative).
-    const RelativeTables* byOffset = pooledTables();
+    // The index, bias and URPE's C are Toeplitz: the maps come from the tables by offset that
+    // came with the trace (PositionView::relative), pooled exactly in pooled mode (which
+    // computes no n × n matrix but the logits and weights), else copied out row by row.
+    const RelativeTables* byOffset = tablesByOffset();
     const bool showIndex = byOffset ? !byOffset->index.empty() || !byOffset->urpeC.empty()
                                     : present("rel_index") || present("urpe_C");
     const bool showBias =
@@ -765,7 +760,7 @@ void TraceViews::refreshRelative() {
         for (const std::string& name : traceTensorNames(m_trace->params))
             pooledAway = pooledAway || name == "rel_index" || name == "urpe_C" || name == "bias";
     QString note;
-    if (byOffset) {
+    if (byOffset && m_poolInfo.pooled) {
         const int n = byOffset->seqLen;
         const int bin = (n + relativeCells(n) - 1) / relativeCells(n);
         note = bin > 1
@@ -828,8 +823,12 @@ void TraceViews::refreshRelative() {
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     if (noMaps)
         return;
-    if (byOffset) {
+    if (byOffset && (m_poolInfo.pooled || byOffset->seqLen > kMaxCells)) {
         refreshPooledRelative(*byOffset, showIndex, showBias);
+        return;
+    }
+    if (byOffset) {
+        refreshExpandedRelative(*byOffset, showIndex, showBias);
         return;
     }
     // Index and bias up to kMaxCells per side are shown in place (pooled and coloured by two
@@ -874,6 +873,12 @@ void TraceViews::refreshRelative() {
 const RelativeTables* TraceViews::pooledTables() const {
     return m_poolInfo.pooled && m_positions && m_positions->relative &&
                    !m_positions->relative->empty()
+               ? m_positions->relative.get()
+               : nullptr;
+}
+
+const RelativeTables* TraceViews::tablesByOffset() const {
+    return m_positions && m_positions->relative && !m_positions->relative->empty()
                ? m_positions->relative.get()
                : nullptr;
 }
@@ -931,8 +936,83 @@ void TraceViews::refreshPooledRelative(const RelativeTables& t, bool index, bool
     }
 }
 
+std::shared_ptr<TraceViews::ToeplitzMatrix> TraceViews::toeplitzBuffer(int map, DType type, int n) {
+    for (int k = 0; k < 2; ++k) {
+        std::shared_ptr<ToeplitzMatrix>& b = m_toeplitz[static_cast<std::size_t>(2 * map + k)];
+        if (b && b.use_count() > 1)
+            continue; // a view shows it (its owner)
+        const std::vector<std::int64_t> shape{n, n};
+        if (!b || b->matrix.dtype() != type || b->matrix.shape() != shape)
+            b = std::make_shared<ToeplitzMatrix>(ToeplitzMatrix{Tensor(type, shape)});
+        return b;
+    }
+    return std::make_shared<ToeplitzMatrix>(ToeplitzMatrix{Tensor(type, {n, n})});
+}
+
+void TraceViews::refreshExpandedRelative(const RelativeTables& t, bool index, bool bias) {
+    const int n = t.seqLen;
+    const int h = std::clamp(m_head->value(), 0, std::max(t.heads - 1, 0));
+    const auto rows = static_cast<std::size_t>(n);
+    // Row i of M(i, j) = table[(j − i) + n − 1] is the table's n entries from n − 1 − i on.
+    const auto copyRows = [rows](const auto* table, auto* out) {
+        for (std::size_t i = 0; i < rows; ++i)
+            std::copy_n(table + (rows - 1 - i), rows, out + i * rows);
+    };
+    struct Map {
+        HeatmapView* view;
+        std::shared_ptr<ToeplitzMatrix> buffer;
+        HeatmapInfo info;
+    };
+    std::vector<Map> maps;
+    std::vector<std::function<HeatmapView::PreparedSlice()>> jobs;
+    const auto add = [&](HeatmapView* v, std::shared_ptr<ToeplitzMatrix> b, HeatmapInfo info,
+                         std::function<void()> fill) {
+        auto prepare = v->slicePreparer(&b->matrix, 0);
+        jobs.emplace_back([fill = std::move(fill), prepare = std::move(prepare)] {
+            fill();
+            return prepare();
+        });
+        maps.push_back({v, std::move(b), std::move(info)});
+    };
+    // A table of values in the trace's precision: float rounded from the double tables, as
+    // the engines hold them, or the doubles themselves (float64, the reference engine).
+    const bool f64 = m_trace->params.precision == Precision::Float64;
+    const auto addValues = [&](HeatmapView* v, int map, const double* table, HeatmapInfo info) {
+        auto b = toeplitzBuffer(map, f64 ? DType::F64 : DType::F32, n);
+        const std::size_t offsets = t.offsets();
+        if (f64) {
+            double* out = b->matrix.data<double>();
+            add(v, b, std::move(info), [table, out, copyRows] { copyRows(table, out); });
+        } else {
+            float* out = b->matrix.data<float>();
+            add(v, b, std::move(info), [table, offsets, out, copyRows] {
+                const std::vector<float> rounded(table, table + offsets);
+                copyRows(rounded.data(), out);
+            });
+        }
+    };
+    if (index && !t.index.empty()) {
+        auto b = toeplitzBuffer(0, DType::I32, n);
+        std::int32_t* out = b->matrix.data<std::int32_t>();
+        add(m_relIndex, b, infoFor(tr("relative index / bucket"), tr("index"), 1, 1),
+            [&t, out, copyRows] { copyRows(t.index.data(), out); });
+    } else if (index) { // URPE: its table C, head 0, in place of an index
+        addValues(m_relIndex, 0, t.urpeCOf(0),
+                  infoFor(tr("URPE table C[j − i], head 0"), tr("C"), 1, 1));
+    }
+    if (bias)
+        addValues(m_bias, 1, t.biasOf(h), infoFor(tr("bias, head %1").arg(h), tr("b_ij"), 1, 1));
+    std::vector<HeatmapView::PreparedSlice> prepared = runConcurrently(std::move(jobs));
+    for (std::size_t k = 0; k < maps.size(); ++k) {
+        // The view holds the matrix (and so the buffer) until it is shown something else.
+        const std::shared_ptr<const void> owner(maps[k].buffer, &maps[k].buffer->matrix);
+        maps[k].view->setSlice(owner, &maps[k].buffer->matrix, 0, maps[k].info,
+                               std::move(prepared[k]));
+    }
+}
+
 void TraceViews::relativeTile(HeatmapView* v, PoolRegion region) {
-    const RelativeTables* t = pooledTables();
+    const RelativeTables* t = tablesByOffset();
     if (!t || !v->isVisible() || region.r1 > t->seqLen || region.c1 > t->seqLen)
         return;
     const int h = std::clamp(m_head->value(), 0, std::max(t->heads - 1, 0));

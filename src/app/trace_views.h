@@ -128,6 +128,9 @@ private:
     const Tensor* inPlace(const char* name, int* binR, int* binC) const;
     /** Pooled mode: the relative index, bias and URPE's C by offset (null otherwise). */
     const RelativeTables* pooledTables() const;
+    /** The relative index, bias and URPE's C by offset that came with the trace, in either
+     *  mode (null when none came: the trace's n × n matrices are shown). */
+    const RelativeTables* tablesByOffset() const;
     /** Pooled mode: cells per side of the Relative tab's maps of an n × n matrix. */
     int relativeCells(int n) const;
     /** The index (URPE: C of head 0) or head `head`'s bias over `region`, pooled to at most
@@ -136,6 +139,22 @@ private:
                       int cells) const;
     /** Pooled mode with the tables by offset: the Relative tab's maps, pooled exactly. */
     void refreshPooledRelative(const RelativeTables& t, bool index, bool bias);
+    /**
+     * Full mode with the tables by offset: the Relative tab's maps at full resolution, each row
+     * of the n × n matrix copied from its table (one head of the bias, not the trace's h × n × n),
+     * shown in place. The early part need not carry any n × n matrix, so it arrives with the
+     * Encoding tab's.
+     */
+    void refreshExpandedRelative(const RelativeTables& t, bool index, bool bias);
+    /** An [n, n] matrix filled from a table by offset, shown by one of the Relative maps. */
+    struct ToeplitzMatrix {
+        Tensor matrix;
+    };
+    /**
+     * A matrix of `type` and n × n for Relative map `map` (0: index, 1: bias) that no view
+     * holds: two per map, the one shown and the one filled next.
+     */
+    std::shared_ptr<ToeplitzMatrix> toeplitzBuffer(int map, DType type, int n);
     /** The visible positions of a pooled Relative map, from the tables, laid over it. */
     void relativeTile(HeatmapView* v, PoolRegion region);
     /** Pooled mode: marks `v` as a view of the n×n `name` and lays the current tile over it. */
@@ -176,6 +195,7 @@ private:
     QLabel* m_encodingNote;
     QWidget* m_columnsRow; ///< "columns of P:" and its edit (absolute schemes only)
     std::shared_ptr<const PositionView> m_positions;
+    std::array<std::shared_ptr<ToeplitzMatrix>, 4> m_toeplitz; ///< toeplitzBuffer's, two per map
     HeatmapView* m_relIndex;
     QWidget* m_relMaps; ///< the Relative tab's two maps (hidden, with both maps, for a scheme
                         ///< that has neither: the note then fills the tab)

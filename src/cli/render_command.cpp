@@ -207,7 +207,7 @@ Computed compute(const TraceOptions& engine, const TraceInput& in, const Params&
     Computed c;
     if (pool) {
         c.pool = PoolInfo::whole(p.seqLen(), ran.poolCells, pool->mode);
-        c.positions = positionsFor(p, w, true);
+        c.positions = positionsFor(p, w);
     } else if (isAbsolute(p.scheme)) { // the Logit terms view splits the logits into e·e … p·p
         t.queryKey = std::make_shared<const QueryKeyWeights>(QueryKeyWeights{w.W_q, w.W_k});
     }

@@ -98,14 +98,13 @@ public:
                                                 const std::atomic<bool>* cancel = nullptr);
     /**
      * The input stage alone, ahead of compute() with the same arguments: a trace with E, P
-     * (absolute schemes) and X and, with `relative`, the scheme's rel_index, bias and urpe_C,
-     * whose values are exactly those compute() will give. The window shows them while the
-     * forward pass runs. Engines that cannot give them apart return nothing (the default).
+     * (absolute schemes) and X, whose values are exactly those compute() will give. The window
+     * shows them while the forward pass runs. Engines that cannot give them apart return
+     * nothing (the default).
      */
-    virtual std::optional<Trace> computeInputs(const Params& p, const Weights& w, bool relative) {
+    virtual std::optional<Trace> computeInputs(const Params& p, const Weights& w) {
         (void)p;
         (void)w;
-        (void)relative;
         return std::nullopt;
     }
     /**
@@ -135,16 +134,6 @@ public:
      */
     virtual void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) {
         (void)storage;
-    }
-    /**
-     * Tensors of the next compute() that are already computed, with the values it would give
-     * them (computeInputs' relative matrices, views of the early trace the window shows): the
-     * trace holds them as they are and the engine writes nothing into them, so they are neither
-     * computed nor held twice. Entries the engine does not take, or whose dtype or shape do not
-     * match, are dropped; none outlive that compute(). The default takes none.
-     */
-    virtual void provideComputed(std::vector<std::pair<std::string, Tensor>> tensors) {
-        (void)tensors;
     }
     /**
      * Frees what the engine keeps only to speed up a next computation (recycled buffers, tables

@@ -63,9 +63,9 @@ struct PositionView {
     std::vector<PositionMap> maps; ///< up to two; none for absolute schemes and none
     PositionCurves curves;         ///< no curves: nothing to plot
     /**
-     * Pooled mode only (positionView leaves it null; the window's worker sets it): the
-     * relative index, bias and URPE's C by offset, whose pooled cells the Relative tab draws
-     * where no n × n matrix is computed.
+     * The relative index, bias and URPE's C by offset (positionView leaves it null; the window's
+     * worker and `render` set it): the Relative tab draws its maps from them, pooled exactly
+     * where no n × n matrix is computed, else row by row before the forward pass ends.
      */
     std::shared_ptr<const RelativeTables> relative;
 };

@@ -108,22 +108,23 @@ void TestComputeWorker::newestRequestWins() {
 }
 
 // The Encoding and Relative tabs' part of a request comes ahead of the whole result, once, for
-// the same generation, holding the whole trace's own values; only where asked for, only the
-// relative matrices asked for (none in pooled mode), and none from an engine that cannot give it.
+// the same generation, holding the whole trace's own values: the inputs, and the positions whose
+// tables by offset are the whole trace's relative matrices (no n × n matrix comes early); only
+// where asked for, and none from an engine that cannot give it.
 void TestComputeWorker::earlyPartComesFirst() {
     ComputeController c(BackendKind::CpuFast);
     QSignalSpy early(&c, &ComputeController::earlyResultReady);
     QSignalSpy whole(&c, &ComputeController::resultReady);
     Params p = small(Scheme::T5);
     p.cls = true;
-    const quint64 g = c.submit(p, InputChoice{}, EarlyPart::Relative);
+    const quint64 g = c.submit(p, InputChoice{}, EarlyPart::Inputs);
     QVERIFY(whole.wait(5000));
     QCOMPARE(early.count(), 1);
     const auto e = early.at(0).at(0).value<ComputeResult>();
     const auto r = whole.at(0).at(0).value<ComputeResult>();
     QCOMPARE(e.generation, g);
     QCOMPARE(r.generation, g);
-    QCOMPARE(e.early, EarlyPart::Relative);
+    QCOMPARE(e.early, EarlyPart::Inputs);
     QCOMPARE(r.early, EarlyPart::None);
     QVERIFY(e.trace && r.trace);
     QVERIFY(e.trace->params == p);
@@ -131,27 +132,34 @@ void TestComputeWorker::earlyPartComesFirst() {
     QVERIFY(e.positions && e.positions == r.positions); // made once, for both
     QCOMPARE(e.weights, r.weights);
     QVERIFY(!e.trace->find("logits") && !e.trace->find("Q"));
-    for (const char* name : {"E", "X", "rel_index", "bias"}) {
+    QVERIFY(!e.trace->find("rel_index") && !e.trace->find("bias"));
+    for (const char* name : {"E", "X"}) {
         const Tensor* a = e.trace->find(name);
         const Tensor* b = r.trace->find(name);
         QVERIFY2(a && b, name);
         QCOMPARE(a->shape(), b->shape());
         QVERIFY2(std::memcmp(a->raw(), b->raw(), a->byteSize()) == 0, name);
     }
-    // The relative matrices are held once: the whole trace's are the early trace's.
-    QCOMPARE(r.trace->find("bias")->raw(), e.trace->find("bias")->raw());
-    QCOMPARE(r.trace->find("rel_index")->raw(), e.trace->find("rel_index")->raw());
+    // The tables by offset hold the whole trace's index and bias: entry (i, j) at j − i + n − 1.
+    const RelativeTables* t = e.positions->relative.get();
+    QVERIFY(t && !t->index.empty() && !t->bias.empty());
+    const int n = p.seqLen();
+    QCOMPARE(t->seqLen, n);
+    const Tensor* index = r.trace->find("rel_index");
+    const Tensor* bias = r.trace->find("bias");
+    QVERIFY(index && bias);
+    for (int h = 0; h < p.heads; ++h)
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                const std::size_t o = static_cast<std::size_t>(j - i + n - 1);
+                const std::size_t ij = static_cast<std::size_t>(i) * n + j;
+                if (h == 0)
+                    QCOMPARE(t->index[o], index->data<std::int32_t>()[ij]);
+                QCOMPARE(static_cast<float>(t->biasOf(h)[o]),
+                         bias->data<float>()[static_cast<std::size_t>(h) * n * n + ij]);
+            }
 
-    // Encoding only: no relative matrices. No early part unless asked for.
-    early.clear();
-    whole.clear();
-    p.seed = 3;
-    c.submit(p, InputChoice{}, EarlyPart::Inputs);
-    QVERIFY(whole.wait(5000));
-    QCOMPARE(early.count(), 1);
-    const auto inputs = early.at(0).at(0).value<ComputeResult>();
-    QCOMPARE(inputs.early, EarlyPart::Inputs);
-    QVERIFY(inputs.trace->find("X") && !inputs.trace->find("bias"));
+    // No early part unless asked for.
     early.clear();
     whole.clear();
     p.seed = 4;
@@ -162,11 +170,11 @@ void TestComputeWorker::earlyPartComesFirst() {
     // Pooled: the inputs, said to be pooled, and no n×n matrix (nor has the whole trace).
     c.setPooling(8, 4, PoolMode::Mean);
     p.n = 30;
-    c.submit(p, InputChoice{}, EarlyPart::Relative);
+    c.submit(p, InputChoice{}, EarlyPart::Inputs);
     QVERIFY(whole.wait(5000));
     QCOMPARE(early.count(), 1);
     const auto pooled = early.at(0).at(0).value<ComputeResult>();
-    QCOMPARE(pooled.early, EarlyPart::Relative); // what the pooled Relative tab shows
+    QCOMPARE(pooled.early, EarlyPart::Inputs);
     QVERIFY(pooled.pool.pooled);
     QCOMPARE(pooled.pool.seqLen, p.seqLen());
     QVERIFY(pooled.trace->find("E") && !pooled.trace->find("rel_index"));
@@ -175,7 +183,7 @@ void TestComputeWorker::earlyPartComesFirst() {
     ComputeController reference(BackendKind::CpuReference);
     QSignalSpy none(&reference, &ComputeController::earlyResultReady);
     QVERIFY(runOne(reference, small(Scheme::T5)).trace);
-    reference.submit(small(Scheme::T5), InputChoice{}, EarlyPart::Relative);
+    reference.submit(small(Scheme::T5), InputChoice{}, EarlyPart::Inputs);
     QSignalSpy done(&reference, &ComputeController::resultReady);
     QVERIFY(done.wait(5000));
     QCOMPARE(none.count(), 0);
@@ -317,9 +325,9 @@ void TestComputeWorker::pooledAboveTheThreshold() {
     QCOMPARE(r.pool.describe(), QStringLiteral("pooled 30\u21928, %1")
                                     .arg(mode ? QLatin1String("max") : QLatin1String("mean")));
     QVERIFY(!r.trace->find("rel_index") && !r.trace->find("bias"));
-    // In their place, the tables by offset (the Relative tab pools its maps from them); the
-    // full trace needs none.
-    QVERIFY(full.positions && !full.positions->relative);
+    // In their place, the tables by offset (the Relative tab pools its maps from them; a full
+    // trace's positions carry them too, for its Relative tab).
+    QVERIFY(full.positions && full.positions->relative);
     QVERIFY(r.positions && r.positions->relative);
     const RelativeTables& tables = *r.positions->relative;
     QCOMPARE(tables.seqLen, 30);

@@ -37,6 +37,7 @@ private Q_SLOTS:
     void controlReachesWorkerAndRedraws();
     void quickChangesEndOnTheLast();
     void encodingTabIsDrawnBeforeTheForwardPass();
+    void relativeTabIsDrawnFromTheTables();
     void sliderDragCoalesces();
     void undoRedoRestoresParameters();
     void undoHistoryIsBounded();
@@ -166,6 +167,73 @@ void TestMainWindow::encodingTabIsDrawnBeforeTheForwardPass() {
     QVERIFY(waitForShown([](const Params& s) { return s.n == 150; }));
     QCOMPARE(early.count(), 0);
     QTRY_COMPARE(views->attentionMap()->data().rows, 150);
+}
+
+// The Relative tab is drawn from the early part too, with no n × n matrix in it: its maps are
+// the tables by offset copied out row by row, at full resolution, and equal the whole trace's
+// rel_index and bias entry for entry (DeBERTa's index, read by i − j, and URPE's C too); the
+// whole result does not draw them again, and another head's bias is that head's.
+void TestMainWindow::relativeTabIsDrawnFromTheTables() {
+    TraceViews* views = m_w->views();
+    views->setCurrentIndex(1);
+    QComboBox* box = m_w->panel()->schemeBox();
+    HeatmapView* index = views->relIndexMap();
+    HeatmapView* bias = views->biasMap();
+    const auto sameAs = [](const Grid& g, const Tensor* t, int head) {
+        if (!t || g.rows != t->dim(t->rank() - 2) || g.cols != t->dim(t->rank() - 1))
+            return false;
+        const std::size_t cells = static_cast<std::size_t>(g.rows) * g.cols;
+        for (std::size_t k = 0; k < cells; ++k) {
+            const std::size_t at = static_cast<std::size_t>(head) * cells + k;
+            const double v =
+                t->dtype() == DType::I32 ? t->data<std::int32_t>()[at] : t->data<float>()[at];
+            if (g.values[k] != v)
+                return false;
+        }
+        return true;
+    };
+    int n = 90;
+    for (Scheme s : {Scheme::T5, Scheme::DeBERTa, Scheme::URPE, Scheme::ALiBi, Scheme::Shaw}) {
+        box->setCurrentIndex(box->findData(static_cast<int>(s)));
+        QVERIFY(waitForShown([s](const Params& q) { return q.scheme == s; }));
+        int rowsAtEarly = -1, wholeNAtEarly = -1;
+        const double* drawnAtEarly = nullptr;
+        QSignalSpy early(m_w->controller(), &ComputeController::earlyResultReady);
+        HeatmapView* map = s == Scheme::ALiBi ? bias : index; // ALiBi has no index
+        const QMetaObject::Connection c =
+            connect(m_w->controller(), &ComputeController::earlyResultReady, m_w, [&] {
+                rowsAtEarly = map->data().rows;
+                drawnAtEarly = map->data().values.data();
+                wholeNAtEarly = views->trace()->params.n;
+            });
+        const int before = m_w->shownParams()->n;
+        n += 7;
+        m_w->panel()->lengthBox()->setValue(n);
+        QVERIFY(waitForShown([n](const Params& q) { return q.n == n; }));
+        disconnect(c);
+        const std::string name(toString(s));
+        QCOMPARE(early.count(), 1);
+        const Params& p = views->trace()->params;
+        QCOMPARE(rowsAtEarly, p.seqLen());
+        QCOMPARE(wholeNAtEarly, before); // drawn while trace() was still the last whole one
+        QTest::qWait(50);
+        QCOMPARE(map->data().values.data(), drawnAtEarly); // not drawn again
+        QVERIFY2(!map->titleText().contains(QStringLiteral("pooled")),
+                 qPrintable(map->titleText()));
+        if (s == Scheme::URPE)
+            QVERIFY2(sameAs(index->data(), views->trace()->find("urpe_C"), 0), name.c_str());
+        else if (s != Scheme::ALiBi)
+            QVERIFY2(sameAs(index->data(), views->trace()->find("rel_index"), 0), name.c_str());
+        if (hasBias(p)) {
+            QVERIFY2(sameAs(bias->data(), views->trace()->find("bias"), 0), name.c_str());
+            views->selectHead(2);
+            QTRY_VERIFY2(bias->titleText().contains(QStringLiteral("head 2")),
+                         qPrintable(bias->titleText()));
+            QVERIFY2(sameAs(bias->data(), views->trace()->find("bias"), 2), name.c_str());
+            views->selectHead(0);
+        }
+    }
+    views->setCurrentIndex(0);
 }
 
 void TestMainWindow::quickChangesEndOnTheLast() {

@@ -117,7 +117,7 @@ private Q_SLOTS:
     void recycledBuffersGiveTheSameTrace();
     void inputsAheadAreTheTracesOwn_data();
     void inputsAheadAreTheTracesOwn();
-    void computedTensorsAreTakenAsTheyAre();
+    void externalTensorsStayOutOfThePool();
     void providedStorageIsComputedInto();
     void keptTablesFollowTheParameters();
     void keptMemoryIsTheLastComputationsOwn();
@@ -302,10 +302,10 @@ void TestCpuEngine::recycledBuffersGiveTheSameTrace() {
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 
-// What the window draws before the forward pass (computeInputs: the Encoding and Relative tabs)
-// is the trace's own E, P, X, rel_index, bias and urpe_C, bit for bit, so that the views need not
-// draw them again when the whole trace comes; every element is written (the recycled buffers it
-// takes start as NaN here), and the relative matrices come only when asked for.
+// What the window draws before the forward pass (computeInputs: the Encoding tab) is the trace's
+// own E, P and X, bit for bit, so that the views need not draw them again when the whole trace
+// comes; every element is written (the recycled buffers it takes start as NaN here), and no n × n
+// matrix comes with them (the Relative tab draws from the tables by offset).
 void TestCpuEngine::inputsAheadAreTheTracesOwn_data() {
     QTest::addColumn<Params>("params");
     for (Scheme s : allSchemes()) {
@@ -344,94 +344,75 @@ void TestCpuEngine::inputsAheadAreTheTracesOwn() {
     }
     fast.recycle(std::move(*poisoned));
     const std::set<std::string> inputs{"E", "P", "X"};
-    const std::set<std::string> relative{"rel_index", "bias", "urpe_C"};
-    for (bool withRelative : {false, true}) {
-        const std::optional<Trace> ahead = fast.computeInputs(params, w, withRelative);
-        QVERIFY(ahead.has_value());
-        QCOMPARE(ahead->params, params);
-        std::set<std::string> expected;
-        for (const auto& [name, t] : whole->tensors)
-            if (inputs.count(name) || (withRelative && relative.count(name)))
-                expected.insert(name);
-        std::set<std::string> got;
-        for (const auto& [name, t] : ahead->tensors) {
-            got.insert(name);
-            const Tensor* w0 = whole->find(name);
-            QVERIFY2(w0, name.c_str());
-            QCOMPARE(t.dtype(), w0->dtype());
-            QCOMPARE(t.shape(), w0->shape());
-            QVERIFY2(std::memcmp(t.raw(), w0->raw(), t.byteSize()) == 0,
-                     qPrintable(QStringLiteral("%1 differs from the trace's (relative %2)")
-                                    .arg(QString::fromStdString(name))
-                                    .arg(withRelative)));
-        }
-        QCOMPARE(got, expected);
-        QVERIFY(expected.count("E") && expected.count("X"));
-        QCOMPARE(expected.count("P") == 1, isAbsolute(params.scheme));
+    const std::optional<Trace> ahead = fast.computeInputs(params, w);
+    QVERIFY(ahead.has_value());
+    QCOMPARE(ahead->params, params);
+    std::set<std::string> expected;
+    for (const auto& [name, t] : whole->tensors)
+        if (inputs.count(name))
+            expected.insert(name);
+    std::set<std::string> got;
+    for (const auto& [name, t] : ahead->tensors) {
+        got.insert(name);
+        const Tensor* w0 = whole->find(name);
+        QVERIFY2(w0, name.c_str());
+        QCOMPARE(t.dtype(), w0->dtype());
+        QCOMPARE(t.shape(), w0->shape());
+        QVERIFY2(
+            std::memcmp(t.raw(), w0->raw(), t.byteSize()) == 0,
+            qPrintable(
+                QStringLiteral("%1 differs from the trace's").arg(QString::fromStdString(name))));
     }
+    QCOMPARE(got, expected);
+    QVERIFY(expected.count("E") && expected.count("X"));
+    QCOMPARE(expected.count("P") == 1, isAbsolute(params.scheme));
     Params f64 = params;
     f64.precision = Precision::Float64;
-    QVERIFY(!fast.computeInputs(f64, w, true).has_value()); // the reference path: no early part
+    QVERIFY(!fast.computeInputs(f64, w).has_value()); // the reference path: no early part
     Params bad = params;
     bad.heads = 0;
-    QVERIFY(!fast.computeInputs(bad, w, true).has_value());
+    QVERIFY(!fast.computeInputs(bad, w).has_value());
 }
 
-// The early trace's relative matrices, handed to the next compute() (provideComputed), are that
-// trace's own tensors: no second copy, values as the reference's; a view of memory the engine
-// does not own never enters its pool of recycled buffers; entries of another shape are dropped.
-void TestCpuEngine::computedTensorsAreTakenAsTheyAre() {
-    Params t5 = base(Scheme::T5, Normaliser::Softmax, 1, true, false);
-    Params urpe = base(Scheme::URPE, Normaliser::Softmax, 0, false, true);
-    for (const Params& p : {t5, urpe}) {
-        Weights w;
-        completeWeights(p, w);
-        CpuFastBackend fast(2);
-        fast.setMinParallelWork(0);
-        auto early = std::make_shared<Trace>(*fast.computeInputs(p, w, true));
-        std::vector<std::pair<std::string, Tensor>> computed;
-        std::vector<std::string> names;
-        for (const char* name : {"rel_index", "bias", "urpe_C"})
-            if (Tensor* t = early->find(name)) {
-                names.emplace_back(name);
-                computed.emplace_back(
-                    name, Tensor::onExternal(t->shape(), {t->dtype(), t->raw(),
-                                                          static_cast<std::size_t>(t->size()),
-                                                          std::shared_ptr<void>(early)}));
-            }
-        QCOMPARE(names.size(), p.scheme == Scheme::T5 ? 2u : 1u);
-        computed.emplace_back(names.back(), Tensor(DType::F32, {1, 2, 3})); // dropped
-        fast.provideComputed(std::move(computed));
-        Expected<Trace> whole = fast.compute(p, w);
-        QVERIFY(whole.ok());
-        for (const std::string& name : names) {
-            QVERIFY2(whole->find(name)->isExternal(), name.c_str());
-            QCOMPARE(whole->find(name)->raw(), early->find(name)->raw());
-        }
-        const Expected<Trace> ref = computeTrace(p, w);
-        QVERIFY(ref.ok());
-        QString diff = compareTraces(*ref, *whole);
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
-
-        // Handed back, the views stay out of the pool; the next computation (none provided)
-        // writes its own matrix and leaves the early trace's as it was.
-        const Tensor& last = *early->find(names.back());
-        const std::vector<char> before(static_cast<const char*>(last.raw()),
-                                       static_cast<const char*>(last.raw()) + last.byteSize());
-        fast.recycle(std::move(*whole));
-        Params other = p;
-        other.seed = 99;
-        Weights w2;
-        completeWeights(other, w2);
-        const Expected<Trace> next = fast.compute(other, w2);
-        QVERIFY(next.ok());
-        const Tensor* mine = next->find(names.back());
-        QVERIFY(!mine->isExternal() && mine->raw() != last.raw());
-        QVERIFY(std::memcmp(before.data(), last.raw(), before.size()) == 0);
-        const Expected<Trace> ref2 = computeTrace(other, w2);
-        diff = compareTraces(*ref2, *next);
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+// A trace handed back whose tensors view memory the engine does not own (the CLI's mapped
+// output files) lends none of it to the next computation: that memory stays as it was.
+void TestCpuEngine::externalTensorsStayOutOfThePool() {
+    const Params p = base(Scheme::T5, Normaliser::Softmax, 1, true, false);
+    Weights w;
+    completeWeights(p, w);
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    Expected<Trace> first = fast.compute(p, w);
+    QVERIFY(first.ok());
+    // Every tensor of the trace copied into memory of the test's own, and handed back as views.
+    auto owned = std::make_shared<std::vector<std::vector<char>>>();
+    Trace views;
+    views.params = p;
+    for (const auto& [name, t] : first->tensors) {
+        const char* raw = static_cast<const char*>(t.raw());
+        owned->emplace_back(raw, raw + t.byteSize());
+        views.tensors.emplace_back(
+            name, Tensor::onExternal(t.shape(), {t.dtype(), owned->back().data(),
+                                                 static_cast<std::size_t>(t.size()), owned}));
     }
+    const std::vector<std::vector<char>> before = *owned;
+    fast.recycle(std::move(views));
+    Params other = p;
+    other.seed = 99;
+    Weights w2;
+    completeWeights(other, w2);
+    const Expected<Trace> next = fast.compute(other, w2);
+    QVERIFY(next.ok());
+    for (const auto& [name, t] : next->tensors) {
+        QVERIFY2(!t.isExternal(), name.c_str());
+        for (const std::vector<char>& bytes : *owned)
+            QVERIFY2(t.raw() != bytes.data(), name.c_str());
+    }
+    QVERIFY(*owned == before); // nothing was written into them
+    const Expected<Trace> ref = computeTrace(other, w2);
+    QVERIFY(ref.ok());
+    const QString diff = compareTraces(*ref, *next);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 
 // Storage handed to the engine by name (the CLI's mapped output files) is what the trace's

@@ -149,8 +149,7 @@ void mlpEncodingFloat(const Params& p, const Weights& w, cpu::TaskPool& pool, in
 /**
  * What the scheme adds per offset, indexed by (j − i) + N − 1 unless stated: the n×n relative
  * index, bias and URPE matrices are these rows, shifted (Toeplitz). relativeTables' doubles
- * rounded to float once, so that every n×n tensor built from them (the engine's pass,
- * CpuFastBackend::computeInputs) holds the same floats.
+ * rounded to float once, as every engine holds them (roundedToFloat).
  */
 struct RelativeOffsets {
     std::vector<int> idxOff;    ///< rel_index per offset (T5, Shaw, DeBERTa)
@@ -248,8 +247,7 @@ QString CpuFastBackend::device() const {
 void CpuFastBackend::recycle(Trace&& trace) {
     std::uint64_t incoming = 0;
     for (auto& [name, t] : trace.tensors)
-        // Not a view of memory the engine does not own (provideComputed's, shared with the
-        // early trace): that memory comes back with its own trace.
+        // Not a view of memory the engine does not own (provideOutputStorage's mapped files).
         if (!t.empty() && !t.isExternal()) {
             incoming += t.byteSize();
             m_pool.push_back(std::move(t));
@@ -311,10 +309,6 @@ std::uint64_t CpuFastBackend::heldBytes() const {
     for (const Tensor& t : m_pool)
         bytes += t.byteSize();
     return bytes;
-}
-
-void CpuFastBackend::provideComputed(std::vector<std::pair<std::string, Tensor>> tensors) {
-    m_computed = std::move(tensors);
 }
 
 void CpuFastBackend::provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) {
@@ -414,14 +408,13 @@ int CpuFastBackend::threadsFor(const Params& p, bool forward) const {
     return forward && m_forwardThreads > 0 ? std::min(m_forwardThreads, m_threads) : m_threads;
 }
 
-std::optional<Trace> CpuFastBackend::computeInputs(const Params& p, const Weights& w,
-                                                   bool relative) {
+std::optional<Trace> CpuFastBackend::computeInputs(const Params& p, const Weights& w) {
     if (p.precision != Precision::Float32 || !validate(p) || !checkWeights(p, w))
         return std::nullopt; // compute() says what is wrong
-    const int N = p.seqLen(), D = p.d, H = p.heads;
+    const int N = p.seqLen(), D = p.d;
     const int threads = threadsFor(p, false);
-    // Recycled tensors where the pool has them (fresh ones cost page faults: T5's bias at
-    // n = 512 took 17 ms instead of 2), not the storage provided for compute().
+    // Recycled tensors where the pool has them (fresh ones cost page faults), not the storage
+    // provided for compute().
     std::map<std::string, Tensor, std::less<>> made;
     auto make = [this, &made](const char* name, std::vector<std::int64_t> shape,
                               DType type = DType::F32) -> Tensor& {
@@ -432,34 +425,6 @@ std::optional<Trace> CpuFastBackend::computeInputs(const Params& p, const Weight
     float* pp = isAbsolute(p.scheme) ? make("P", {N, D}).data<float>() : nullptr;
     if (!fillInputs(p, w, threads, tE.data<float>(), pp, tX.data<float>()))
         return std::nullopt;
-    if (relative) {
-        const RelativeOffsets rel = relativeOffsets(p, w);
-        const int offs = 2 * N - 1;
-        cpu::TaskPool& pool = *m_workers;
-        auto rows = [&](const std::vector<float>& perOffset, float* dst) {
-            pool.run(
-                H * N,
-                [&](int task, int) {
-                    const int h = task / N, i = task % N;
-                    cpu::streamCopy(dst + (static_cast<std::int64_t>(h) * N + i) * N,
-                                    perOffset.data() + static_cast<std::size_t>(h) * offs +
-                                        (N - 1 - i),
-                                    static_cast<std::size_t>(N));
-                },
-                threads);
-        };
-        if (!rel.idxOff.empty()) {
-            std::int32_t* idx = make("rel_index", {N, N}, DType::I32).data<std::int32_t>();
-            pool.run(
-                N, [&](int i, int) { rel.indexRow(i, N, idx + static_cast<std::int64_t>(i) * N); },
-                threads);
-        }
-        // The bias only where the contract lists it, as compute() does.
-        if (!rel.biasOff.empty() && hasBias(p))
-            rows(rel.biasOff, make("bias", {H, N, N}).data<float>());
-        if (!rel.postOff.empty())
-            rows(rel.postOff, make("urpe_C", {H, N, N}).data<float>());
-    }
     Trace trace;
     trace.params = p;
     for (const std::string& name : traceTensorNames(p))
@@ -482,7 +447,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         CpuFastBackend& b;
         ~DropUnused() {
             b.m_provided.clear();
-            b.m_computed.clear();
             for (KeptTable* t : {&b.m_sinusoid, &b.m_txlSinusoid, &b.m_ropeAngles})
                 t->releaseUnused();
         }
@@ -729,30 +693,13 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     phase("projections", &Profile::projectionsMs);
     // ---- Component tensors ----
-    // The relative matrices computeInputs already gave (provideComputed) go into the trace as
-    // they are, and nothing is written to them: null pointers here.
-    auto computed = [&](const char* name, Shape shape, DType type) {
-        for (auto it = m_computed.begin(); it != m_computed.end(); ++it)
-            if (it->first == name && it->second.dtype() == type && it->second.shape() == shape) {
-                out[name] = std::move(it->second);
-                m_computed.erase(it);
-                return true;
-            }
-        return false;
-    };
-    auto makeUnlessComputed = [&](const char* name, Shape shape, DType type) -> Tensor* {
-        return computed(name, shape, type) ? nullptr : &make(name, std::move(shape), type);
-    };
-    std::int32_t* relIndex = nullptr;
-    if (!idxOff.empty() && !streaming)
-        if (Tensor* t = makeUnlessComputed("rel_index", {N, N}, DType::I32))
-            relIndex = t->data<std::int32_t>();
+    std::int32_t* relIndex = !idxOff.empty() && !streaming
+                                 ? make("rel_index", {N, N}, DType::I32).data<std::int32_t>()
+                                 : nullptr;
     // The bias is always added; it is written out only where the contract lists it (t5, alibi).
     const bool addBias = useT5Bias || isAlibi;
-    float* biasT = nullptr;
-    if (addBias && hasBias(p) && !streaming)
-        if (Tensor* t = makeUnlessComputed("bias", {H, N, N}, DType::F32))
-            biasT = t->data<float>();
+    float* biasT =
+        addBias && hasBias(p) && !streaming ? make("bias", {H, N, N}).data<float>() : nullptr;
     float* shawK = isShaw && !streaming ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
     float* shawV = isShaw ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
     const bool storeNN = !streaming;
@@ -763,10 +710,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     float* c2c = isDeberta && storeNN ? make("c2c", {H, N, N}).data<float>() : nullptr;
     float* c2p = wantC2P && storeNN ? make("c2p", {H, N, N}).data<float>() : nullptr;
     float* p2c = wantP2C && storeNN ? make("p2c", {H, N, N}).data<float>() : nullptr;
-    float* urpeC = nullptr;
-    if (isUrpe && storeNN)
-        if (Tensor* t = makeUnlessComputed("urpe_C", {H, N, N}, DType::F32))
-            urpeC = t->data<float>();
+    float* urpeC = isUrpe && storeNN ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
 
     if (relIndex)
         parallelFor(

@@ -86,7 +86,7 @@ public:
      * show, in a few milliseconds, before the forward pass. Its tensors come from the pool of
      * recycled ones, as compute()'s do. Nothing for float64 or parameters compute() refuses.
      */
-    std::optional<Trace> computeInputs(const Params& p, const Weights& w, bool relative) override;
+    std::optional<Trace> computeInputs(const Params& p, const Weights& w) override;
 
     /**
      * Hands a trace back once the caller is done with it: its tensors are reused by the next
@@ -105,8 +105,6 @@ public:
     std::uint64_t scratchBytes() const { return m_scratch.bytes(); }
     /** Output tensors named here are computed in place (see Backend); used by one compute(). */
     void provideOutputStorage(std::vector<std::pair<std::string, Tensor>> storage) override;
-    /** See Backend: rel_index, bias and urpe_C are taken; used by one compute(). */
-    void provideComputed(std::vector<std::pair<std::string, Tensor>> tensors) override;
 
     /** Rows per block of the n² pass; 0 = chosen from n (tests force small blocks). */
     void setRowBlock(int rows) { m_rowBlock = rows; }
@@ -153,7 +151,6 @@ private:
     double m_minParallelWork = 4e8;
     std::vector<Tensor> m_pool;
     std::vector<std::pair<std::string, Tensor>> m_provided; ///< for the next compute() only
-    std::vector<std::pair<std::string, Tensor>> m_computed; ///< likewise (provideComputed)
     /**
      * Scratch of one computation kept for the next: the float weights (Wᵀ), the packed keys and
      * value chunks. Allocated afresh, each came from new zero-filled pages on every change in

@@ -86,11 +86,11 @@ PoolInfo PoolInfo::whole(int seqLen, int cells, PoolMode mode) {
     return info;
 }
 
-std::shared_ptr<const PositionView> positionsFor(const Params& p, const Weights& w, bool pooled) {
+std::shared_ptr<const PositionView> positionsFor(const Params& p, const Weights& w) {
     PositionView view = positionView(p, w);
-    // Pooled mode computes no n × n relative matrix: the tables, O(heads · n), take its place.
-    if (pooled)
-        view.relative = std::make_shared<const RelativeTables>(relativeTables(p, w));
+    // The Relative tab's maps come from the tables, O(heads · n): in pooled mode, which computes
+    // no n × n relative matrix, and before the forward pass (the early part holds none).
+    view.relative = std::make_shared<const RelativeTables>(relativeTables(p, w));
     return std::make_shared<const PositionView>(std::move(view));
 }
 
@@ -272,24 +272,9 @@ void ComputeWorker::process(const ComputeRequest& request) {
     // early result and the whole one.
     std::shared_ptr<const PositionView> positions;
     if (!request.tile)
-        positions = positionsFor(p, w, pooled);
-    if (request.early != EarlyPart::None && !request.tile) {
-        // The relative matrices the early trace holds are the whole trace's too: the engine
-        // neither computes nor allocates them again.
-        if (const std::shared_ptr<const Trace> early =
-                deliverEarly(request, w, tokens, pooled, positions, result)) {
-            std::vector<std::pair<std::string, Tensor>> computed;
-            const std::shared_ptr<void> owner = std::const_pointer_cast<Trace>(early);
-            for (const char* name : {"rel_index", "bias", "urpe_C"})
-                if (const Tensor* t = early->find(name))
-                    computed.emplace_back(
-                        name, Tensor::onExternal(t->shape(),
-                                                 {t->dtype(), const_cast<void*>(t->raw()),
-                                                  static_cast<std::size_t>(t->size()), owner}));
-            if (!computed.empty())
-                m_backend->provideComputed(std::move(computed));
-        }
-    }
+        positions = positionsFor(p, w);
+    if (request.early != EarlyPart::None && !request.tile)
+        deliverEarly(request, w, tokens, pooled, positions, result);
     Expected<Trace> t = Error{"not computed"};
     const qint64 engineStart = timer.nsecsElapsed();
     if (pooled) {
@@ -363,21 +348,21 @@ void ComputeWorker::process(const ComputeRequest& request) {
     releaseWhenIdle(request.generation);
 }
 
-std::shared_ptr<const Trace> ComputeWorker::deliverEarly(
-    const ComputeRequest& request, const Weights& w, const std::vector<std::string>& tokens,
-    bool pooled, const std::shared_ptr<const PositionView>& positions, const ComputeResult& whole) {
+void ComputeWorker::deliverEarly(const ComputeRequest& request, const Weights& w,
+                                 const std::vector<std::string>& tokens, bool pooled,
+                                 const std::shared_ptr<const PositionView>& positions,
+                                 const ComputeResult& whole) {
     const Params& p = request.params;
-    // The relative matrices are n×n: none in pooled mode, whose Relative tab shows none.
-    const bool relative = request.early == EarlyPart::Relative && !pooled;
-    std::optional<Trace> inputs = m_backend->computeInputs(p, w, relative);
+    // No n × n relative matrix: the Relative tab draws its maps from the tables by offset
+    // (PositionView::relative); the forward pass computes the trace's own.
+    std::optional<Trace> inputs = m_backend->computeInputs(p, w);
     if (!inputs)
-        return nullptr;
+        return;
     inputs->tokens = sequenceLabels(p, tokens);
     ComputeResult early;
     early.generation = request.generation;
     early.early = request.early;
     early.trace = m_recycler->share(std::move(*inputs)); // its buffers come back, too
-    std::shared_ptr<const Trace> kept = early.trace;
     early.positions = positions;
     early.weights = whole.weights;
     early.backend = whole.backend;
@@ -387,7 +372,6 @@ std::shared_ptr<const Trace> ComputeWorker::deliverEarly(
         early.pool = PoolInfo::whole(p.seqLen(), std::min(p.seqLen(), m_poolResolution.load()),
                                      static_cast<PoolMode>(m_poolMode.load()));
     deliver(std::move(early));
-    return kept;
 }
 
 std::shared_ptr<const QueryKeyWeights> ComputeWorker::queryKeyOf(const Params& p, const Weights& w,

@@ -37,10 +37,10 @@ class WeightCache;
 
 /**
  * What a request wants delivered ahead of its whole result, for a view that shows nothing of the
- * attention: nothing; the inputs E, P and X (the Encoding tab); or those and the scheme's
- * relative index, bias and URPE matrices (the Relative tab). See ComputeResult::early.
+ * attention: nothing, or the inputs E, P and X with the positions (the Encoding tab; the
+ * Relative tab draws from the positions' tables by offset). See ComputeResult::early.
  */
-enum class EarlyPart { None, Inputs, Relative };
+enum class EarlyPart { None, Inputs };
 
 struct ComputeRequest {
     quint64 generation = 0;
@@ -74,20 +74,19 @@ struct PoolInfo {
 };
 
 /**
- * What the Encoding tab shows in place of P (positionView) and, for a pooled computation, the
- * relative tables by offset that the Relative tab pools its maps from (PositionView::relative).
+ * What the Encoding tab shows in place of P (positionView) and the relative tables by offset
+ * that the Relative tab draws its maps from (PositionView::relative): exactly in pooled mode,
+ * which computes no n × n relative matrix, and before the forward pass.
  */
-std::shared_ptr<const PositionView> positionsFor(const Params& p, const Weights& w, bool pooled);
+std::shared_ptr<const PositionView> positionsFor(const Params& p, const Weights& w);
 
 struct ComputeResult {
     quint64 generation = 0;
     /**
-     * None: the whole result. Else the input stage only (Backend::computeInputs: E, P, X and,
-     * for Relative, rel_index, bias and urpe_C, with the very values the whole trace holds),
-     * delivered before the forward pass; the whole result of the same generation follows and
-     * holds these relative matrices themselves (Backend::provideComputed). Only engines that can
-     * give it (the fast CPU engine, float32) do; in pooled mode it has no n×n matrix, as the
-     * whole pooled trace has none.
+     * None: the whole result. Else the input stage only (Backend::computeInputs: E, P and X,
+     * with the very values the whole trace holds) and the positions, delivered before the
+     * forward pass; the whole result of the same generation follows. Only engines that can give
+     * it (the fast CPU engine, float32) do.
      */
     EarlyPart early = EarlyPart::None;
     std::shared_ptr<const Trace> trace; ///< null on error
@@ -186,14 +185,13 @@ private:
     void ensureBackend();
     /**
      * Delivers the request's early part (ComputeResult::early) where the engine gives it: the
-     * inputs, and the relative matrices when asked for and not pooled. `whole` lends its
-     * weights and backend descriptions. Returns the early trace; null where the engine gives
-     * none.
+     * inputs E, P and X, with the positions (the Relative tab draws from their tables by
+     * offset). `whole` lends its weights and backend descriptions.
      */
-    std::shared_ptr<const Trace> deliverEarly(const ComputeRequest& request, const Weights& w,
-                                              const std::vector<std::string>& tokens, bool pooled,
-                                              const std::shared_ptr<const PositionView>& positions,
-                                              const ComputeResult& whole);
+    void deliverEarly(const ComputeRequest& request, const Weights& w,
+                      const std::vector<std::string>& tokens, bool pooled,
+                      const std::shared_ptr<const PositionView>& positions,
+                      const ComputeResult& whole);
     /**
      * Soon after a result, while nothing newer is queued, draws the weights of the neighbouring
      * seeds (WeightCache::prepareNeighbourSeeds): a seed spin box steps by one.
