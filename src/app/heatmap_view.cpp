@@ -896,10 +896,15 @@ QSize HeatmapView::poolTarget() const {
 }
 
 void HeatmapView::setSource(int sourceRows, int sourceCols) {
+    if (sourceRows == m_sourceRows && sourceCols == m_sourceCols)
+        return;
     m_sourceRows = sourceRows;
     m_sourceCols = sourceCols;
+    // The cells stay as pooled: only the axes' labels (positions, not cells) and the box's
+    // shape (fitAspect, at the replot) change. A rebuild here pooled every pooled map a second
+    // time, on this thread, 30 ms after it was first drawn.
     applyTicks();
-    scheduleRebuild();
+    queueReplot();
 }
 
 PoolRegion HeatmapView::visibleSource() const {

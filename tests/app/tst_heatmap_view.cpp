@@ -22,6 +22,7 @@ class TestHeatmapView : public QObject {
 private Q_SLOTS:
     void colourRangeSkipsMaskedCells();
     void zoomPastPooledCellsAsksForATile();
+    void declaringTheSourceRelabelsWithoutPoolingAgain();
     void longTitleKeepsTheColourScale();
     void longSubtitleIsBrokenAtItsCommas();
     void longTitleIsBrokenAtItsSpaces();
@@ -197,6 +198,30 @@ void TestHeatmapView::zoomPastPooledCellsAsksForATile() {
     v.setData(ramp(8), HeatmapInfo{});
     QVERIFY(!v.hasTile());
     QCOMPARE(v.visibleSource(), PoolRegion{});
+}
+
+// Declaring a pooled grid's source (after setData / setSlice, as every pooled map is shown)
+// changes its axes' labels to positions and pools nothing again: it used to schedule a second
+// pooling of the whole grid on the GUI thread, and a second replot, 30 ms after the first.
+void TestHeatmapView::declaringTheSourceRelabelsWithoutPoolingAgain() {
+    HeatmapView v;
+    v.resize(600, 600);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.setData(ramp(64), HeatmapInfo{});
+    QTest::qWait(100);
+    const int redraws = v.redrawCount();
+    v.setSource(640, 640);
+    QTest::qWait(150);
+    QCOMPARE(v.redrawCount(), redraws);
+    v.plot()->replot();
+    double largest = 0;
+    for (const QString& label : v.plot()->xAxis->tickVectorLabels())
+        largest = std::max(largest, label.toDouble());
+    QVERIFY2(largest > 100, qPrintable(v.plot()->xAxis->tickVectorLabels().join(u' ')));
+    v.setSource(640, 640); // the same again: nothing at all
+    QTest::qWait(50);
+    QCOMPARE(v.redrawCount(), redraws);
 }
 
 // A title wider than a narrow map (three maps side by side in a window 900 px wide) is broken
