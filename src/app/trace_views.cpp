@@ -909,44 +909,67 @@ Grid TraceViews::relativeGrid(const RelativeTables& t, bool index, int head, Poo
 
 void TraceViews::refreshPooledRelative(const RelativeTables& t, bool index, bool bias) {
     const int n = t.seqLen;
-    const int cells = relativeCells(n);
+    const int cells = std::min(n, relativeCells(n));
     const int h = std::clamp(m_head->value(), 0, std::max(t.heads - 1, 0));
     const PoolRegion all{0, n, 0, n};
-    std::vector<std::function<Grid()>> jobs;
-    if (index)
-        jobs.emplace_back([&] { return relativeGrid(t, true, 0, all, cells); });
-    if (bias)
-        jobs.emplace_back([&] { return relativeGrid(t, false, h, all, cells); });
-    std::vector<Grid> grids = sliceConcurrently(std::move(jobs));
     const QString how =
         QStringLiteral(" (%1)").arg(PoolInfo::whole(n, cells, m_poolInfo.mode).describe());
     const int bin = (n + cells - 1) / cells;
-    if (index) {
-        const QString title =
-            t.index.empty() ? tr("URPE table C[j − i], head 0") : tr("relative index / bucket");
-        m_relIndex->setData(
-            std::move(grids.front()),
-            infoFor(title + how, t.index.empty() ? tr("C") : tr("index"), bin, bin));
-        m_relIndex->setSource(n, n);
-    }
-    if (bias) {
-        m_bias->setData(std::move(grids.back()),
-                        infoFor(tr("bias, head %1").arg(h) + how, tr("b_ij"), bin, bin));
-        m_bias->setSource(n, n);
-    }
+    const PoolMode mode = m_poolInfo.mode;
+    // Pooled into reused buffers (a fresh 1,024² grid per map cost more in page faults than
+    // the pooling) and shown in place, pooled to the plot and coloured by the same job.
+    std::vector<ToeplitzJob> jobs;
+    const auto add = [&](HeatmapView* v, int map, HeatmapInfo info, auto table) {
+        auto b = toeplitzBuffer(map, DType::F64, cells, cells);
+        double* out = b->matrix.data<double>();
+        jobs.push_back({v, std::move(b), std::move(info), [table, n, all, cells, mode, out] {
+                            poolToeplitzInto(table, n, all, cells, cells, mode, out);
+                        }});
+    };
+    if (index && !t.index.empty())
+        add(m_relIndex, 0, infoFor(tr("relative index / bucket") + how, tr("index"), bin, bin),
+            t.index.data());
+    else if (index) // URPE: its table C, head 0, in place of an index
+        add(m_relIndex, 0, infoFor(tr("URPE table C[j − i], head 0") + how, tr("C"), bin, bin),
+            t.urpeCOf(0));
+    if (bias)
+        add(m_bias, 1, infoFor(tr("bias, head %1").arg(h) + how, tr("b_ij"), bin, bin),
+            t.biasOf(h));
+    showToeplitz(std::move(jobs));
+    for (HeatmapView* v : {m_relIndex, m_bias})
+        if ((v == m_relIndex && index) || (v == m_bias && bias))
+            v->setSource(n, n);
 }
 
-std::shared_ptr<TraceViews::ToeplitzMatrix> TraceViews::toeplitzBuffer(int map, DType type, int n) {
+std::shared_ptr<TraceViews::ToeplitzMatrix> TraceViews::toeplitzBuffer(int map, DType type,
+                                                                       int rows, int cols) {
+    const std::vector<std::int64_t> shape{rows, cols};
     for (int k = 0; k < 2; ++k) {
         std::shared_ptr<ToeplitzMatrix>& b = m_toeplitz[static_cast<std::size_t>(2 * map + k)];
         if (b && b.use_count() > 1)
             continue; // a view shows it (its owner)
-        const std::vector<std::int64_t> shape{n, n};
         if (!b || b->matrix.dtype() != type || b->matrix.shape() != shape)
             b = std::make_shared<ToeplitzMatrix>(ToeplitzMatrix{Tensor(type, shape)});
         return b;
     }
-    return std::make_shared<ToeplitzMatrix>(ToeplitzMatrix{Tensor(type, {n, n})});
+    return std::make_shared<ToeplitzMatrix>(ToeplitzMatrix{Tensor(type, shape)});
+}
+
+void TraceViews::showToeplitz(std::vector<ToeplitzJob> jobs) {
+    std::vector<std::function<HeatmapView::PreparedSlice()>> work;
+    for (ToeplitzJob& j : jobs)
+        work.emplace_back(
+            [fill = std::move(j.fill), prepare = j.view->slicePreparer(&j.buffer->matrix, 0)] {
+                fill();
+                return prepare();
+            });
+    std::vector<HeatmapView::PreparedSlice> prepared = runConcurrently(std::move(work));
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        // The view holds the matrix (and so the buffer) until it is shown something else.
+        const std::shared_ptr<const void> owner(jobs[k].buffer, &jobs[k].buffer->matrix);
+        jobs[k].view->setSlice(owner, &jobs[k].buffer->matrix, 0, jobs[k].info,
+                               std::move(prepared[k]));
+    }
 }
 
 void TraceViews::refreshExpandedRelative(const RelativeTables& t, bool index, bool bias) {
@@ -958,57 +981,39 @@ void TraceViews::refreshExpandedRelative(const RelativeTables& t, bool index, bo
         for (std::size_t i = 0; i < rows; ++i)
             std::copy_n(table + (rows - 1 - i), rows, out + i * rows);
     };
-    struct Map {
-        HeatmapView* view;
-        std::shared_ptr<ToeplitzMatrix> buffer;
-        HeatmapInfo info;
-    };
-    std::vector<Map> maps;
-    std::vector<std::function<HeatmapView::PreparedSlice()>> jobs;
-    const auto add = [&](HeatmapView* v, std::shared_ptr<ToeplitzMatrix> b, HeatmapInfo info,
-                         std::function<void()> fill) {
-        auto prepare = v->slicePreparer(&b->matrix, 0);
-        jobs.emplace_back([fill = std::move(fill), prepare = std::move(prepare)] {
-            fill();
-            return prepare();
-        });
-        maps.push_back({v, std::move(b), std::move(info)});
-    };
+    std::vector<ToeplitzJob> jobs;
     // A table of values in the trace's precision: float rounded from the double tables, as
     // the engines hold them, or the doubles themselves (float64, the reference engine).
     const bool f64 = m_trace->params.precision == Precision::Float64;
     const auto addValues = [&](HeatmapView* v, int map, const double* table, HeatmapInfo info) {
-        auto b = toeplitzBuffer(map, f64 ? DType::F64 : DType::F32, n);
+        auto b = toeplitzBuffer(map, f64 ? DType::F64 : DType::F32, n, n);
         const std::size_t offsets = t.offsets();
+        std::function<void()> fill;
         if (f64) {
             double* out = b->matrix.data<double>();
-            add(v, b, std::move(info), [table, out, copyRows] { copyRows(table, out); });
+            fill = [table, out, copyRows] { copyRows(table, out); };
         } else {
             float* out = b->matrix.data<float>();
-            add(v, b, std::move(info), [table, offsets, out, copyRows] {
+            fill = [table, offsets, out, copyRows] {
                 const std::vector<float> rounded(table, table + offsets);
                 copyRows(rounded.data(), out);
-            });
+            };
         }
+        jobs.push_back({v, std::move(b), std::move(info), std::move(fill)});
     };
     if (index && !t.index.empty()) {
-        auto b = toeplitzBuffer(0, DType::I32, n);
+        auto b = toeplitzBuffer(0, DType::I32, n, n);
         std::int32_t* out = b->matrix.data<std::int32_t>();
-        add(m_relIndex, b, infoFor(tr("relative index / bucket"), tr("index"), 1, 1),
-            [&t, out, copyRows] { copyRows(t.index.data(), out); });
+        jobs.push_back({m_relIndex, std::move(b),
+                        infoFor(tr("relative index / bucket"), tr("index"), 1, 1),
+                        [&t, out, copyRows] { copyRows(t.index.data(), out); }});
     } else if (index) { // URPE: its table C, head 0, in place of an index
         addValues(m_relIndex, 0, t.urpeCOf(0),
                   infoFor(tr("URPE table C[j − i], head 0"), tr("C"), 1, 1));
     }
     if (bias)
         addValues(m_bias, 1, t.biasOf(h), infoFor(tr("bias, head %1").arg(h), tr("b_ij"), 1, 1));
-    std::vector<HeatmapView::PreparedSlice> prepared = runConcurrently(std::move(jobs));
-    for (std::size_t k = 0; k < maps.size(); ++k) {
-        // The view holds the matrix (and so the buffer) until it is shown something else.
-        const std::shared_ptr<const void> owner(maps[k].buffer, &maps[k].buffer->matrix);
-        maps[k].view->setSlice(owner, &maps[k].buffer->matrix, 0, maps[k].info,
-                               std::move(prepared[k]));
-    }
+    showToeplitz(std::move(jobs));
 }
 
 void TraceViews::relativeTile(HeatmapView* v, PoolRegion region) {
@@ -1093,13 +1098,18 @@ void TraceViews::refreshTerms() {
     std::vector<const Tensor*> tensors(present.size(), nullptr);
     std::vector<std::size_t> gridOf(present.size(), 0);
     std::vector<std::function<Grid()>> jobs;
+    std::shared_ptr<ToeplitzMatrix> tableBias; // the bias from its table, pooled (one at most)
     for (std::size_t k = 0; k < present.size(); ++k) {
         if (fromTables[k]) {
-            const int n = byOffset->seqLen, cells = relativeCells(n);
+            // Pooled from the table into a reused buffer, then shown in place as the others.
+            const int n = byOffset->seqLen, cells = std::min(n, relativeCells(n));
             bins[2 * k] = bins[2 * k + 1] = (n + cells - 1) / cells;
-            gridOf[k] = jobs.size();
-            jobs.emplace_back([this, byOffset, h, n, cells] {
-                return relativeGrid(*byOffset, false, h, PoolRegion{0, n, 0, n}, cells);
+            tableBias = toeplitzBuffer(2, DType::F64, cells, cells);
+            tensors[k] = &tableBias->matrix;
+            jobs.emplace_back([table = byOffset->biasOf(h), n, cells, mode = m_poolInfo.mode,
+                               out = tableBias->matrix.data<double>()] {
+                poolToeplitzInto(table, n, PoolRegion{0, n, 0, n}, cells, cells, mode, out);
+                return Grid{};
             });
             continue;
         }
@@ -1127,7 +1137,8 @@ void TraceViews::refreshTerms() {
     std::vector<std::function<HeatmapView::PreparedSlice()>> preparers;
     for (std::size_t k = 0; k < present.size(); ++k)
         if (tensors[k])
-            preparers.push_back(m_terms[k]->slicePreparer(tensors[k], split[k] ? 0 : h));
+            preparers.push_back(
+                m_terms[k]->slicePreparer(tensors[k], split[k] || fromTables[k] ? 0 : h));
     std::vector<HeatmapView::PreparedSlice> prepared = runConcurrently(std::move(preparers));
     for (std::size_t k = 0, next = 0; k < present.size(); ++k) {
         HeatmapView* v = m_terms[k];
@@ -1140,7 +1151,10 @@ void TraceViews::refreshTerms() {
             if (k == 0 && termsLeftOut) // under the parameters
                 info.subtitle += QLatin1Char('\n') + pooledNote(m_poolInfo);
         }
-        if (tensors[k])
+        if (fromTables[k])
+            v->setSlice(std::shared_ptr<const void>(tableBias, &tableBias->matrix), tensors[k], 0,
+                        info, std::move(prepared[next++]));
+        else if (tensors[k])
             v->setSlice(split[k] ? m_split : m_trace, tensors[k], split[k] ? 0 : h, info,
                         std::move(prepared[next++]));
         else

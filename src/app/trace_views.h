@@ -4,6 +4,7 @@
 #include <QTabWidget>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -146,15 +147,26 @@ private:
      * Encoding tab's.
      */
     void refreshExpandedRelative(const RelativeTables& t, bool index, bool bias);
-    /** An [n, n] matrix filled from a table by offset, shown by one of the Relative maps. */
+    /** A matrix filled from a table by offset (whole or pooled), shown by a Relative map. */
     struct ToeplitzMatrix {
         Tensor matrix;
     };
     /**
-     * A matrix of `type` and n × n for Relative map `map` (0: index, 1: bias) that no view
-     * holds: two per map, the one shown and the one filled next.
+     * A rows × cols matrix of `type` for map `map` (0: the Relative tab's index, 1: its bias,
+     * 2: the Logit terms tab's bias) that no view holds: two per map, the one shown and the one
+     * filled next.
      */
-    std::shared_ptr<ToeplitzMatrix> toeplitzBuffer(int map, DType type, int n);
+    std::shared_ptr<ToeplitzMatrix> toeplitzBuffer(int map, DType type, int rows, int cols);
+    /** A Relative map to fill (`fill`, on any thread) and show in place. */
+    struct ToeplitzJob {
+        HeatmapView* view;
+        std::shared_ptr<ToeplitzMatrix> buffer;
+        HeatmapInfo info;
+        std::function<void()> fill;
+    };
+    /** Fills the buffers, pools each to its view's plot (one job each, in parallel) and shows
+     *  them in place. */
+    void showToeplitz(std::vector<ToeplitzJob> jobs);
     /** The visible positions of a pooled Relative map, from the tables, laid over it. */
     void relativeTile(HeatmapView* v, PoolRegion region);
     /** Pooled mode: marks `v` as a view of the n×n `name` and lays the current tile over it. */
@@ -195,7 +207,9 @@ private:
     QLabel* m_encodingNote;
     QWidget* m_columnsRow; ///< "columns of P:" and its edit (absolute schemes only)
     std::shared_ptr<const PositionView> m_positions;
-    std::array<std::shared_ptr<ToeplitzMatrix>, 4> m_toeplitz; ///< toeplitzBuffer's, two per map
+    /** toeplitzBuffer's, two per map: the Relative tab's index and bias, the Logit terms tab's
+     *  bias (pooled mode). */
+    std::array<std::shared_ptr<ToeplitzMatrix>, 6> m_toeplitz;
     HeatmapView* m_relIndex;
     QWidget* m_relMaps; ///< the Relative tab's two maps (hidden, with both maps, for a scheme
                         ///< that has neither: the note then fills the tab)

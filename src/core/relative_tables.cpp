@@ -128,15 +128,48 @@ private:
 
 } // namespace
 
+namespace {
+
+/** poolToeplitz's work, into `out` (rows × cols, the sides already capped and checked). */
+template <typename T>
+void poolInto(const T* table, int n, PoolRegion region, int rows, int cols, PoolMode mode,
+              double* out);
+
+/** Both sides capped at the region's; false for an empty or out-of-range region. */
+bool capped(int n, PoolRegion region, int* rows, int* cols) {
+    *rows = std::clamp(*rows, 1, std::max(region.rows(), 1));
+    *cols = std::clamp(*cols, 1, std::max(region.cols(), 1));
+    return n > 0 && region.rows() > 0 && region.cols() > 0 && region.r0 >= 0 && region.c0 >= 0 &&
+           region.r1 <= n && region.c1 <= n;
+}
+
+} // namespace
+
 template <typename T>
 std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int rows, int cols,
                                  PoolMode mode) {
-    rows = std::clamp(rows, 1, std::max(region.rows(), 1));
-    cols = std::clamp(cols, 1, std::max(region.cols(), 1));
-    if (n <= 0 || region.rows() <= 0 || region.cols() <= 0 || region.r0 < 0 || region.c0 < 0 ||
-        region.r1 > n || region.c1 > n)
+    if (!capped(n, region, &rows, &cols))
         return {};
     std::vector<double> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+    poolInto(table, n, region, rows, cols, mode, out.data());
+    return out;
+}
+
+template <typename T>
+bool poolToeplitzInto(const T* table, int n, PoolRegion region, int rows, int cols, PoolMode mode,
+                      double* out) {
+    const int wantRows = rows, wantCols = cols;
+    if (!capped(n, region, &rows, &cols) || rows != wantRows || cols != wantCols)
+        return false;
+    poolInto(table, n, region, rows, cols, mode, out);
+    return true;
+}
+
+namespace {
+
+template <typename T>
+void poolInto(const T* table, int n, PoolRegion region, int rows, int cols, PoolMode mode,
+              double* out) {
     // Equal square bins (n a multiple of the cells, as 16,384 → 1,024): cell (u, v) covers the
     // offsets of cell (0, v − u), or of (u − v, 0), with the same counts. The first row and the
     // first column of cells give every diagonal; the rest is copied.
@@ -147,12 +180,12 @@ std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int r
         const std::vector<double> left = poolToeplitz(
             table, n, PoolRegion{region.r0, region.r1, region.c0, region.c0 + k}, rows, 1, mode);
         for (int u = 0; u < rows; ++u) {
-            double* line = out.data() + static_cast<std::size_t>(u) * cols;
+            double* line = out + static_cast<std::size_t>(u) * cols;
             for (int v = 0; v < cols; ++v)
                 line[v] = v >= u ? top[static_cast<std::size_t>(v - u)]
                                  : left[static_cast<std::size_t>(u - v)];
         }
-        return out;
+        return;
     }
     std::vector<int> rowStart(static_cast<std::size_t>(rows) + 1),
         colStart(static_cast<std::size_t>(cols) + 1);
@@ -170,7 +203,7 @@ std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int r
         const RangeMax range(table, 2 * static_cast<std::size_t>(n) - 1,
                              static_cast<std::size_t>(tallest + widest - 1));
         for (int u = 0; u < rows; ++u) {
-            double* line = out.data() + static_cast<std::size_t>(u) * cols;
+            double* line = out + static_cast<std::size_t>(u) * cols;
             const int a0 = rowStart[u], a1 = rowStart[u + 1];
             for (int v = 0; v < cols; ++v) {
                 const int lo = colStart[v] - (a1 - 1) + n - 1;
@@ -178,12 +211,12 @@ std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int r
                 line[v] = range.max(static_cast<std::size_t>(lo), static_cast<std::size_t>(hi));
             }
         }
-        return out;
+        return;
     }
     const ToeplitzSums sums(table, n);
     std::vector<long double> edges(static_cast<std::size_t>(cols) + 1);
     for (int u = 0; u < rows; ++u) {
-        double* line = out.data() + static_cast<std::size_t>(u) * cols;
+        double* line = out + static_cast<std::size_t>(u) * cols;
         const int a0 = rowStart[u], a1 = rowStart[u + 1];
         // The cells of a row of cells share their column edges: each edge once.
         for (int v = 0; v <= cols; ++v)
@@ -199,11 +232,14 @@ std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int r
             line[v] = sum / (static_cast<double>(a1 - a0) * (b1 - b0));
         }
     }
-    return out;
 }
+
+} // namespace
 
 template std::vector<double> poolToeplitz<int>(const int*, int, PoolRegion, int, int, PoolMode);
 template std::vector<double> poolToeplitz<double>(const double*, int, PoolRegion, int, int,
                                                   PoolMode);
+template bool poolToeplitzInto<int>(const int*, int, PoolRegion, int, int, PoolMode, double*);
+template bool poolToeplitzInto<double>(const double*, int, PoolRegion, int, int, PoolMode, double*);
 
 } // namespace pe

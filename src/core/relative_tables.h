@@ -60,5 +60,13 @@ std::vector<float> roundedToFloat(const std::vector<double>& table);
 template <typename T>
 std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int rows, int cols,
                                  PoolMode mode);
+/**
+ * poolToeplitz into `out`, which holds rows × cols values (the caller's reused buffer: a fresh
+ * 8 MB vector per 1,024² map cost more in page faults than the pooling). False, and nothing
+ * written, where poolToeplitz gives nothing or the capped sides are not rows × cols.
+ */
+template <typename T>
+bool poolToeplitzInto(const T* table, int n, PoolRegion region, int rows, int cols, PoolMode mode,
+                      double* out);
 
 } // namespace pe

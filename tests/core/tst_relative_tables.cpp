@@ -68,6 +68,7 @@ private Q_SLOTS:
     void pooledCellsEqualTheWholeMatrixPooled();
     void longSequencesStayExact();
     void badRegionsGiveNothing();
+    void poolingIntoABufferGivesTheSameCells();
 };
 
 void TestRelativeTables::tablesHoldTheTracesMatrices_data() {
@@ -261,6 +262,32 @@ void TestRelativeTables::badRegionsGiveNothing() {
     QVERIFY(poolToeplitz(table.data(), 0, PoolRegion{0, 0, 0, 0}, 4, 4, PoolMode::Mean).empty());
     QCOMPARE(poolToeplitz(table.data(), 10, PoolRegion{0, 10, 0, 10}, 0, 3, PoolMode::Mean).size(),
              std::size_t{3}); // at least one cell per side
+}
+
+// The window pools into buffers it reuses (poolToeplitzInto): the same cells as poolToeplitz,
+// every one written over what the buffer held, in each mode and for equal and uneven bins; a
+// size the region caps otherwise, or a bad region, writes nothing.
+void TestRelativeTables::poolingIntoABufferGivesTheSameCells() {
+    const int n = 96;
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+    std::vector<double> table(2 * static_cast<std::size_t>(n) - 1);
+    for (double& v : table)
+        v = uniform(rng);
+    for (PoolMode mode : {PoolMode::Mean, PoolMode::Max})
+        for (int cells : {32, 17, 96}) { // equal bins, uneven bins, one position per cell
+            const PoolRegion all{0, n, 0, n};
+            const std::vector<double> want = poolToeplitz(table.data(), n, all, cells, cells, mode);
+            std::vector<double> got(want.size(), std::numeric_limits<double>::quiet_NaN());
+            QVERIFY(poolToeplitzInto(table.data(), n, all, cells, cells, mode, got.data()));
+            QVERIFY(got == want);
+        }
+    std::vector<double> buffer(16, -7.0);
+    QVERIFY(!poolToeplitzInto(table.data(), n, PoolRegion{0, 2, 0, 2}, 4, 4, PoolMode::Mean,
+                              buffer.data())); // capped to 2 × 2: not the buffer's 4 × 4
+    QVERIFY(!poolToeplitzInto(table.data(), n, PoolRegion{0, n + 1, 0, n}, 4, 4, PoolMode::Mean,
+                              buffer.data()));
+    QVERIFY(std::all_of(buffer.begin(), buffer.end(), [](double v) { return v == -7.0; }));
 }
 
 QTEST_APPLESS_MAIN(TestRelativeTables)
