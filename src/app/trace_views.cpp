@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabBar>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -181,7 +182,17 @@ QString describeParams(const Params& p) {
 }
 
 TraceViews::TraceViews(QWidget* parent)
-    : QTabWidget(parent) {
+    : QTabWidget(parent)
+    , m_releaseSpares(new QTimer(this)) {
+    // The Toeplitz buffers no view shows are kept for the next change only: once the window has
+    // been idle a while it holds what it shows and no more (as the worker's engine does).
+    m_releaseSpares->setSingleShot(true);
+    m_releaseSpares->setInterval(2000);
+    connect(m_releaseSpares, &QTimer::timeout, this, [this] {
+        for (std::shared_ptr<ToeplitzMatrix>& b : m_toeplitz)
+            if (b && b.use_count() == 1)
+                b.reset();
+    });
     // Head and query selectors, shared by every tab. (The parameters line is every plot's
     // subtitle; repeated here it pushed the tabs behind the tab bar's scroll arrows.)
     auto* corner = new QWidget;
@@ -810,6 +821,10 @@ void TraceViews::refreshRelative() {
                           (!note.isEmpty() && m_relativeNote->text() != note);
     m_relIndex->setVisible(showIndex);
     m_bias->setVisible(showBias);
+    // A map hidden lets go of what it showed (a buffer, or the trace itself).
+    for (HeatmapView* v : {m_relIndex, m_bias})
+        if (v->isHidden() && v->hasData())
+            v->clear(QString());
     if (!note.isEmpty())
         m_relativeNote->setText(note);
     m_relativeNote->setVisible(!note.isEmpty());
@@ -955,6 +970,11 @@ std::shared_ptr<TraceViews::ToeplitzMatrix> TraceViews::toeplitzBuffer(int map, 
     return std::make_shared<ToeplitzMatrix>(ToeplitzMatrix{Tensor(type, shape)});
 }
 
+int TraceViews::toeplitzBuffersHeld() const {
+    return static_cast<int>(std::count_if(m_toeplitz.begin(), m_toeplitz.end(),
+                                          [](const auto& b) { return b != nullptr; }));
+}
+
 void TraceViews::showToeplitz(std::vector<ToeplitzJob> jobs) {
     std::vector<std::function<HeatmapView::PreparedSlice()>> work;
     for (ToeplitzJob& j : jobs)
@@ -970,6 +990,7 @@ void TraceViews::showToeplitz(std::vector<ToeplitzJob> jobs) {
         jobs[k].view->setSlice(owner, &jobs[k].buffer->matrix, 0, jobs[k].info,
                                std::move(prepared[k]));
     }
+    m_releaseSpares->start();
 }
 
 void TraceViews::refreshExpandedRelative(const RelativeTables& t, bool index, bool bias) {
@@ -1105,6 +1126,7 @@ void TraceViews::refreshTerms() {
             const int n = byOffset->seqLen, cells = std::min(n, relativeCells(n));
             bins[2 * k] = bins[2 * k + 1] = (n + cells - 1) / cells;
             tableBias = toeplitzBuffer(2, DType::F64, cells, cells);
+            m_releaseSpares->start();
             tensors[k] = &tableBias->matrix;
             jobs.emplace_back([table = byOffset->biasOf(h), n, cells, mode = m_poolInfo.mode,
                                out = tableBias->matrix.data<double>()] {

@@ -18,6 +18,7 @@ class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
+class QTimer;
 
 namespace pe {
 
@@ -92,6 +93,8 @@ public:
     HeatmapView* similarityMap() const { return m_gram; }
     HeatmapView* relIndexMap() const { return m_relIndex; }
     HeatmapView* biasMap() const { return m_bias; }
+    /** The Relative maps' buffers held now: those shown and those kept for the next change. */
+    int toeplitzBuffersHeld() const;
     HeatmapView* attentionMap() const { return m_enlarged; }
     LinePlotView* queryRowPlot() const { return m_queryRow; }
     /** One map per logit term present (the first ones; the rest are hidden). */
@@ -210,6 +213,7 @@ private:
     /** toeplitzBuffer's, two per map: the Relative tab's index and bias, the Logit terms tab's
      *  bias (pooled mode). */
     std::array<std::shared_ptr<ToeplitzMatrix>, 6> m_toeplitz;
+    QTimer* m_releaseSpares; ///< drops the buffers no view holds, 2 s after the last fill
     HeatmapView* m_relIndex;
     QWidget* m_relMaps; ///< the Relative tab's two maps (hidden, with both maps, for a scheme
                         ///< that has neither: the note then fills the tab)
