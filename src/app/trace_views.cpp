@@ -165,8 +165,16 @@ QString describeParams(const Params& p) {
                     .arg(p.d)
                     .arg(p.heads)
                     .arg(qs(toString(p.norm)));
+    // What changes the matrices' size and masking: the special tokens and the padding.
+    if (p.cls || p.sep)
+        s += QStringLiteral(", %1%2%3")
+                 .arg(p.cls ? QStringLiteral("[CLS]") : QString())
+                 .arg(p.cls && p.sep ? QStringLiteral("+") : QString())
+                 .arg(p.sep ? QStringLiteral("[SEP]") : QString());
     if (p.mask == MaskKind::Causal)
         s += QStringLiteral(", causal");
+    if (p.validLen >= 0 && p.validLen < p.seqLen())
+        s += QStringLiteral(", valid=%1").arg(p.validLen);
     if (p.scheme == Scheme::Shaw)
         s += QStringLiteral(", k=%1").arg(p.clip);
     if (p.scheme == Scheme::Sinusoidal || p.scheme == Scheme::RoPE)
@@ -176,7 +184,12 @@ QString describeParams(const Params& p) {
     if (p.scheme == Scheme::Mlp)
         s += QStringLiteral(", F=%1, H=%2").arg(p.mlpFeatures).arg(p.mlpHidden);
     if (p.scheme == Scheme::T5)
-        s += QStringLiteral(", buckets=%1, max=%2").arg(p.buckets).arg(p.maxDistance);
+        s += QStringLiteral(", buckets=%1, max=%2%3")
+                 .arg(p.buckets)
+                 .arg(p.maxDistance)
+                 .arg(p.unidirectional ? QStringLiteral(", unidirectional") : QString());
+    if (p.scheme == Scheme::ALiBi && p.alibiMode == AlibiMode::Causal)
+        s += QStringLiteral(", causal ALiBi");
     s += QStringLiteral(", seed=%1").arg(p.seed);
     return s;
 }

@@ -39,6 +39,7 @@ private Q_SLOTS:
     void pageLayoutLeavesTheTabWidgetAlone();
     void logitTermsSplitAnAbsoluteScheme();
     void termMapsInARowStartLevel();
+    void subtitleSaysWhatShapesTheMatrices();
 
 private:
     void show(Scheme s);
@@ -454,6 +455,38 @@ void TestEncodingTab::termMapsInARowStartLevel() {
     for (HeatmapView* m : maps)
         differ = differ || m->headerHeight() != maps[0]->headerHeight();
     QVERIFY(differ);
+}
+
+// Every map's subtitle (and so every exported figure's) names what changes the matrices' size
+// and masking: [CLS]/[SEP], padding, T5's unidirectional buckets, ALiBi's causal form.
+void TestEncodingTab::subtitleSaysWhatShapesTheMatrices() {
+    Params p;
+    p.scheme = Scheme::T5;
+    p.n = 20;
+    const QString plain = describeParams(p);
+    QVERIFY2(!plain.contains(u'[') && !plain.contains(QStringLiteral("valid")) &&
+                 !plain.contains(QStringLiteral("unidirectional")),
+             qPrintable(plain));
+    p.cls = true;
+    p.sep = true;
+    p.validLen = 15;
+    p.unidirectional = true;
+    const QString full = describeParams(p);
+    QVERIFY2(full.contains(QStringLiteral("n=20, d=")) &&
+                 full.contains(QStringLiteral(", [CLS]+[SEP]")) &&
+                 full.contains(QStringLiteral(", valid=15")) &&
+                 full.contains(QStringLiteral(", unidirectional")),
+             qPrintable(full));
+    p.sep = false;
+    p.validLen = p.seqLen(); // every key valid: nothing to say
+    QVERIFY2(describeParams(p).contains(QStringLiteral(", [CLS],")) &&
+                 !describeParams(p).contains(QStringLiteral("valid")),
+             qPrintable(describeParams(p)));
+    p.scheme = Scheme::ALiBi;
+    p.mask = MaskKind::Causal;
+    p.alibiMode = AlibiMode::Causal;
+    QVERIFY2(describeParams(p).contains(QStringLiteral(", causal ALiBi")),
+             qPrintable(describeParams(p)));
 }
 
 QTEST_MAIN(TestEncodingTab)
