@@ -18,6 +18,7 @@
 #include <cmath>
 #include <functional>
 #include <future>
+#include <type_traits>
 
 #include "adaptive_splitter.h"
 #include "line_plot_view.h"
@@ -74,6 +75,14 @@ template <typename R> std::vector<R> runConcurrently(std::vector<std::function<R
 
 std::vector<Grid> sliceConcurrently(std::vector<std::function<Grid()>> jobs) {
     return runConcurrently(std::move(jobs));
+}
+
+/** The n × n Toeplitz matrix M(i, j) = table[(j − i) + n − 1], row by row: row i is the
+ *  table's n entries from n − 1 − i on. */
+template <typename T> void copyToeplitz(const T* table, int n, T* out) {
+    const auto rows = static_cast<std::size_t>(n);
+    for (std::size_t i = 0; i < rows; ++i)
+        std::copy_n(table + (rows - 1 - i), rows, out + i * rows);
 }
 
 /**
@@ -851,12 +860,8 @@ void TraceViews::refreshRelative() {
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     if (noMaps)
         return;
-    if (byOffset && (m_poolInfo.pooled || byOffset->seqLen > kMaxCells)) {
-        refreshPooledRelative(*byOffset, showIndex, showBias);
-        return;
-    }
     if (byOffset) {
-        refreshExpandedRelative(*byOffset, showIndex, showBias);
+        refreshRelativeFromTables(*byOffset, showIndex, showBias);
         return;
     }
     // Index and bias up to kMaxCells per side are shown in place (pooled and coloured by two
@@ -899,10 +904,7 @@ void TraceViews::refreshRelative() {
 }
 
 const RelativeTables* TraceViews::pooledTables() const {
-    return m_poolInfo.pooled && m_positions && m_positions->relative &&
-                   !m_positions->relative->empty()
-               ? m_positions->relative.get()
-               : nullptr;
+    return m_poolInfo.pooled ? tablesByOffset() : nullptr;
 }
 
 const RelativeTables* TraceViews::tablesByOffset() const {
@@ -935,38 +937,55 @@ Grid TraceViews::relativeGrid(const RelativeTables& t, bool index, int head, Poo
     return g;
 }
 
-void TraceViews::refreshPooledRelative(const RelativeTables& t, bool index, bool bias) {
+void TraceViews::refreshRelativeFromTables(const RelativeTables& t, bool index, bool bias) {
     const int n = t.seqLen;
-    const int cells = std::min(n, relativeCells(n));
     const int h = std::clamp(m_head->value(), 0, std::max(t.heads - 1, 0));
-    const PoolRegion all{0, n, 0, n};
-    const QString how =
-        QStringLiteral(" (%1)").arg(PoolInfo::whole(n, cells, m_poolInfo.mode).describe());
+    // Pooled exactly to the logits' cells in pooled mode (or above kMaxCells), into F64
+    // buffers; else the whole matrix, in the trace's element type, each row copied from the
+    // table: row i of M(i, j) = table[(j − i) + n − 1] is its n entries from n − 1 − i on.
+    const bool pooled = m_poolInfo.pooled || n > kMaxCells;
+    const int cells = pooled ? relativeCells(n) : n;
     const int bin = (n + cells - 1) / cells;
+    const QString how =
+        pooled ? QStringLiteral(" (%1)").arg(PoolInfo::whole(n, cells, m_poolInfo.mode).describe())
+               : QString();
     const PoolMode mode = m_poolInfo.mode;
-    // Pooled into reused buffers (a fresh 1,024² grid per map cost more in page faults than
-    // the pooling) and shown in place, pooled to the plot and coloured by the same job.
+    const bool f64 = m_trace->params.precision == Precision::Float64;
     std::vector<ToeplitzJob> jobs;
-    const auto add = [&](HeatmapView* v, int map, HeatmapInfo info, auto table) {
-        auto b = toeplitzBuffer(map, DType::F64, cells, cells);
-        double* out = b->matrix.data<double>();
-        jobs.push_back({v, std::move(b), std::move(info), [table, n, all, cells, mode, out] {
-                            poolToeplitzInto(table, n, all, cells, cells, mode, out);
-                        }});
+    const auto add = [&](HeatmapView* v, int map, const QString& title, const QString& value,
+                         const auto* table) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(table)>>;
+        const DType type = pooled                   ? DType::F64
+                           : std::is_same_v<T, int> ? DType::I32
+                           : f64                    ? DType::F64
+                                                    : DType::F32;
+        auto b = toeplitzBuffer(map, type, cells, cells);
+        std::function<void()> fill;
+        if (pooled) {
+            fill = [table, n, cells, mode, out = b->matrix.data<double>()] {
+                poolToeplitzInto(table, n, PoolRegion{0, n, 0, n}, cells, cells, mode, out);
+            };
+        } else if constexpr (std::is_same_v<T, int>) {
+            fill = [table, n, out = b->matrix.data<std::int32_t>()] {
+                copyToeplitz(table, n, out);
+            };
+        } else if (f64) {
+            fill = [table, n, out = b->matrix.data<double>()] { copyToeplitz(table, n, out); };
+        } else { // as the trace holds them: the table's doubles rounded to float
+            fill = [table, n, offsets = t.offsets(), out = b->matrix.data<float>()] {
+                const std::vector<float> rounded(table, table + offsets);
+                copyToeplitz(rounded.data(), n, out);
+            };
+        }
+        jobs.push_back({v, std::move(b), infoFor(title + how, value, bin, bin), std::move(fill)});
     };
     if (index && !t.index.empty())
-        add(m_relIndex, 0, infoFor(tr("relative index / bucket") + how, tr("index"), bin, bin),
-            t.index.data());
+        add(m_relIndex, 0, tr("relative index / bucket"), tr("index"), t.index.data());
     else if (index) // URPE: its table C, head 0, in place of an index
-        add(m_relIndex, 0, infoFor(tr("URPE table C[j − i], head 0") + how, tr("C"), bin, bin),
-            t.urpeCOf(0));
+        add(m_relIndex, 0, tr("URPE table C[j − i], head 0"), tr("C"), t.urpeCOf(0));
     if (bias)
-        add(m_bias, 1, infoFor(tr("bias, head %1").arg(h) + how, tr("b_ij"), bin, bin),
-            t.biasOf(h));
-    showToeplitz(std::move(jobs));
-    for (HeatmapView* v : {m_relIndex, m_bias})
-        if ((v == m_relIndex && index) || (v == m_bias && bias))
-            v->setSource(n, n);
+        add(m_bias, 1, tr("bias, head %1").arg(h), tr("b_ij"), t.biasOf(h));
+    showToeplitz(std::move(jobs), pooled ? n : 0);
 }
 
 std::shared_ptr<TraceViews::ToeplitzMatrix> TraceViews::toeplitzBuffer(int map, DType type,
@@ -988,7 +1007,7 @@ int TraceViews::toeplitzBuffersHeld() const {
                                           [](const auto& b) { return b != nullptr; }));
 }
 
-void TraceViews::showToeplitz(std::vector<ToeplitzJob> jobs) {
+void TraceViews::showToeplitz(std::vector<ToeplitzJob> jobs, int source) {
     std::vector<std::function<HeatmapView::PreparedSlice()>> work;
     for (ToeplitzJob& j : jobs)
         work.emplace_back(
@@ -1002,52 +1021,10 @@ void TraceViews::showToeplitz(std::vector<ToeplitzJob> jobs) {
         const std::shared_ptr<const void> owner(jobs[k].buffer, &jobs[k].buffer->matrix);
         jobs[k].view->setSlice(owner, &jobs[k].buffer->matrix, 0, jobs[k].info,
                                std::move(prepared[k]));
+        if (source > 0)
+            jobs[k].view->setSource(source, source);
     }
     m_releaseSpares->start();
-}
-
-void TraceViews::refreshExpandedRelative(const RelativeTables& t, bool index, bool bias) {
-    const int n = t.seqLen;
-    const int h = std::clamp(m_head->value(), 0, std::max(t.heads - 1, 0));
-    const auto rows = static_cast<std::size_t>(n);
-    // Row i of M(i, j) = table[(j − i) + n − 1] is the table's n entries from n − 1 − i on.
-    const auto copyRows = [rows](const auto* table, auto* out) {
-        for (std::size_t i = 0; i < rows; ++i)
-            std::copy_n(table + (rows - 1 - i), rows, out + i * rows);
-    };
-    std::vector<ToeplitzJob> jobs;
-    // A table of values in the trace's precision: float rounded from the double tables, as
-    // the engines hold them, or the doubles themselves (float64, the reference engine).
-    const bool f64 = m_trace->params.precision == Precision::Float64;
-    const auto addValues = [&](HeatmapView* v, int map, const double* table, HeatmapInfo info) {
-        auto b = toeplitzBuffer(map, f64 ? DType::F64 : DType::F32, n, n);
-        const std::size_t offsets = t.offsets();
-        std::function<void()> fill;
-        if (f64) {
-            double* out = b->matrix.data<double>();
-            fill = [table, out, copyRows] { copyRows(table, out); };
-        } else {
-            float* out = b->matrix.data<float>();
-            fill = [table, offsets, out, copyRows] {
-                const std::vector<float> rounded(table, table + offsets);
-                copyRows(rounded.data(), out);
-            };
-        }
-        jobs.push_back({v, std::move(b), std::move(info), std::move(fill)});
-    };
-    if (index && !t.index.empty()) {
-        auto b = toeplitzBuffer(0, DType::I32, n, n);
-        std::int32_t* out = b->matrix.data<std::int32_t>();
-        jobs.push_back({m_relIndex, std::move(b),
-                        infoFor(tr("relative index / bucket"), tr("index"), 1, 1),
-                        [&t, out, copyRows] { copyRows(t.index.data(), out); }});
-    } else if (index) { // URPE: its table C, head 0, in place of an index
-        addValues(m_relIndex, 0, t.urpeCOf(0),
-                  infoFor(tr("URPE table C[j − i], head 0"), tr("C"), 1, 1));
-    }
-    if (bias)
-        addValues(m_bias, 1, t.biasOf(h), infoFor(tr("bias, head %1").arg(h), tr("b_ij"), 1, 1));
-    showToeplitz(std::move(jobs));
 }
 
 void TraceViews::relativeTile(HeatmapView* v, PoolRegion region) {
@@ -1136,7 +1113,7 @@ void TraceViews::refreshTerms() {
     for (std::size_t k = 0; k < present.size(); ++k) {
         if (fromTables[k]) {
             // Pooled from the table into a reused buffer, then shown in place as the others.
-            const int n = byOffset->seqLen, cells = std::min(n, relativeCells(n));
+            const int n = byOffset->seqLen, cells = relativeCells(n);
             bins[2 * k] = bins[2 * k + 1] = (n + cells - 1) / cells;
             tableBias = toeplitzBuffer(2, DType::F64, cells, cells);
             m_releaseSpares->start();

@@ -141,15 +141,13 @@ private:
      *  `cells` per side from the tables by offset. */
     Grid relativeGrid(const RelativeTables& t, bool index, int head, PoolRegion region,
                       int cells) const;
-    /** Pooled mode with the tables by offset: the Relative tab's maps, pooled exactly. */
-    void refreshPooledRelative(const RelativeTables& t, bool index, bool bias);
     /**
-     * Full mode with the tables by offset: the Relative tab's maps at full resolution, each row
-     * of the n × n matrix copied from its table (one head of the bias, not the trace's h × n × n),
-     * shown in place. The early part need not carry any n × n matrix, so it arrives with the
-     * Encoding tab's.
+     * The Relative tab's maps from the tables by offset: pooled exactly to the logits' cells in
+     * pooled mode (and above kMaxCells), else at full resolution, each row of the n × n matrix
+     * copied from its table (one head of the bias, not the trace's h × n × n). Either way shown
+     * in place from reused buffers; the early part need not carry any n × n matrix.
      */
-    void refreshExpandedRelative(const RelativeTables& t, bool index, bool bias);
+    void refreshRelativeFromTables(const RelativeTables& t, bool index, bool bias);
     /** A matrix filled from a table by offset (whole or pooled), shown by a Relative map. */
     struct ToeplitzMatrix {
         Tensor matrix;
@@ -168,8 +166,8 @@ private:
         std::function<void()> fill;
     };
     /** Fills the buffers, pools each to its view's plot (one job each, in parallel) and shows
-     *  them in place. */
-    void showToeplitz(std::vector<ToeplitzJob> jobs);
+     *  them in place; `source` > 0: each a pooled view of source × source positions. */
+    void showToeplitz(std::vector<ToeplitzJob> jobs, int source);
     /** The visible positions of a pooled Relative map, from the tables, laid over it. */
     void relativeTile(HeatmapView* v, PoolRegion region);
     /** Pooled mode: marks `v` as a view of the n×n `name` and lays the current tile over it. */

@@ -126,15 +126,6 @@ private:
     std::vector<std::vector<double>> m_levels; ///< level k: maxima of 2^k entries from o
 };
 
-} // namespace
-
-namespace {
-
-/** poolToeplitz's work, into `out` (rows × cols, the sides already capped and checked). */
-template <typename T>
-void poolInto(const T* table, int n, PoolRegion region, int rows, int cols, PoolMode mode,
-              double* out);
-
 /** Both sides capped at the region's; false for an empty or out-of-range region. */
 bool capped(int n, PoolRegion region, int* rows, int* cols) {
     *rows = std::clamp(*rows, 1, std::max(region.rows(), 1));
@@ -143,30 +134,7 @@ bool capped(int n, PoolRegion region, int* rows, int* cols) {
            region.r1 <= n && region.c1 <= n;
 }
 
-} // namespace
-
-template <typename T>
-std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int rows, int cols,
-                                 PoolMode mode) {
-    if (!capped(n, region, &rows, &cols))
-        return {};
-    std::vector<double> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-    poolInto(table, n, region, rows, cols, mode, out.data());
-    return out;
-}
-
-template <typename T>
-bool poolToeplitzInto(const T* table, int n, PoolRegion region, int rows, int cols, PoolMode mode,
-                      double* out) {
-    const int wantRows = rows, wantCols = cols;
-    if (!capped(n, region, &rows, &cols) || rows != wantRows || cols != wantCols)
-        return false;
-    poolInto(table, n, region, rows, cols, mode, out);
-    return true;
-}
-
-namespace {
-
+/** poolToeplitz's work, into `out` (rows × cols, the sides already capped and checked). */
 template <typename T>
 void poolInto(const T* table, int n, PoolRegion region, int rows, int cols, PoolMode mode,
               double* out) {
@@ -235,6 +203,26 @@ void poolInto(const T* table, int n, PoolRegion region, int rows, int cols, Pool
 }
 
 } // namespace
+
+template <typename T>
+std::vector<double> poolToeplitz(const T* table, int n, PoolRegion region, int rows, int cols,
+                                 PoolMode mode) {
+    if (!capped(n, region, &rows, &cols))
+        return {};
+    std::vector<double> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+    poolInto(table, n, region, rows, cols, mode, out.data());
+    return out;
+}
+
+template <typename T>
+bool poolToeplitzInto(const T* table, int n, PoolRegion region, int rows, int cols, PoolMode mode,
+                      double* out) {
+    const int wantRows = rows, wantCols = cols;
+    if (!capped(n, region, &rows, &cols) || rows != wantRows || cols != wantCols)
+        return false;
+    poolInto(table, n, region, rows, cols, mode, out);
+    return true;
+}
 
 template std::vector<double> poolToeplitz<int>(const int*, int, PoolRegion, int, int, PoolMode);
 template std::vector<double> poolToeplitz<double>(const double*, int, PoolRegion, int, int,
