@@ -22,6 +22,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "aligned_vector.h"
 #include "cpu_attention_tiles.h"
 #include "openblas_peak.h"
 #include "stats.h"
@@ -109,9 +110,9 @@ int main(int argc, char** argv) {
     fill(k);
     fill(v);
     fill(bias);
-    std::vector<float> panels(static_cast<std::size_t>(pe::cpu::panelFloats(n, dh)));
+    pe::AlignedVector<float> panels(static_cast<std::size_t>(pe::cpu::panelFloats(n, dh)));
     pe::cpu::packPanels(k.data(), n, dh, dh, panels.data());
-    std::vector<float> chunks(static_cast<std::size_t>(pe::cpu::valueChunkFloats(n, dh)));
+    pe::AlignedVector<float> chunks(static_cast<std::size_t>(pe::cpu::valueChunkFloats(n, dh)));
     pe::cpu::packValueChunks(v.data(), n, dh, dh, chunks.data());
 
     const int R = o.pool;

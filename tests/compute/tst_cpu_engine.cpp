@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <set>
 
+#include "aligned_vector.h"
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
 #include "pooling.h"
@@ -122,6 +124,7 @@ private Q_SLOTS:
     void keptTablesFollowTheParameters();
     void keptMemoryIsTheLastComputationsOwn();
     void preparedAndKeptScratchGiveTheSameTrace();
+    void scratchStartsOnCacheLines();
     void float64DelegatesToReference();
     void invalidParamsAreAnError();
     void cancelStops();
@@ -665,6 +668,27 @@ void TestCpuEngine::preparedAndKeptScratchGiveTheSameTrace() {
     single.prepare(p, false);
     QCOMPARE(idle.scratchBytes(), std::uint64_t{0});
     QCOMPARE(single.scratchBytes(), std::uint64_t{0});
+}
+
+void TestCpuEngine::scratchStartsOnCacheLines() {
+    // The engine's scratch (packed keys and values, the n² pass's blocks, the tile pass's rows)
+    // is read and written in 64-byte vectors: glibc's malloc would start it 16 bytes into a
+    // line (a fresh mapping's block begins 16 bytes past its page), and every AVX-512 access
+    // would straddle two lines. Small, medium and mapped sizes, grown and shrunk.
+    auto onLine = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; };
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{1} << 16,
+                          std::size_t{5} << 20}) {
+        AlignedVector<float> v(n, 1.0f);
+        QVERIFY2(onLine(v.data()), qPrintable(QStringLiteral("%1 floats").arg(n)));
+        v.resize(3 * n + 17, 2.0f);
+        QVERIFY(onLine(v.data()));
+        QCOMPARE(v[0], 1.0f);
+        QCOMPARE(v.back(), 2.0f);
+        AlignedVector<float>().swap(v);
+        QVERIFY(v.empty());
+    }
+    AlignedVector<double> doubles(12345);
+    QVERIFY(onLine(doubles.data()));
 }
 
 void TestCpuEngine::float64DelegatesToReference() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cpu_attention_tiles.h"
 
+#include "aligned_vector.h"
 #include "cpu_gemm.h"
 
 #include <algorithm>
@@ -396,6 +397,28 @@ HWY_INLINE void CellTotalsVar(const float* x, const int* bounds, int offset, int
  * exact in products with n), Cephes's degree-5 minimax polynomial for e^r, and 2^n from n's bits.
  */
 template <class D, class V> HWY_INLINE V ExpNonPositive(D d, V x) {
+#if HWY_TARGET <= HWY_AVX3
+    // AVX-512: 2^n applied by VSCALEFPS, one instruction for the five that build and apply it
+    // below (compare, integer add, shift, multiply, select). x is clamped at −104, where
+    // y·2^n rounds to 0 even without flush-to-zero; between there and −87.34 the result is
+    // subnormal, which the engine's threads flush to 0 (DenormalGuard), as the select below
+    // returns. Every other result is the same float: scaling by 2^n is exact.
+    if constexpr (sizeof(hn::TFromD<D>) * hn::MaxLanes(d) == 64) {
+        const auto kShifter = hn::Set(d, 12582912.0f); // 1.5·2²³: its ulp is 1
+        x = hn::Max(x, hn::Set(d, -104.0f));
+        const auto n = hn::Sub(hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), kShifter), kShifter);
+        auto r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), x);
+        r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
+        auto p = hn::Set(d, 1.9875691500e-4f);
+        p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
+        p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
+        p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
+        p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
+        p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
+        const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, 1.0f));
+        return V{_mm512_scalef_ps(y.raw, n.raw)};
+    }
+#endif
     const hn::RebindToSigned<D> di;
     const auto kMin = hn::Set(d, -87.33654f);      // ln of the smallest normal float
     const auto kShifter = hn::Set(d, 12582912.0f); // 1.5·2²³: its ulp is 1
@@ -565,7 +588,7 @@ void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
 
 /** Per-thread scratch of the fused pass. */
 struct Scratch {
-    std::vector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum, la, qs;
+    AlignedVector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum, la, qs;
     template <class V> static float* fit(V& v, std::size_t size) {
         if (v.size() < size)
             v.resize(size);
