@@ -15,6 +15,7 @@
 #define HWY_TARGET_INCLUDE "cpu_attention_tiles.cpp"
 #include <hwy/foreach_target.h> // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
@@ -46,6 +47,13 @@ constexpr int kBlockRows = 4;
 constexpr int kVecs = 3;
 #endif
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Software prefetches of the two products (DotPanels, AccumulateChunk): a cache line's floats,
+// and how far ahead the value product reads. Both together took the tile pass (pe-bench-tiles
+// --bias, one thread, an Intel Xeon with AVX-512) from 19.2–21.0 to 17.7–18.8 ms (minima of 15,
+// four runs each, alternated with the build without them). Prefetching never faults, so the
+// addresses past the last panel or key need no test.
+constexpr int kLineFloats = 16;
+constexpr int kPrefetchKeys = 8;
 
 /** std::fmax's result (a NaN loses to a number), inline: GCC calls libm's fmaxf for it. */
 HWY_INLINE float Fmax(float a, float b) {
@@ -110,6 +118,11 @@ HWY_INLINE void DotPanels(const float* q, int dh, const float* panels, int count
             decltype(hn::Zero(d)) b[kVecs];
             for (int v = 0; v < kVecs; ++v)
                 b[v] = hn::LoadU(d, k0 + v * panelSize + static_cast<std::int64_t>(c) * L);
+            // The next group of panels, line by line, one group ahead: each panel is a page
+            // of its own (dh = 64, AVX-512), where the hardware's prefetchers start over.
+            if ((c * L) % kLineFloats == 0)
+                for (int v = 0; v < kVecs; ++v)
+                    hwy::Prefetch(k0 + (kVecs + v) * panelSize + static_cast<std::int64_t>(c) * L);
             for (int r = 0; r < R; ++r) {
                 const auto a = hn::Set(d, q[r * dh + c]);
                 for (int v = 0; v < kVecs; ++v)
@@ -199,6 +212,10 @@ HWY_INLINE void AccumulateChunk(const float* p, int pStride, int width, const fl
     }
     for (int j = 0; j < width; ++j) {
         const float* vj = v + static_cast<std::int64_t>(j) * keyStride;
+        // The values kPrefetchKeys keys ahead (a tile's chunk crosses a page every few dozen
+        // keys, and the prefetchers stop at pages).
+        for (int k = 0; k < V * L; k += kLineFloats)
+            hwy::Prefetch(vj + kPrefetchKeys * keyStride + k);
         decltype(hn::Zero(d)) b[V];
         for (int k = 0; k < V; ++k)
             b[k] = hn::LoadU(d, vj + k * L);
