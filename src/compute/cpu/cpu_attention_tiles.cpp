@@ -424,33 +424,20 @@ HWY_INLINE void CellTotalsVar(const float* x, const int* bounds, int offset, int
 template <class D, class V> HWY_INLINE V ExpNonPositive(D d, V x) {
 #if HWY_TARGET <= HWY_AVX3
     // AVX-512: 2^n applied by VSCALEFPS, one instruction for the five that build and apply it
-    // below (compare, integer add, shift, multiply, select). x is clamped at −104, where
-    // y·2^n rounds to 0 even without flush-to-zero; between there and −87.34 the result is
-    // subnormal, which the engine's threads flush to 0 (DenormalGuard), as the select below
-    // returns. Every other result is the same float: scaling by 2^n is exact.
-    if constexpr (sizeof(hn::TFromD<D>) * hn::MaxLanes(d) == 64) {
-        const auto kShifter = hn::Set(d, 12582912.0f); // 1.5·2²³: its ulp is 1
-        x = hn::Max(x, hn::Set(d, -104.0f));
-        const auto n = hn::Sub(hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), kShifter), kShifter);
-        auto r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), x);
-        r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
-        auto p = hn::Set(d, 1.9875691500e-4f);
-        p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
-        p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
-        p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
-        p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
-        p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
-        const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, 1.0f));
-        return V{_mm512_scalef_ps(y.raw, n.raw)};
-    }
+    // (compare, integer add, shift, multiply, select). x is then clamped at −104, where y·2^n
+    // rounds to 0 even without flush-to-zero; between there and −87.34 the result is
+    // subnormal, which the engine's threads flush to 0 (DenormalGuard), as the select returns.
+    // Every other result is the same float: scaling by 2^n is exact.
+    constexpr bool kScalef = sizeof(hn::TFromD<D>) * hn::MaxLanes(d) == 64;
+#else
+    constexpr bool kScalef = false;
 #endif
-    const hn::RebindToSigned<D> di;
+    const V in = x;
     const auto kMin = hn::Set(d, -87.33654f);      // ln of the smallest normal float
     const auto kShifter = hn::Set(d, 12582912.0f); // 1.5·2²³: its ulp is 1
-    const auto valid = hn::Ge(x, kMin);
-    x = hn::Max(x, kMin);
+    x = hn::Max(x, kScalef ? hn::Set(d, -104.0f) : kMin);
     const auto t = hn::MulAdd(x, hn::Set(d, 1.44269504088896341f), kShifter);
-    const auto n = hn::Sub(t, kShifter); // round(x / ln 2), in [−126, 0]
+    const auto n = hn::Sub(t, kShifter); // round(x / ln 2)
     auto r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), x);
     r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
     auto p = hn::Set(d, 1.9875691500e-4f);
@@ -460,10 +447,15 @@ template <class D, class V> HWY_INLINE V ExpNonPositive(D d, V x) {
     p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
     p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
     const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, 1.0f));
-    // t's bits are those of 1.5·2²³ plus n: n + 127 is 2^n's biased exponent.
+#if HWY_TARGET <= HWY_AVX3
+    if constexpr (kScalef)
+        return V{_mm512_scalef_ps(y.raw, n.raw)};
+#endif
+    // n in [−126, 0]: t's bits are those of 1.5·2²³ plus n, and n + 127 is 2^n's biased exponent.
+    const hn::RebindToSigned<D> di;
     const auto bits = hn::Add(hn::BitCast(di, t), hn::Set(di, 127 - 0x4B400000));
     const auto scale = hn::BitCast(d, hn::ShiftLeft<23>(bits));
-    return hn::IfThenElseZero(valid, hn::Mul(y, scale));
+    return hn::IfThenElseZero(hn::Ge(in, kMin), hn::Mul(y, scale));
 }
 
 /**
