@@ -22,10 +22,10 @@
 #include <xmmintrin.h>
 #endif
 
-#include "aligned_vector.h"
 #include "cpu_attention_tiles.h"
 #include "openblas_peak.h"
 #include "stats.h"
+#include "tensor.h"
 
 namespace {
 
@@ -110,9 +110,9 @@ int main(int argc, char** argv) {
     fill(k);
     fill(v);
     fill(bias);
-    pe::AlignedVector<float> panels(static_cast<std::size_t>(pe::cpu::panelFloats(n, dh)));
+    pe::TensorBuffer<float> panels(static_cast<std::size_t>(pe::cpu::panelFloats(n, dh)));
     pe::cpu::packPanels(k.data(), n, dh, dh, panels.data());
-    pe::AlignedVector<float> chunks(static_cast<std::size_t>(pe::cpu::valueChunkFloats(n, dh)));
+    pe::TensorBuffer<float> chunks(static_cast<std::size_t>(pe::cpu::valueChunkFloats(n, dh)));
     pe::cpu::packValueChunks(v.data(), n, dh, dh, chunks.data());
 
     const int R = o.pool;

@@ -13,7 +13,6 @@
 #include <memory>
 #include <set>
 
-#include "aligned_vector.h"
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
 #include "pooling.h"
@@ -678,16 +677,16 @@ void TestCpuEngine::scratchStartsOnCacheLines() {
     auto onLine = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; };
     for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{1} << 16,
                           std::size_t{5} << 20}) {
-        AlignedVector<float> v(n, 1.0f);
+        TensorBuffer<float> v(n, 1.0f);
         QVERIFY2(onLine(v.data()), qPrintable(QStringLiteral("%1 floats").arg(n)));
         v.resize(3 * n + 17, 2.0f);
         QVERIFY(onLine(v.data()));
         QCOMPARE(v[0], 1.0f);
         QCOMPARE(v.back(), 2.0f);
-        AlignedVector<float>().swap(v);
+        TensorBuffer<float>().swap(v);
         QVERIFY(v.empty());
     }
-    AlignedVector<double> doubles(12345);
+    TensorBuffer<double> doubles(12345);
     QVERIFY(onLine(doubles.data()));
 }
 

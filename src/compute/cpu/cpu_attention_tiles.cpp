@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cpu_attention_tiles.h"
 
-#include "aligned_vector.h"
 #include "cpu_gemm.h"
+#include "tensor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -605,10 +605,10 @@ void DebertaRow(const TileAttention& t, int i, int j0, int j1, float* dst) {
 
 /** Per-thread scratch of the fused pass. */
 struct Scratch {
-    AlignedVector<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum, la, qs;
+    TensorBuffer<float> s, p, add, band, o, m, sum, alpha, rc, ref, lsum, psum, la, qs;
     template <class V> static float* fit(V& v, std::size_t size) {
         if (v.size() < size)
-            v.resize(size);
+            v.resize(size, 0.0f);
         return v.data();
     }
 };

@@ -215,7 +215,7 @@ void CpuFastBackend::prepare(const Params& p, bool pooled) {
         [&](int worker) {
             if (worker == 0) { // the computation's own scratch, sized as run() sizes it
                 const Scratch::Sizes sizes = Scratch::sizesFor(p);
-                for (AlignedVector<float>* v :
+                for (TensorBuffer<float>* v :
                      {&m_scratch.wq, &m_scratch.wk, &m_scratch.wv, &m_scratch.wo})
                     Scratch::fit(*v, sizes.weights);
                 Scratch::fit(m_scratch.wide, sizes.wide);
@@ -277,19 +277,19 @@ CpuFastBackend::Scratch::Sizes CpuFastBackend::Scratch::sizesFor(const Params& p
     return s;
 }
 
-float* CpuFastBackend::Scratch::fit(AlignedVector<float>& v, std::size_t n) {
+float* CpuFastBackend::Scratch::fit(TensorBuffer<float>& v, std::size_t n) {
     if (v.capacity() > 2 * n)
-        AlignedVector<float>().swap(v);
-    v.resize(n);
+        TensorBuffer<float>().swap(v);
+    v.resize(n, 0.0f); // new entries zeroed, as std::vector did (TensorBuffer default-initialises)
     return v.data();
 }
 
 std::uint64_t CpuFastBackend::Scratch::bytes() const {
     std::uint64_t floats = 0;
-    for (const AlignedVector<float>* v : {&wq, &wk, &wv, &wo, &keyPanels, &valueChunks, &wide})
+    for (const TensorBuffer<float>* v : {&wq, &wk, &wv, &wo, &keyPanels, &valueChunks, &wide})
         floats += v->capacity();
     for (const Worker& w : workers)
-        for (const AlignedVector<float>* v :
+        for (const TensorBuffer<float>* v :
              {&w.block, &w.rowTerms, &w.rowAdd, &w.offsetSums, &w.scaledQ, &w.outPad})
             floats += v->capacity();
     return floats * sizeof(float);
@@ -541,13 +541,13 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // ---- Weights in float, row-major ----
     const Scratch::Sizes sizes = Scratch::sizesFor(p); // what prepare() fits ahead
     // Column-major W in float is Wᵀ row-major: X·W = gemmABt(X, Wᵀ), a plain contiguous cast.
-    AlignedVector<float>& WqT = m_scratch.wq;
-    AlignedVector<float>& WkT = m_scratch.wk;
-    AlignedVector<float>& WvT = m_scratch.wv;
-    AlignedVector<float>& WoT = m_scratch.wo;
+    TensorBuffer<float>& WqT = m_scratch.wq;
+    TensorBuffer<float>& WkT = m_scratch.wk;
+    TensorBuffer<float>& WvT = m_scratch.wv;
+    TensorBuffer<float>& WoT = m_scratch.wo;
     {
         const Eigen::MatrixXd* from[4] = {&w.W_q, &w.W_k, &w.W_v, &w.W_o};
-        AlignedVector<float>* to[4] = {&WqT, &WkT, &WvT, &WoT};
+        TensorBuffer<float>* to[4] = {&WqT, &WkT, &WvT, &WoT};
         parallelFor(4, [&](int k) {
             const Eigen::MatrixXd& m = *from[k];
             const double* src = m.data();
@@ -807,8 +807,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // packing (at a head width of 32 OpenBLAS reached 62–71 % of the peak on the block's shapes).
     const std::int64_t panelSize = cpu::panelFloats(N, dh);
     const std::int64_t chunkSize = cpu::valueChunkFloats(N, dh);
-    AlignedVector<float>& keyPanels = m_scratch.keyPanels;
-    AlignedVector<float>& vChunks = m_scratch.valueChunks;
+    TensorBuffer<float>& keyPanels = m_scratch.keyPanels;
+    TensorBuffer<float>& vChunks = m_scratch.valueChunks;
     Scratch::fit(keyPanels, sizes.keyPanels); // H × panelSize
     Scratch::fit(vChunks, sizes.valueChunks); // H × chunkSize
     parallelFor(H, [&](int h) {
@@ -829,7 +829,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const bool poolMax = logitAcc.mode() == PoolMode::Max;
         // TXL's packed R (O(n·d), freed at the end like the packed keys and values).
         const std::int64_t bandSize = isTxl ? cpu::panelFloats(2 * N - 1, dh) : 0;
-        AlignedVector<float> bandPanels(static_cast<std::size_t>(H * bandSize));
+        TensorBuffer<float> bandPanels(static_cast<std::size_t>(H * bandSize));
         if (isTxl)
             parallelFor(H, [&](int h) {
                 cpu::packPanels(txlR.data() + h * dh, 2 * N - 1, D, dh,
@@ -992,8 +992,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             }
             float* S = mine.block.data();
             const float* A = S; // the block's weights, for A·V
-            AlignedVector<float>& scratch = mine.rowTerms;
-            AlignedVector<float>& wsum = mine.offsetSums;
+            TensorBuffer<float>& scratch = mine.rowTerms;
+            TensorBuffer<float>& wsum = mine.offsetSums;
             const int h = task / blocks;
             const int i0 = rowBegin + (task % blocks) * bs;
             const int i1 = std::min(rowEnd, i0 + bs);

@@ -16,8 +16,8 @@
  * Float64 requests run the reference path. One compute() at a time per instance.
  */
 
-#include "aligned_vector.h"
 #include "backend.h"
+#include "tensor.h"
 
 #include <memory>
 #include <vector>
@@ -160,9 +160,9 @@ private:
      * frees it all.
      */
     struct Scratch {
-        AlignedVector<float> wq, wk, wv, wo, keyPanels, valueChunks;
+        TensorBuffer<float> wq, wk, wv, wo, keyPanels, valueChunks;
         /** [n, d] row-major staging: the full-width projections, then the heads' concat. */
-        AlignedVector<float> wide;
+        TensorBuffer<float> wide;
         /**
          * One worker's buffers of the n² pass (not the pooled one), sized and first touched by
          * the thread that works on them: the block's dots and weights [rows, n], the TXL band
@@ -170,11 +170,11 @@ private:
          * padded head output. Every entry is written before it is read.
          */
         struct Worker {
-            AlignedVector<float> block, rowTerms, rowAdd, offsetSums, scaledQ, outPad;
+            TensorBuffer<float> block, rowTerms, rowAdd, offsetSums, scaledQ, outPad;
         };
         std::vector<Worker> workers;
         /** v holding n floats; its storage is kept unless that is more than twice n. */
-        static float* fit(AlignedVector<float>& v, std::size_t n);
+        static float* fit(TensorBuffer<float>& v, std::size_t n);
         /** The floats run() fits the shared buffers to for a computation of `p` (prepare()
          *  fits them ahead): each of W_q…W_o transposed, `wide`, the packed keys and values. */
         struct Sizes {
