@@ -32,59 +32,16 @@
 
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
-#include "openblas_peak.h"
+#include "sgemm_peak.h"
 #include "weights.h"
 
 using namespace pe;
 
 namespace {
 
-/** CPU time (user + system) of the whole process so far, in ms. */
-double cpuMs() {
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-}
-
 double nowMs() {
     using namespace std::chrono;
     return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
-/**
- * Best GFLOP/s of 2048³ products: OpenBLAS threaded, and the engine's one call per thread; also
- * (cpuPeak, when given) the engine's per-thread products over the CPU time they took, times the
- * threads.
- */
-double sgemmPeak(int threads, double* cpuPeak = nullptr) {
-    const int n = 2048;
-    const double flops = 2.0 * n * double(n) * n;
-    std::vector<float> a(std::size_t(n) * n, 0.5f), b(std::size_t(n) * n, 0.25f),
-        c(std::size_t(n) * n);
-    const double openBlas = bench::openBlasSgemmGflops(threads);
-    double best = 1e300;
-    double bestCpu = 1e300;
-    for (int rep = 0; rep < 4; ++rep) {
-        const double c0 = cpuMs();
-        const double t0 = nowMs();
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                const int r0 = n * t / threads, r1 = n * (t + 1) / threads;
-                cpu::gemmAB(r1 - r0, n, n, 1.0f, a.data() + std::size_t(r0) * n, n, b.data(), n,
-                            0.0f, c.data() + std::size_t(r0) * n, n);
-            });
-        for (auto& th : pool)
-            th.join();
-        if (rep > 0) {
-            best = std::min(best, nowMs() - t0);
-            bestCpu = std::min(bestCpu, (cpuMs() - c0) / threads);
-        }
-    }
-    if (cpuPeak)
-        *cpuPeak = flops / (1e6 * bestCpu);
-    return std::max(openBlas, flops / (1e6 * best));
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -142,7 +99,7 @@ int main(int argc, char** argv) {
     if (threads <= 0)
         threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     double cpuPeak = 0.0;
-    const double peak = sgemmPeak(threads, &cpuPeak);
+    const double peak = bench::sgemmPeak(threads, &cpuPeak);
     std::printf("{\"engine\":\"machine\",\"threads\":%d,\"sgemm_peak_gflops\":%.1f,"
                 "\"sgemm_cpu_peak_gflops\":%.1f}\n",
                 threads, peak, cpuPeak);
@@ -166,9 +123,9 @@ int main(int argc, char** argv) {
             Weights w;
             completeWeights(p, w);
             std::vector<double> ms, cpu;
-            const double peakBefore = sgemmPeak(threads);
+            const double peakBefore = bench::sgemmPeak(threads);
             for (int r = 0; r < repeat; ++r) {
-                const double c0 = cpuMs();
+                const double c0 = bench::processCpuMs();
                 const double t0 = nowMs();
                 Expected<PooledTrace> t =
                     fast.computePooled(p, w, PoolRequest{pool, mode, false, {}});
@@ -177,10 +134,10 @@ int main(int argc, char** argv) {
                     return 1;
                 }
                 ms.push_back(nowMs() - t0);
-                cpu.push_back(cpuMs() - c0);
+                cpu.push_back(bench::processCpuMs() - c0);
                 fast.recycle(std::move(t.value().trace)); // as the window hands traces back
             }
-            const double peakAfter = sgemmPeak(threads);
+            const double peakAfter = bench::sgemmPeak(threads);
             const double first = ms.front(); // fresh buffers: page faults included
             std::sort(ms.begin(), ms.end());
             std::sort(cpu.begin(), cpu.end());
