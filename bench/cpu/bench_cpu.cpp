@@ -314,6 +314,7 @@ ColdRun runTraceProcess(const QString& cli, const QStringList& args, const QStri
 } // namespace
 
 int main(int argc, char** argv) {
+    pe::cpu::chooseGemmLibraryKernels(); // as the CLI and the window do (cpu_gemm.h)
     int repeat = 5;
     int gapMs = 0; // idle time before each timed run, as between a window's edits
     int threads = 0;

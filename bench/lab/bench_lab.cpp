@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_gemm.h"
 #include "lab.h"
 
 using namespace pe;
@@ -142,6 +143,8 @@ int table(int steps, double lr) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // OpenBLAS's kernels for this CPU, as the CLI and the window choose them (cpu_gemm.h).
+    pe::cpu::chooseGemmLibraryKernels();
     bool wantTable = false;
     int steps = 3000;
     int budget = 3000; // the cosine schedule spans the budget: a shorter one converges sooner

@@ -15,8 +15,10 @@
 
 int main(int argc, char** argv) {
 #ifdef PE_HAVE_FAST_CPU
-    // Before anything computes: OpenBLAS's idle threads spin for a tenth of a second after the
-    // library loads, which is when a trace computes (cpu_gemm.h).
+    // Before anything computes: OpenBLAS's kernels for this CPU where it does not know the
+    // model (it would run SSE3 ones), and its idle threads ended, which spin for a tenth of a
+    // second after the library loads, when a trace computes (cpu_gemm.h).
+    pe::cpu::chooseGemmLibraryKernels();
     pe::cpu::stopGemmLibraryThreads();
 #endif
     CLI::App app{"pe-explorer: positional encodings and self-attention, headless.\n"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The engine's GEMMs: OpenBLAS (where the build has it) and the Eigen fallback both equal a
 // float64 product on odd shapes, strides, alpha and beta, within 1e-5 · (1 + Σ|terms|) per entry,
-// and leave the padding of C (ldc > n) untouched.
+// and leave the padding of C (ldc > n) untouched; OpenBLAS on the kernels chosen for this CPU
+// where it does not know the model (chooseGemmLibraryKernels, as main does).
 
 #include <QTest>
 
@@ -16,6 +17,7 @@
 // OpenBLAS's own queries, where the process has OpenBLAS (weak: a build without links too).
 extern "C" int openblas_get_parallel(void) __attribute__((weak));
 extern "C" int openblas_get_num_threads(void) __attribute__((weak));
+extern "C" char* openblas_get_corename(void) __attribute__((weak));
 
 using namespace pe::cpu;
 
@@ -32,11 +34,64 @@ class TestCpuGemm : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void libraryThreadsEnd(); // first: before any product sets OpenBLAS to one thread
+    void openBlasCoreForUnknownModels();
+    void kernelsForThisCpu(); // before any product, as in main
+    void libraryThreadsEnd(); // before any product sets OpenBLAS to one thread
     void matchesFloat64_data();
     void matchesFloat64();
     void defaultIsTheFasterLibrary();
 };
+
+void TestCpuGemm::openBlasCoreForUnknownModels() {
+    // OpenBLAS's fallback (Prescott) is replaced by the kernels it picks for the same
+    // instruction sets on the models it knows; any other choice of its own stands.
+    CpuFeatures avx512bf16{true, true, true, true, true};
+    CpuFeatures avx512{true, true, true, true, false};
+    CpuFeatures avx2{true, true, true, false, false};
+    CpuFeatures avx2NoFma{true, true, false, false, false};
+    CpuFeatures avxOnly{true, false, false, false, false};
+    CpuFeatures sse{};
+    QCOMPARE(openBlasCoreFor("Prescott", avx512bf16), std::string("Cooperlake"));
+    QCOMPARE(openBlasCoreFor("Prescott", avx512), std::string("SkylakeX"));
+    QCOMPARE(openBlasCoreFor("Prescott", avx2), std::string("Haswell"));
+    QCOMPARE(openBlasCoreFor("Prescott", avx2NoFma), std::string("Sandybridge"));
+    QCOMPARE(openBlasCoreFor("Prescott", avxOnly), std::string("Sandybridge"));
+    QCOMPARE(openBlasCoreFor("Prescott", sse), std::string());
+    // Known models: Zen 5 on 0.3.21 gets Haswell kernels, which stay (the engine's products run
+    // on Eigen's AVX-512 build there instead, defaultGemmLibrary).
+    QCOMPARE(openBlasCoreFor("Haswell", avx512), std::string());
+    QCOMPARE(openBlasCoreFor("SkylakeX", avx512bf16), std::string());
+    QCOMPARE(openBlasCoreFor("Zen", avx2), std::string());
+    QCOMPARE(openBlasCoreFor("", avx512), std::string());
+}
+
+void TestCpuGemm::kernelsForThisCpu() {
+    if (!haveOpenBlas() || !openblas_get_corename)
+        QSKIP("built without OpenBLAS");
+    const std::string before = openblas_get_corename();
+    const std::string chosen = chooseGemmLibraryKernels();
+    const std::string now = openblas_get_corename();
+    if (qEnvironmentVariableIsSet("OPENBLAS_CORETYPE")) {
+        QVERIFY(chosen.empty()); // the user's choice stands
+        QCOMPARE(now, before);
+        return;
+    }
+    // Whatever this CPU is, no better kernels are left to choose, and the variable that chose
+    // them is not left behind.
+    QCOMPARE(openBlasCoreFor(now, cpuFeatures()), std::string());
+    QVERIFY(!qEnvironmentVariableIsSet("OPENBLAS_CORETYPE"));
+    if (chosen.empty()) {
+        QCOMPARE(now, before);
+    } else {
+        QCOMPARE(before, std::string("Prescott"));
+        QCOMPARE(now, chosen);
+        QCOMPARE(chosen, openBlasCoreFor(before, cpuFeatures()));
+        qInfo("OpenBLAS did not know this CPU: %s kernels instead of %s", now.c_str(),
+              before.c_str());
+    }
+    QCOMPARE(chooseGemmLibraryKernels(), std::string()); // once is enough
+    // The products on the new kernels: matchesFloat64 (default library) and libraryThreadsEnd.
+}
 
 void TestCpuGemm::libraryThreadsEnd() {
     // OpenBLAS's pthread build starts a thread per core beyond the first when it loads, and

@@ -19,6 +19,7 @@
  */
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 namespace pe::cpu {
@@ -61,6 +62,31 @@ bool haveOpenBlas();
  * threaded OpenBLAS call later (a benchmark's peak) starts them again. Nothing without OpenBLAS.
  */
 void stopGemmLibraryThreads();
+/**
+ * The OpenBLAS kernels for a CPU that OpenBLAS does not know, by the instruction sets it has
+ * (x86-64): OpenBLAS 0.3.21 (Debian 12) runs its SSE3 "Prescott" kernels on any model newer
+ * than its tables, Intel's model 207 (Emerald Rapids) among them, where its products run at a
+ * fifth of the machine's AVX-512 peak and the learning lab trains at half speed. Given the core
+ * OpenBLAS chose and the CPU's features, the core whose kernels OpenBLAS itself picks for the
+ * same instruction sets on the models it knows: "Cooperlake" (AVX-512 with BF16), "SkylakeX"
+ * (AVX-512), "Haswell" (AVX2 and FMA), "Sandybridge" (AVX); empty where OpenBLAS chose
+ * something other than its fallback (it knows the CPU: its choice stands) or the CPU has none
+ * of these.
+ */
+struct CpuFeatures {
+    bool avx = false, avx2 = false, fma = false, avx512 = false, avx512bf16 = false;
+};
+std::string openBlasCoreFor(const std::string& chosenCore, const CpuFeatures& cpu);
+/** This CPU's features (all false off x86-64). */
+CpuFeatures cpuFeatures();
+/**
+ * Switches OpenBLAS to openBlasCoreFor(its core, this CPU), as OPENBLAS_CORETYPE would at
+ * start-up; nothing where the user set OPENBLAS_CORETYPE, where its choice stands, or without
+ * OpenBLAS. Call once in main, before any product and before other threads exist (the
+ * library, the learning lab's libtorch included, reads its kernel table on every call). Returns
+ * the core now in use where it changed, else empty.
+ */
+std::string chooseGemmLibraryKernels();
 /**
  * The library used until setGemmLibrary is called: PE_GEMM (openblas or eigen) if set, else the
  * rule described above. Reads the environment on every call.

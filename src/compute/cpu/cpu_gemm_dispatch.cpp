@@ -16,6 +16,10 @@
 // OpenBLAS's pthread thread server (blas_server.c) exports this; weak, so that a build without
 // it (the OpenMP or serial variant) links and has no threads to end.
 extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+// Its DYNAMIC_ARCH builds choose their kernel table when the library loads, from the CPU or
+// OPENBLAS_CORETYPE; these two (driver/others/dynamic.c) drop that choice and make it again.
+extern "C" void gotoblas_dynamic_quit(void) __attribute__((weak));
+extern "C" void gotoblas_dynamic_init(void) __attribute__((weak));
 #endif
 
 namespace pe::cpu {
@@ -191,6 +195,56 @@ bool openBlasUsesAvx512() {
             return true;
 #endif
     return false;
+}
+
+std::string openBlasCoreFor(const std::string& chosenCore, const CpuFeatures& cpu) {
+    // OpenBLAS's fallback for an x86-64 model missing from its tables (dynamic.c).
+    if (chosenCore != "Prescott")
+        return {};
+    if (cpu.avx512)
+        return cpu.avx512bf16 ? "Cooperlake" : "SkylakeX";
+    if (cpu.avx2 && cpu.fma)
+        return "Haswell";
+    if (cpu.avx)
+        return "Sandybridge";
+    return {};
+}
+
+CpuFeatures cpuFeatures() {
+    CpuFeatures f;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    f.avx = __builtin_cpu_supports("avx");
+    f.avx2 = __builtin_cpu_supports("avx2");
+    f.fma = __builtin_cpu_supports("fma");
+    // OpenBLAS's own test for its SkylakeX kernels (F, VL, BW, DQ, CD).
+    f.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512cd");
+    f.avx512bf16 = f.avx512 && __builtin_cpu_supports("avx512bf16");
+#endif
+    return f;
+}
+
+std::string chooseGemmLibraryKernels() {
+#ifdef PE_HAVE_OPENBLAS
+    if (std::getenv("OPENBLAS_CORETYPE") || !gotoblas_dynamic_quit || !gotoblas_dynamic_init)
+        return {};
+    const char* chosen = openblas_get_corename();
+    const std::string core = openBlasCoreFor(chosen ? chosen : "", cpuFeatures());
+    if (core.empty())
+        return {};
+    // As OpenBLAS does at start-up with OPENBLAS_CORETYPE set; the variable is not left behind
+    // for the programs this one starts.
+    setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+    gotoblas_dynamic_quit();
+    gotoblas_dynamic_init();
+    unsetenv("OPENBLAS_CORETYPE");
+    const char* now = openblas_get_corename();
+    return now ? now : "";
+#else
+    return {};
+#endif
 }
 
 bool haveOpenBlas() {
