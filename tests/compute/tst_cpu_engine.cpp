@@ -810,6 +810,18 @@ void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
     QTest::newRow("urpe/t5-bias/relu2") << p << PoolRequest{7, PoolMode::Max, false, {}} << 0;
     p = base(Scheme::T5, Normaliser::Softmax, 0, false, false);
     QTest::newRow("t5/resolution-above-n") << p << PoolRequest{100, PoolMode::Mean, false, {}} << 0;
+    // Shaw's value term in tiles of 16 keys: a tile wholly before or after the band |j − i| < k
+    // adds its weights' sum to one relative index (under softmax the sum the weights were made
+    // with); clip 0 (one index for every key) and one past n (every key in the band) too.
+    for (int clip : {0, 3, 80})
+        for (int m = 0; m < 2; ++m) {
+            p = base(Scheme::Shaw, Normaliser::Softmax, m, true, false);
+            p.n = 70;
+            p.clip = clip;
+            const std::string tag =
+                "shaw/value-sums/clip" + std::to_string(clip) + "/" + masks[m];
+            QTest::newRow(tag.c_str()) << p << PoolRequest{9, PoolMode::Mean, false, {}} << 16;
+        }
 }
 
 void TestCpuEngine::pooledEqualsPoolingTheReference() {
