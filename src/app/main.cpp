@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     pe::tuneAllocatorForLongSessions();
 #ifdef PE_HAVE_FAST_CPU
     pe::cpu::chooseGemmLibraryKernels(); // OpenBLAS's SSE3 fallback on CPUs it does not know
-    pe::cpu::stopGemmLibraryThreads(); // idle OpenBLAS threads would spin through the first frame
+    pe::cpu::stopGemmLibraryThreads();   // idle OpenBLAS threads would spin through the first frame
 #endif
     QCoreApplication::setOrganizationName(QStringLiteral("pe-explorer"));
     QCoreApplication::setApplicationName(QStringLiteral("pe-explorer"));

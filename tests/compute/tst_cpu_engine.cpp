@@ -818,8 +818,7 @@ void TestCpuEngine::pooledEqualsPoolingTheReference_data() {
             p = base(Scheme::Shaw, Normaliser::Softmax, m, true, false);
             p.n = 70;
             p.clip = clip;
-            const std::string tag =
-                "shaw/value-sums/clip" + std::to_string(clip) + "/" + masks[m];
+            const std::string tag = "shaw/value-sums/clip" + std::to_string(clip) + "/" + masks[m];
             QTest::newRow(tag.c_str()) << p << PoolRequest{9, PoolMode::Mean, false, {}} << 16;
         }
 }
