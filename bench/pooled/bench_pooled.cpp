@@ -18,7 +18,10 @@
 // takes a minute on 2 cores), so each line also gives the sgemm peak measured right before and
 // right after its runs (`sgemm_peak_before_gflops`, `sgemm_peak_after_gflops`) and
 // `pct_limit_adjacent`, the share of the limit at the higher of those two (a dip in one of them,
-// another program's burst, would make the limit look longer and the pass look closer to it).
+// another program's burst, would make the limit look longer and the pass look closer to it);
+// `cpu_pct_limit_adjacent`, the CPU-time ratio against the higher of the CPU-time peaks measured
+// right before and after; and `steal_pct`, the share of the machine's CPU time the hypervisor
+// gave to other guests during the runs (host_steal.h: wall time counts it, CPU time does not).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +35,7 @@
 
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
+#include "host_steal.h"
 #include "sgemm_peak.h"
 #include "weights.h"
 
@@ -123,7 +127,9 @@ int main(int argc, char** argv) {
             Weights w;
             completeWeights(p, w);
             std::vector<double> ms, cpu;
-            const double peakBefore = bench::sgemmPeak(threads);
+            double cpuPeakBefore = 0.0, cpuPeakAfter = 0.0;
+            const double peakBefore = bench::sgemmPeak(threads, &cpuPeakBefore);
+            const bench::HostTicks ticks0 = bench::HostTicks::now();
             for (int r = 0; r < repeat; ++r) {
                 const double c0 = bench::processCpuMs();
                 const double t0 = nowMs();
@@ -137,7 +143,8 @@ int main(int argc, char** argv) {
                 cpu.push_back(bench::processCpuMs() - c0);
                 fast.recycle(std::move(t.value().trace)); // as the window hands traces back
             }
-            const double peakAfter = bench::sgemmPeak(threads);
+            const double steal = bench::stealPercent(ticks0, bench::HostTicks::now());
+            const double peakAfter = bench::sgemmPeak(threads, &cpuPeakAfter);
             const double first = ms.front(); // fresh buffers: page faults included
             std::sort(ms.begin(), ms.end());
             std::sort(cpu.begin(), cpu.end());
@@ -156,13 +163,16 @@ int main(int argc, char** argv) {
                 "\"gemm_gflop\":%.1f,\"limit_ms\":%.1f,\"pct_limit\":%.1f,"
                 "\"cpu_ms_median\":%.1f,\"cpu_pct_limit\":%.1f,\"peak_rss_mb\":%.0f,"
                 "\"sgemm_peak_before_gflops\":%.1f,\"sgemm_peak_after_gflops\":%.1f,"
-                "\"pct_limit_adjacent\":%.1f}\n",
+                "\"pct_limit_adjacent\":%.1f,\"cpu_pct_limit_adjacent\":%.1f,\"steal_pct\":%.1f}\n",
                 name.c_str(), n, d, heads, pool, mode == PoolMode::Max ? "max" : "mean", threads,
                 median, ms.front(), first, flop / 1e9, limitMs, 100.0 * limitMs / median,
                 cpu[cpu.size() / 2],
                 100.0 * (flop / (1e6 * cpuPeak)) * threads / cpu[cpu.size() / 2],
                 static_cast<double>(ru.ru_maxrss) / 1024.0, peakBefore, peakAfter,
-                100.0 * adjacentLimitMs / median);
+                100.0 * adjacentLimitMs / median,
+                100.0 * (flop / (1e6 * std::max(cpuPeakBefore, cpuPeakAfter))) * threads /
+                    cpu[cpu.size() / 2],
+                steal);
             std::fflush(stdout);
         }
     }
