@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "allocator.h"
+#include "cpu_gemm.h"
 #include "heatmap_view.h"
 #include "main_window.h"
 #include "map_image.h"
@@ -599,6 +600,7 @@ int panelBench(int switches) {
 int main(int argc, char** argv) {
     if (std::getenv("PE_BENCH_DEFAULT_MALLOC") == nullptr)
         pe::tuneAllocatorForLongSessions(); // as the explorer's main() does
+    pe::cpu::chooseGemmLibraryKernels();    // likewise (cpu_gemm.h)
     ProfilingApplication app(argc, argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "--latency") {

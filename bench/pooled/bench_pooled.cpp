@@ -60,6 +60,7 @@ std::vector<std::string> split(const std::string& s) {
 } // namespace
 
 int main(int argc, char** argv) {
+    cpu::chooseGemmLibraryKernels(); // as the CLI and the window do (cpu_gemm.h)
     std::vector<int> ns{16384};
     int d = 512, heads = 8, pool = 1024, repeat = 3, threads = 0, tile = 0;
     PoolMode mode = PoolMode::Mean;

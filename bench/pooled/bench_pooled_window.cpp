@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cpu_gemm.h"
 #include "heatmap_view.h"
 #include "main_window.h"
 #include "memory_budget.h"
@@ -29,6 +30,7 @@ static double vmHwmMb() {
 }
 
 int main(int argc, char** argv) {
+    pe::cpu::chooseGemmLibraryKernels(); // as the window's main() does (cpu_gemm.h)
     QApplication app(argc, argv);
     Session s = Settings::defaultSession();
     s.params.n = argc > 1 ? std::atoi(argv[1]) : 16384;

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "allocator.h"
+#include "cpu_gemm.h"
 #include "main_window.h"
 #include "params_panel.h"
 #include "settings.h"
@@ -165,7 +166,8 @@ void printHeap(const char* when, const QWidget* window) {
 
 /** The soak itself, in this process. Returns 0, or 1 when --check finds a failure. */
 int soak(int argc, char** argv, const Options& o) {
-    tuneAllocatorForLongSessions(); // as the explorer's main() does
+    tuneAllocatorForLongSessions();  // as the explorer's main() does
+    cpu::chooseGemmLibraryKernels(); // likewise (cpu_gemm.h)
     QApplication app(argc, argv);
     QElapsedTimer clock;
     clock.start();
