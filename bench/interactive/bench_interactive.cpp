@@ -598,9 +598,9 @@ int panelBench(int switches) {
 }
 
 int main(int argc, char** argv) {
+    pe::cpu::chooseGemmLibraryKernels(); // as the explorer's main() does (cpu_gemm.h)
     if (std::getenv("PE_BENCH_DEFAULT_MALLOC") == nullptr)
-        pe::tuneAllocatorForLongSessions(); // as the explorer's main() does
-    pe::cpu::chooseGemmLibraryKernels();    // likewise (cpu_gemm.h)
+        pe::tuneAllocatorForLongSessions(); // likewise
     ProfilingApplication app(argc, argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args[0] == "--latency") {

@@ -861,15 +861,13 @@ void AttendTilesImpl(const TileAttention& t) {
                         hi = std::min(hi, je - 1);
                         return hi < lo ? 0.0f : Reduce(prow + (lo - j0), hi - lo + 1, false);
                     };
-                    // A tile wholly on one side of the band |j − i| < k sums into one index.
-                    // Under softmax that sum is Weigh's own: the same additions, in the same
-                    // order, as Reduce's over the row, so the row is not read again.
-                    const bool weighed = t.norm == kSoftmax && !post;
+                    // A tile wholly on one side of the band |j − i| < k (every tile when
+                    // k = 0) sums into one index. Under softmax that sum is Weigh's own: the
+                    // same additions, in the same order, as Reduce's over the row, so the row
+                    // is not read again.
                     const int one = k == 0 || je - 1 <= i - k ? 0 : j0 >= i + k ? 2 * k : -1;
-                    if (weighed && one >= 0) {
-                        ws[one] += ssum;
-                    } else if (k == 0) {
-                        ws[0] += range(0, n - 1);
+                    if (one >= 0) {
+                        ws[one] += t.norm == kSoftmax && !post ? ssum : range(j0, je - 1);
                     } else {
                         ws[0] += range(0, i - k);
                         ws[2 * k] += range(i + k, n - 1);

@@ -171,12 +171,9 @@ GemmLibrary defaultGemmLibrary() {
 
 std::vector<EigenGemmVariant> eigenGemmVariants() {
 #ifdef PE_GEMM_X86_VARIANTS
-    __builtin_cpu_init();
-    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return {{"avx512", gemmAB_avx512, gemmABt_avx512, avx512},
-            {"avx2", gemmAB_avx2, gemmABt_avx2, avx2},
+    const CpuFeatures cpu = cpuFeatures();
+    return {{"avx512", gemmAB_avx512, gemmABt_avx512, cpu.avx512},
+            {"avx2", gemmAB_avx2, gemmABt_avx2, cpu.avx2 && cpu.fma},
             {"sse2", gemmAB_base, gemmABt_base, true}};
 #else
     return {{"generic", gemmAB_generic, gemmABt_generic, true}};
@@ -217,7 +214,8 @@ CpuFeatures cpuFeatures() {
     f.avx = __builtin_cpu_supports("avx");
     f.avx2 = __builtin_cpu_supports("avx2");
     f.fma = __builtin_cpu_supports("fma");
-    // OpenBLAS's own test for its SkylakeX kernels (F, VL, BW, DQ, CD).
+    // OpenBLAS's own test for its SkylakeX kernels (F, VL, BW, DQ, CD); Eigen's AVX-512 build
+    // needs F, VL, BW and DQ, and every CPU with those has CD.
     f.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512cd");
