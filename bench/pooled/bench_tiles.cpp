@@ -24,6 +24,7 @@
 #endif
 
 #include "cpu_attention_tiles.h"
+#include "cpu_gemm.h"
 #include "sgemm_peak.h"
 #include "stats.h"
 #include "tensor.h"
@@ -86,6 +87,9 @@ int main(int argc, char** argv) {
             return a == "--help" ? 0 : 2;
         }
     }
+    // OpenBLAS's own kernels where it does not know the CPU, as the CLI, the window and
+    // pe-bench-pooled choose them (cpu_gemm.h): otherwise the peak is its SSE3 fallback's.
+    pe::cpu::chooseGemmLibraryKernels();
 #if defined(__SSE__) || defined(__x86_64__)
     _mm_setcsr(_mm_getcsr() | 0x8040u); // flush-to-zero, denormals-are-zero: as the engine runs
 #endif

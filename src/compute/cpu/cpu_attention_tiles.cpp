@@ -788,39 +788,58 @@ void AttendTilesImpl(const TileAttention& t) {
                 }
                 const float addScale = hasBand ? t.bandScale : 1.0f;
                 const float* post = t.postOffsets ? t.postOffsets + (n - 1 - i) + j0 : nullptr;
-                // Logits and the tile's maximum.
-                auto vmax = hn::Set(d, kNegInf);
+                // Logits and the tile's maximum, in four running maxima: one alone waited on
+                // its own latency (4 cycles) at every vector, and perf gave that loop a sixth
+                // of the per-logit work's samples.
                 float smax = kNegInf;
                 int j = 0;
+                auto maxOver = [&](auto logit) {
+                    if (!online) { // exp and relu² need the logits only
+                        for (; j + L <= vis; j += L)
+                            (void)logit(j);
+                        return;
+                    }
+                    auto m0 = hn::Set(d, kNegInf), m1 = m0, m2 = m0, m3 = m0;
+                    for (; j + 4 * L <= vis; j += 4 * L) {
+                        m0 = hn::Max(m0, logit(j));
+                        m1 = hn::Max(m1, logit(j + L));
+                        m2 = hn::Max(m2, logit(j + 2 * L));
+                        m3 = hn::Max(m3, logit(j + 3 * L));
+                    }
+                    for (; j + L <= vis; j += L)
+                        m0 = hn::Max(m0, logit(j));
+                    if (vis >= L)
+                        smax = hn::GetLane(
+                            hn::MaxOfLanes(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3))));
+                };
                 if (add && hasBand) {
                     const auto vb = hn::Set(d, addScale);
-                    for (; j + L <= vis; j += L) {
-                        const auto l = hn::MulAdd(hn::LoadU(d, add + j), vb, hn::LoadU(d, s + j));
-                        hn::StoreU(l, d, s + j);
-                        vmax = hn::Max(vmax, l);
-                    }
+                    maxOver([&](int x) {
+                        const auto l = hn::MulAdd(hn::LoadU(d, add + x), vb, hn::LoadU(d, s + x));
+                        hn::StoreU(l, d, s + x);
+                        return l;
+                    });
                 } else if (add) {
-                    for (; j + L <= vis; j += L) {
-                        const auto l = hn::Add(hn::LoadU(d, s + j), hn::LoadU(d, add + j));
-                        hn::StoreU(l, d, s + j);
-                        vmax = hn::Max(vmax, l);
-                    }
+                    maxOver([&](int x) {
+                        const auto l = hn::Add(hn::LoadU(d, s + x), hn::LoadU(d, add + x));
+                        hn::StoreU(l, d, s + x);
+                        return l;
+                    });
                 } else {
-                    for (; j + L <= vis; j += L) {
-                        vmax = hn::Max(vmax, hn::LoadU(d, s + j));
-                    }
+                    maxOver([&](int x) { return hn::LoadU(d, s + x); });
                 }
                 for (; j < vis; ++j) {
                     s[j] += add ? add[j] * addScale : 0.0f;
                     smax = Fmax(smax, s[j]);
                 }
-                if (vis >= L)
-                    smax = Fmax(smax, hn::GetLane(hn::MaxOfLanes(d, vmax)));
                 // Unnormalised weights of the tile (relative to the running maximum).
                 float mNew = 0.0f;
                 if (online) {
                     mNew = Fmax(M[br], smax);
-                    alpha[r] = M[br] == kNegInf ? 0.0f : std::exp(M[br] - mNew);
+                    // Once the row's maximum settles, most tiles leave it: e⁰ is 1 exactly.
+                    alpha[r] = M[br] == kNegInf ? 0.0f
+                               : M[br] == mNew  ? 1.0f
+                                                : std::exp(M[br] - mNew);
                 }
                 float ssum = 0.0f;
                 const float inv =
