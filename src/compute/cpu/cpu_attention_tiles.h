@@ -12,6 +12,7 @@
  */
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace pe::cpu {
@@ -147,5 +148,12 @@ inline void shawKeyRow(const float* sk, int k, int i, int j0, int j1, float* dst
 
 /** Runs the fused pass of one head × row block (thread-safe; scratch is per thread). */
 void attendTiles(const TileAttention& t);
+
+/**
+ * y = e^x for x ≤ 0, x[0, count), as the fused pass's online normalisers compute it (x = logit −
+ * running maximum): within an ulp of the exact value where that is a normal float, 0 where it is
+ * not (x < −87.34, −∞ included). For tests; the pass inlines it.
+ */
+void expNonPositive(const float* x, float* y, std::size_t count);
 
 } // namespace pe::cpu
