@@ -249,8 +249,8 @@ void TestCpuDispatch::kernelsOnEveryTarget() {
                 break;
             xs.push_back(x);
         }
-        for (const float x : {0.0f, -1e-30f, -0.5f * std::log(2.0f), -87.3365f, -87.3366f,
-                              -104.0f, -1e30f, -std::numeric_limits<float>::infinity()})
+        for (const float x : {0.0f, -1e-30f, -0.5f * std::log(2.0f), -87.3365f, -87.3366f, -104.0f,
+                              -1e30f, -std::numeric_limits<float>::infinity()})
             xs.push_back(x);
         std::vector<float> ys(xs.size(), -1.0f);
         cpu::expNonPositive(xs.data(), ys.data(), xs.size());

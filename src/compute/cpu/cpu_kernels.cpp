@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu_kernels.cpp"
@@ -12,6 +13,8 @@
 #include <hwy/cache_control.h>
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
+
+#include "exp_non_positive-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pe {
@@ -45,6 +48,33 @@ HWY_INLINE void ForEachAligned(D d, int j0, int j1, const float* alignTo, const 
         scalar(j);
 }
 
+/**
+ * ForEachAligned with the whole vectors four at a time: vec(j, slot) for slot an
+ * std::integral_constant 0 … 3 (the last vectors, fewer than four, in slot 0), so that a
+ * reduction across the row can keep four independent accumulators.
+ */
+template <class D, class Vec, class Scalar>
+HWY_INLINE void ForEachAligned4(D d, int j0, int j1, const float* alignTo, const Vec& vec,
+                                const Scalar& scalar) {
+    const int L = static_cast<int>(hn::Lanes(d));
+    int j = j0;
+    if (alignTo) {
+        const std::uintptr_t bytes = static_cast<std::uintptr_t>(L) * sizeof(float);
+        while (j < j1 && reinterpret_cast<std::uintptr_t>(alignTo + j) % bytes != 0)
+            scalar(j++);
+    }
+    for (; j + 4 * L <= j1; j += 4 * L) {
+        vec(j, std::integral_constant<int, 0>());
+        vec(j + L, std::integral_constant<int, 1>());
+        vec(j + 2 * L, std::integral_constant<int, 2>());
+        vec(j + 3 * L, std::integral_constant<int, 3>());
+    }
+    for (; j + L <= j1; j += L)
+        vec(j, std::integral_constant<int, 0>());
+    for (; j < j1; ++j)
+        scalar(j);
+}
+
 void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* weights,
                   float* logitsOut, float* weightsOut) {
     const hn::ScalableTag<float> d;
@@ -52,18 +82,20 @@ void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* wei
     const int lim = p.limit < 0 ? 0 : (p.limit > n ? n : p.limit);
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-    // Pass 1: logits (also streamed to logitsOut) and the row maximum.
+    // Pass 1: logits (also streamed to logitsOut) and the row maximum, in four running maxima
+    // (one alone waits on its own latency at every vector).
     const auto vs = hn::Set(d, p.scale);
-    auto vmax = hn::Set(d, kNegInf);
+    decltype(hn::Zero(d)) vmaxes[4] = {hn::Set(d, kNegInf), hn::Set(d, kNegInf),
+                                       hn::Set(d, kNegInf), hn::Set(d, kNegInf)};
     float smax = kNegInf;
     const float* add = p.add;
-    auto logitVec = [&](int j) {
+    auto logitVec = [&](int j, auto slot) {
         const auto x = hn::LoadU(d, dots + j);
         const auto v = add ? hn::MulAdd(x, vs, hn::LoadU(d, add + j)) : hn::Mul(x, vs);
         hn::StoreU(v, d, logits + j);
         if (logitsOut)
             hn::Stream(v, d, logitsOut + j);
-        vmax = hn::Max(vmax, v);
+        vmaxes[decltype(slot)::value] = hn::Max(vmaxes[decltype(slot)::value], v);
     };
     auto logitScalar = [&](int j) {
         const float v = add ? dots[j] * p.scale + add[j] : dots[j] * p.scale;
@@ -72,7 +104,7 @@ void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* wei
             logitsOut[j] = v;
         smax = std::fmax(smax, v);
     };
-    ForEachAligned(d, 0, lim, logitsOut, logitVec, logitScalar);
+    ForEachAligned4(d, 0, lim, logitsOut, logitVec, logitScalar);
     if (logitsOut) {
         const auto vinf = hn::Set(d, kNegInf);
         ForEachAligned(
@@ -82,6 +114,7 @@ void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* wei
     if (logits != weights)
         for (int j = lim; j < n; ++j)
             logits[j] = kNegInf;
+    const auto vmax = hn::Max(hn::Max(vmaxes[0], vmaxes[1]), hn::Max(vmaxes[2], vmaxes[3]));
     const float rowMax = std::fmax(smax, hn::GetLane(hn::MaxOfLanes(d, vmax)));
 
     // Pass 2 (and 3): the normaliser over the visible prefix; the last pass streams the weights.
@@ -108,7 +141,7 @@ void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* wei
         ForEachAligned(
             d, 0, lim, nullptr,
             [&](int j) {
-                const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, logits + j), vm));
+                const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, logits + j), vm));
                 hn::StoreU(e, d, weights + j);
                 vacc = squares ? hn::MulAdd(e, e, vacc) : hn::Add(vacc, e);
             },
