@@ -150,9 +150,9 @@ inline void shawKeyRow(const float* sk, int k, int i, int j0, int j1, float* dst
 void attendTiles(const TileAttention& t);
 
 /**
- * y = e^x for x ≤ 0, x[0, count), as the fused pass's online normalisers compute it (x = logit −
- * running maximum): within an ulp of the exact value where that is a normal float, 0 where it is
- * not (x < −87.34, −∞ included). For tests; the pass inlines it.
+ * y = e^x for x ≤ 0, x[0, count), as softmax and L2 compute it in the fused pass and the full
+ * row pass (x = logit − the row's maximum): within an ulp of the exact value where that is a
+ * normal float, 0 where it is not (x < −87.34, −∞ included). For tests; the passes inline it.
  */
 void expNonPositive(const float* x, float* y, std::size_t count);
 

@@ -62,6 +62,10 @@ bool haveOpenBlas();
  * threaded OpenBLAS call later (a benchmark's peak) starts them again. Nothing without OpenBLAS.
  */
 void stopGemmLibraryThreads();
+/** The instruction sets of a CPU that the GEMM libraries' choices depend on (x86-64). */
+struct CpuFeatures {
+    bool avx = false, avx2 = false, fma = false, avx512 = false, avx512bf16 = false;
+};
 /**
  * The OpenBLAS kernels for a CPU that OpenBLAS does not know, by the instruction sets it has
  * (x86-64): OpenBLAS 0.3.21 (Debian 12) runs its SSE3 "Prescott" kernels on any model newer
@@ -73,9 +77,6 @@ void stopGemmLibraryThreads();
  * something other than its fallback (it knows the CPU: its choice stands) or the CPU has none
  * of these.
  */
-struct CpuFeatures {
-    bool avx = false, avx2 = false, fma = false, avx512 = false, avx512bf16 = false;
-};
 std::string openBlasCoreFor(const std::string& chosenCore, const CpuFeatures& cpu);
 /** This CPU's features (all false off x86-64). */
 CpuFeatures cpuFeatures();

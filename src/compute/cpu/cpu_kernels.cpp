@@ -28,30 +28,11 @@ constexpr int kExp = 1;
 constexpr int kL2 = 2;
 
 /**
- * Calls scalar(j) and vec(j) over [j0, j1): scalar up to the first j where `alignTo + j` lies on
- * a vector boundary (at once when alignTo is null), then vec(j) for each whole vector, then
- * scalar for the tail. vec may then use aligned (streaming) stores at alignTo + j.
- */
-template <class D, class Vec, class Scalar>
-HWY_INLINE void ForEachAligned(D d, int j0, int j1, const float* alignTo, const Vec& vec,
-                               const Scalar& scalar) {
-    const int L = static_cast<int>(hn::Lanes(d));
-    int j = j0;
-    if (alignTo) {
-        const std::uintptr_t bytes = static_cast<std::uintptr_t>(L) * sizeof(float);
-        while (j < j1 && reinterpret_cast<std::uintptr_t>(alignTo + j) % bytes != 0)
-            scalar(j++);
-    }
-    for (; j + L <= j1; j += L)
-        vec(j);
-    for (; j < j1; ++j)
-        scalar(j);
-}
-
-/**
- * ForEachAligned with the whole vectors four at a time: vec(j, slot) for slot an
- * std::integral_constant 0 … 3 (the last vectors, fewer than four, in slot 0), so that a
- * reduction across the row can keep four independent accumulators.
+ * Calls scalar(j) and vec(j, slot) over [j0, j1): scalar up to the first j where `alignTo + j`
+ * lies on a vector boundary (at once when alignTo is null), then vec for each whole vector, then
+ * scalar for the tail. vec may then use aligned (streaming) stores at alignTo + j. The whole
+ * vectors go four at a time, slot an std::integral_constant 0 … 3 (the last ones, fewer than
+ * four, in slot 0), so that a reduction across the row can keep four independent accumulators.
  */
 template <class D, class Vec, class Scalar>
 HWY_INLINE void ForEachAligned4(D d, int j0, int j1, const float* alignTo, const Vec& vec,
@@ -73,6 +54,14 @@ HWY_INLINE void ForEachAligned4(D d, int j0, int j1, const float* alignTo, const
         vec(j, std::integral_constant<int, 0>());
     for (; j < j1; ++j)
         scalar(j);
+}
+
+/** ForEachAligned4 for a vec(j) that keeps no per-slot state. */
+template <class D, class Vec, class Scalar>
+HWY_INLINE void ForEachAligned(D d, int j0, int j1, const float* alignTo, const Vec& vec,
+                               const Scalar& scalar) {
+    ForEachAligned4(
+        d, j0, j1, alignTo, [&](int j, auto) { vec(j); }, scalar);
 }
 
 void FusedRowImpl(const RowPass& p, const float* dots, float* logits, float* weights,
