@@ -26,6 +26,8 @@
 #include "comparison_view.h"
 #include "compute_worker.h"
 #include "heatmap_view.h"
+#include "insights_panel.h"
+#include "insights_worker.h"
 #include "main_window.h"
 #include "params_panel.h"
 #include "qcp.h"
@@ -582,6 +584,10 @@ bool SoakDriver::quiesce(const Session& s, int timeoutMs) {
         m_w->views()->setCurrentIndex(k);
         spinEventLoop(50);
     }
+    // The Insights tab, shown above, asked for its page of these parameters: an idle window is
+    // one whose pages are computed, not one still computing the page of an earlier action (a
+    // binary page at n = 16,384, d = 4,096 holds its 512 MB table while it computes).
+    ok = spinUntil([this] { return !m_w->insights()->controller()->busy(); }, timeoutMs) && ok;
     // The actions run between nested event loops, where objects deleted with deleteLater()
     // from inside a handler wait for an outer loop that never runs; the explorer's own loop
     // deletes them as soon as control returns to it, so do that here (before the idle wait,

@@ -240,7 +240,7 @@ InsightResult renderInsight(const RenderOptions& o, const TraceInput& in, Insigh
         if (Status st = completeTraceWeights(in, in.params, w); !st)
             throw Failure{st.error().message};
     auto engine = createOptionBackend(o.params.backend, o.params.threads);
-    InsightResult r = computeInsight(request, w, engine.get());
+    InsightResult r = computeInsight(request, std::move(w), engine.get());
     if (!r.ok())
         throw Failure{r.error.toStdString()};
     return r;

@@ -20,6 +20,8 @@ private Q_SLOTS:
     void cancelledRequestNeverReports();
     void progressCountsLayers();
     void errorsAreMessages();
+    void pagesGetOnlyTheWeightsTheyUse();
+    void distanceOverlayTakesThePagesInputAndProjections();
 };
 
 namespace {
@@ -147,6 +149,68 @@ void TestInsightsWorker::errorsAreMessages() {
     QVERIFY(nextResult(c, &r));
     QVERIFY2(r.error.contains(QStringLiteral("lower n or the number of heads")),
              qPrintable(r.error));
+}
+
+// The binary and cost pages compute from the parameters alone: no E is embedded for them (it was
+// 512 MB at n = 16,384, d = 4,096, drawn and held while the page computed). The other pages get
+// the input's tokens embedded and the projections the input names.
+void TestInsightsWorker::pagesGetOnlyTheWeightsTheyUse() {
+    const Params p = params(Scheme::Sinusoidal, 24, 16);
+    InputChoice in;
+    in.weights = WeightsKind::Identity;
+    for (InsightPage page : {InsightPage::Binary, InsightPage::Cost}) {
+        const Weights w = insightWeights(page, p, in);
+        QCOMPARE(w.E.size(), Eigen::Index{0});
+        QCOMPARE(w.W_q.size(), Eigen::Index{0});
+    }
+    for (InsightPage page : {InsightPage::Offset, InsightPage::Distance, InsightPage::Depth}) {
+        const Weights w = insightWeights(page, p, in);
+        QCOMPARE(w.E.rows(), Eigen::Index{24});
+        QCOMPARE(w.E.cols(), Eigen::Index{16});
+        QVERIFY(w.W_q.isIdentity(0.0));
+        QVERIFY(w.W_o.isIdentity(0.0));
+    }
+    // The pages without weights still compute: the binary page's table and bits.
+    InsightRequest req;
+    req.page = InsightPage::Binary;
+    req.params = p;
+    const InsightResult r = computeInsight(req, insightWeights(req.page, p, in), nullptr);
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    QCOMPARE(r.binary->P.rows(), Eigen::Index{24});
+    QCOMPARE(r.binary->bitCount, 5);
+}
+
+// The distance page's overlay computes every scheme on the page's first kEverySchemePositions
+// tokens and its projections: each profile is the core's distanceInsight of those weights.
+void TestInsightsWorker::distanceOverlayTakesThePagesInputAndProjections() {
+    InsightRequest req;
+    req.page = InsightPage::Distance;
+    req.params = params(Scheme::T5, kEverySchemePositions + 20, 16);
+    Weights w;
+    w.E = Eigen::MatrixXd::Random(req.params.n, 16);
+    w.W_v = Eigen::MatrixXd::Random(16, 16); // given; W_q, W_k and W_o come from the seed
+    const InsightResult r = computeInsight(req, w, nullptr);
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    QVERIFY(r.distanceEveryScheme.size() >= allSchemes().size() - 1);
+    int checked = 0;
+    for (const auto& d : r.distanceEveryScheme) {
+        Params q = req.params;
+        q.scheme = d->scheme;
+        q.n = kEverySchemePositions;
+        if (q.scheme == Scheme::ALiBi)
+            q.alibiMode = AlibiMode::Symmetric; // no causal mask
+        Weights wq;
+        wq.E = w.E.topRows(q.n);
+        wq.W_v = w.W_v;
+        completeWeights(q, wq);
+        const auto core = distanceInsight(q, &wq);
+        QVERIFY(core);
+        QCOMPARE(d->positions, core->positions);
+        QVERIFY2(d->weightProfileMean == core->weightProfileMean,
+                 std::string(toString(d->scheme)).c_str());
+        ++checked;
+    }
+    QCOMPARE(checked, static_cast<int>(r.distanceEveryScheme.size()));
 }
 
 QTEST_GUILESS_MAIN(TestInsightsWorker)

@@ -11,9 +11,11 @@
 
 namespace pe {
 
-Weights insightWeights(const Params& p, const InputChoice& in) {
-    // As ComputeWorker: the tokens cycled to n and embedded; identity or trained projections.
+Weights insightWeights(InsightPage page, const Params& p, const InputChoice& in) {
     Weights w;
+    if (page == InsightPage::Binary || page == InsightPage::Cost)
+        return w;
+    // As ComputeWorker: the tokens cycled to n and embedded; identity or trained projections.
     w.E = inputEmbeddings(p, inputTokens(in, p.n));
     if (in.weights == WeightsKind::Identity) {
         for (Eigen::MatrixXd* m : {&w.W_q, &w.W_k, &w.W_v, &w.W_o})
@@ -39,7 +41,7 @@ QString fromStd(const std::string& s) {
 
 } // namespace
 
-InsightResult computeInsight(const InsightRequest& request, const Weights& given, Backend* engine,
+InsightResult computeInsight(const InsightRequest& request, Weights w, Backend* engine,
                              const InsightProgress& progress, const std::atomic<bool>* cancel,
                              MemoryBudget* budget, const std::string& holder) {
     QElapsedTimer timer;
@@ -77,7 +79,6 @@ InsightResult computeInsight(const InsightRequest& request, const Weights& given
         }
         reservation = std::move(reserved).value();
     }
-    Weights w = given;
     switch (request.page) {
     case InsightPage::Binary: {
         auto b = binaryInsight(p);
@@ -112,6 +113,12 @@ InsightResult computeInsight(const InsightRequest& request, const Weights& given
         break;
     }
     case InsightPage::Distance: {
+        // What the overlay's traces share with the page's (its first kEverySchemePositions
+        // tokens, the projections) as given, before completeWeights adds the scheme's own.
+        Weights given;
+        given.E = w.E.topRows(std::min<Eigen::Index>(w.E.rows(), kEverySchemePositions));
+        for (auto m : {&Weights::W_q, &Weights::W_k, &Weights::W_v, &Weights::W_o})
+            given.*m = w.*m;
         completeWeights(p, w);
         auto d = distanceInsight(p, &w, forward, progress, cancel);
         if (!d) {
@@ -232,8 +239,9 @@ void InsightsWorker::process(const InsightRequest& request) {
         const std::lock_guard lock(m_mailbox);
         budget = m_budget;
     }
-    InsightResult r = computeInsight(request, insightWeights(request.params, request.input),
-                                     m_engine.get(), progress, &m_cancel, budget.get());
+    InsightResult r =
+        computeInsight(request, insightWeights(request.page, request.params, request.input),
+                       m_engine.get(), progress, &m_cancel, budget.get());
     // An insight runs once per click: what the engine kept for a next computation (tables of
     // the longest length measured, recycled buffers) would only sit there until the next one.
     m_engine->releaseIdleMemory();

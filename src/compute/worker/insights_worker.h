@@ -83,8 +83,13 @@ inline constexpr int kEverySchemePositions = 256;
 /** The name the Insights tab's computations hold their memory under (MemoryBudget). */
 inline constexpr const char* kInsightsMemoryHolder = "the Insights tab's computation";
 
-/** Weights [E from the input's tokens, W as InputChoice says] before completeWeights. */
-Weights insightWeights(const Params& p, const InputChoice& in);
+/**
+ * Weights [E from the input's tokens, W as InputChoice says] before completeWeights, for the
+ * pages that compute with them (offset, distance, depth). The binary and cost pages use none:
+ * they get no E (at n = 16,384 and d = 4,096 it would be 512 MB of normal variates, drawn and
+ * held for nothing while the page computes).
+ */
+Weights insightWeights(InsightPage page, const Params& p, const InputChoice& in);
 
 /**
  * Computes one page synchronously (the worker's thread, or pe-explorer-cli render). `w` holds
@@ -94,7 +99,7 @@ Weights insightWeights(const Params& p, const InputChoice& in);
  * the page computes, and are refused with a message naming what holds the memory when that
  * does not fit (null: no budget).
  */
-InsightResult computeInsight(const InsightRequest& request, const Weights& w, Backend* engine,
+InsightResult computeInsight(const InsightRequest& request, Weights w, Backend* engine,
                              const InsightProgress& progress = {},
                              const std::atomic<bool>* cancel = nullptr,
                              MemoryBudget* budget = nullptr,
