@@ -36,6 +36,7 @@ private Q_SLOTS:
     void trainedWeightsAreUsedAsGiven();
     void idleEnginesFreeWhatTheyKeep_data();
     void idleEnginesFreeWhatTheyKeep();
+    void queryKeyWeightsAreKeptOnlyForTheNextAbsoluteRequest();
 };
 
 namespace {
@@ -654,6 +655,31 @@ void TestComputeWorker::idleEnginesFreeWhatTheyKeep() {
     const ComputeResult again = runOne(c, p);
     QVERIFY2(again.trace, qPrintable(again.error));
     QVERIFY(c.engineHeldBytes() > 0);
+}
+
+// A trace of an absolute scheme carries W_q and W_k (the logit terms); the worker keeps them for
+// the next request with the same seed and width, and lets go of them once a request of a
+// relative scheme comes: a comparison worker computing T5 after one sinusoidal trace at
+// d = 2,048 held 64 MB of them for good.
+void TestComputeWorker::queryKeyWeightsAreKeptOnlyForTheNextAbsoluteRequest() {
+    ComputeController c(BackendKind::CpuFast);
+    const Params absolute = small(Scheme::Sinusoidal);
+    ComputeResult r = runOne(c, absolute);
+    QVERIFY2(r.trace && r.trace->queryKey, qPrintable(r.error));
+    std::weak_ptr<const QueryKeyWeights> first = r.trace->queryKey;
+    // The same seed and width: the same matrices, shared, not copied again.
+    ComputeResult same = runOne(c, absolute);
+    QVERIFY2(same.trace, qPrintable(same.error));
+    QCOMPARE(same.trace->queryKey.get(), first.lock().get());
+    r = {};
+    Params relative = absolute;
+    relative.scheme = Scheme::T5;
+    const ComputeResult t5 = runOne(c, relative);
+    QVERIFY2(t5.trace, qPrintable(t5.error));
+    QVERIFY(!t5.trace->queryKey);
+    QVERIFY(!first.expired()); // the second trace still holds them
+    same = {};
+    QVERIFY(first.expired()); // and nothing else
 }
 
 #include "tst_compute_worker.moc"

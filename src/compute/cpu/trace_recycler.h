@@ -63,7 +63,11 @@ private:
         for (const auto& [name, tensor] : t->tensors)
             bytes += tensor.byteSize();
         if (bytes > kMaxKeptBytes)
-            return;                   // freed here
+            return; // freed here
+        // Only the tensors' buffers are reused: what else the trace shared (W_q and W_k, 2·d²
+        // doubles) goes with its last owner, not with the recycler's next take().
+        t->queryKey.reset();
+        t->tokens = {};
         std::unique_ptr<Trace> older; // destroyed after the lock is released
         {
             const std::lock_guard lock(m_mutex);

@@ -316,6 +316,9 @@ void ComputeWorker::process(const ComputeRequest& request) {
     }
     result.computeMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     result.engineMs = static_cast<double>(timer.nsecsElapsed() - engineStart) / 1e6;
+    const bool splitsTerms = isAbsolute(p.scheme) && !pooled;
+    if (!t || !splitsTerms)
+        m_queryKey = {}; // kept for the next absolute request, not beyond (2·d² doubles)
     if (!t) {
         result.error = QString::fromStdString(t.error().message);
     } else {
@@ -323,7 +326,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         trace.tokens = sequenceLabels(p, tokens);
         // W_q and W_k, which split an absolute scheme's logits into its four terms (the Logit
         // terms tab and the stepper); not for pooled traces, whose terms are not shown.
-        if (isAbsolute(p.scheme) && !pooled)
+        if (splitsTerms)
             trace.queryKey =
                 queryKeyOf(p, w, !trained && request.input.weights == WeightsKind::Random);
         // The trace owns the reservation: the bytes return to the budget when the views let
