@@ -73,7 +73,7 @@ void ProbeBox::setTrace(const Trace& trace) {
         if (m_cancel)
             m_cancel->store(true);
         m_queued.reset();
-    } else if (p.d <= kMaxInlineProbeWidth) {
+    } else if (probeDrawCount(p) <= kMaxInlineProbeDraws) {
         if (m_cancel)
             m_cancel->store(true);
         m_queued.reset();

@@ -6,6 +6,7 @@
 #include <QThreadPool>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 
@@ -30,18 +31,20 @@ public:
     explicit ProbeBox(QWidget* parent = nullptr);
 
     /**
-     * Runs the probe for the trace's parameters and measures the trace's output rows. Up to
-     * kMaxInlineProbeWidth the probe runs here (tens of ms); wider ones run on a pool thread
-     * (seconds at d = 4096, which would freeze the window), the newest wins, and the verdict
-     * says "probing" until it is in.
+     * Runs the probe for the trace's parameters and measures the trace's output rows. A probe
+     * of up to kMaxInlineProbeDraws normal variates (probeDrawCount) runs here (tens of ms);
+     * larger ones run on a pool thread (seconds at d = 4096, or for an MLP encoding's wide
+     * tables, which would freeze the window), the newest wins, and the verdict says "probing"
+     * until it is in.
      */
     void setTrace(const Trace& trace);
     ~ProbeBox() override;
 
     /** Positions the probe runs with at most (the verdict does not depend on n). */
     static constexpr int kMaxProbeTokens = 64;
-    /** Widths d up to this are probed on the calling thread. */
-    static constexpr int kMaxInlineProbeWidth = 256;
+    /** Probes drawing up to this many variates run on the calling thread: d = 256 without a
+     *  scheme's tables (22·d², about 35 ms here). */
+    static constexpr std::int64_t kMaxInlineProbeDraws = 22 * 256 * 256;
     /** A probe runs in the background; result() is an earlier configuration's until done. */
     bool probing() const { return m_running || m_queued.has_value(); }
 

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "encodings.h"
 #include "trace_internal.h"
+#include "weights.h"
 
 namespace pe {
 
@@ -18,11 +20,8 @@ Eigen::MatrixXd rmsNorm(const Eigen::MatrixXd& x) {
     return y;
 }
 
-} // namespace
-
-ProbeResult runProbe(const Params& base, int layers, bool shawValues,
-                     const std::atomic<bool>* cancel) {
-    const auto cancelled = [cancel] { return cancel && cancel->load(); };
+/** The parameters the probe computes with. */
+Params probeParams(const Params& base) {
     Params p = base;
     p.precision = Precision::Float64;
     // The learned table's rows past the sequence are never read, and its rows are drawn in
@@ -30,6 +29,42 @@ ProbeResult runProbe(const Params& base, int layers, bool shawValues,
     // learnedRows (up to 2^20) three times took 1.5 s of the GUI thread at d = 16.
     if (p.scheme == Scheme::Learned)
         p.learnedRows = std::min(p.learnedRows, p.seqLen());
+    return p;
+}
+
+/**
+ * An absolute scheme's position tensors (its learned table or MLP): drawn once for the input,
+ * where the position enters; the layers add none (computeTraceFromSequence with addPosition =
+ * false) and take these as they are rather than drawing their own.
+ */
+bool isInputPositionTensor(const std::string& name) {
+    return name == "learned.table" || name.rfind("mlp.", 0) == 0;
+}
+
+} // namespace
+
+std::int64_t probeDrawCount(const Params& base, int layers) {
+    const Params p = probeParams(base);
+    const std::int64_t d = p.d;
+    std::int64_t input = d, layer = d * d + 2 * d * (2 * d); // E's row; k_noise, ffn1, ffn2
+    for (const WeightSpec& spec : weightSpecs(p)) {
+        if (!spec.used || spec.name == "E")
+            continue;
+        std::int64_t count = 1;
+        for (std::int64_t extent : spec.shape)
+            count *= extent < 0 ? p.learnedRows : extent;
+        input += count;
+        const bool special = spec.name == "special.cls" || spec.name == "special.sep";
+        if (!special && !isInputPositionTensor(spec.name))
+            layer += count;
+    }
+    return input + std::max(layers, 0) * layer;
+}
+
+ProbeResult runProbe(const Params& base, int layers, bool shawValues,
+                     const std::atomic<bool>* cancel) {
+    const auto cancelled = [cancel] { return cancel && cancel->load(); };
+    const Params p = probeParams(base);
     const int d = p.d;
     Weights w0;
     w0.E = seededNormal(1, d, p.seed, "probe.token").replicate(p.n, 1); // n identical tokens
@@ -49,6 +84,9 @@ ProbeResult runProbe(const Params& base, int layers, bool shawValues,
         w.E = w0.E;
         w.cls = w0.cls;
         w.sep = w0.sep;
+        for (const WeightSpec& spec : weightSpecs(pl))
+            if (spec.used && isInputPositionTensor(spec.name))
+                w.*(spec.member) = w0.*(spec.member);
         completeWeights(pl, w);
         if (cancelled())
             return {};
@@ -56,8 +94,6 @@ ProbeResult runProbe(const Params& base, int layers, bool shawValues,
         w.W_k = w.W_q + 0.1 * seededNormal(d, d, pl.seed, "probe.k_noise") / std::sqrt(double(d));
         if (p.scheme == Scheme::Shaw && !shawValues)
             w.shawWv.setZero();
-        if (p.scheme == Scheme::Learned)
-            w.learnedTable = w0.learnedTable;
         auto tr = computeTraceFromSequence(pl, w, rmsNorm(x), false, cancel);
         if (!tr)
             return {};

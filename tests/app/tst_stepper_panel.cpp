@@ -100,6 +100,7 @@ private Q_SLOTS:
     void probeVerdict_data();
     void probeVerdict();
     void wideProbeRunsInTheBackground();
+    void wideTablesAreProbedInTheBackground();
     void outputProjectionShowsTheSeededWo();
     void wideStagesArePreparedInTheBackground();
     void exportsTheStage();
@@ -331,7 +332,8 @@ void TestStepperPanel::probeVerdict() {
 // thread; the newest wins, and the verdict says so until it is in.
 void TestStepperPanel::wideProbeRunsInTheBackground() {
     Params a = small(Scheme::Sinusoidal);
-    a.d = 2 * ProbeBox::kMaxInlineProbeWidth;
+    a.d = 512; // 22·d² = 5.8 million variates
+    QVERIFY(probeDrawCount(a) > ProbeBox::kMaxInlineProbeDraws);
     a.heads = 4;
     Params b = a;
     b.scheme = Scheme::None; // no positions: identical tokens stay identical
@@ -356,6 +358,30 @@ void TestStepperPanel::wideProbeRunsInTheBackground() {
     QCOMPARE(probe->canTellApart(), true);
     QCOMPARE(probe->result().spread, wantA.spread);
     QVERIFY(probe->verdictText().contains(QLatin1String("Can tell")));
+}
+
+// Narrow, but an MLP encoding of 3,138 hidden units: 2.4 million variates, which the GUI soak
+// found holding the window for 1.2-1.6 s when probed inline (at d = 128, under the width rule).
+void TestStepperPanel::wideTablesAreProbedInTheBackground() {
+    Params p = small(Scheme::Mlp);
+    p.d = 128;
+    p.heads = 4;
+    p.mlpFeatures = 256;
+    p.mlpHidden = 3138;
+    QVERIFY(probeDrawCount(p) > ProbeBox::kMaxInlineProbeDraws);
+    ProbeBox* probe = m_panel->probe();
+    m_panel->setTrace(makeTrace(p, /*identical=*/true));
+    QVERIFY(probe->probing());
+    QTRY_VERIFY_WITH_TIMEOUT(!probe->probing(), 60000);
+    const ProbeResult want = runProbe(p, 2, true);
+    QVERIFY(want.canTellApart); // the MLP's P makes identical tokens differ
+    QCOMPARE(probe->result().spread, want.spread);
+    // The same width without the tables is probed at once.
+    Params plain = p;
+    plain.scheme = Scheme::Sinusoidal;
+    m_panel->setTrace(makeTrace(plain, /*identical=*/true));
+    QVERIFY(!probe->probing());
+    QCOMPARE(probe->result().spread, runProbe(plain, 2, true).spread);
 }
 
 // The output projection stage shows W_O as the window's worker draws it from the seed.

@@ -14,6 +14,7 @@ private Q_SLOTS:
     void table_data();
     void table();
     void learnedTableBeyondTheSequenceIsNotDrawn();
+    void drawCountIsWhatTheProbeDraws();
 };
 
 void TestProbe::table_data() {
@@ -53,6 +54,32 @@ void TestProbe::learnedTableBeyondTheSequenceIsNotDrawn() {
     const ProbeResult tight = runProbe(p, 2, true);
     QCOMPARE(wide.spread, tight.spread);
     QVERIFY(wide.canTellApart);
+}
+
+// What the window decides by (ProbeBox: inline or on a pool thread): the input's token row and
+// tables, then per layer the four projections, the key noise and the FFN (9·d²) and the scheme's
+// relative tables; an absolute scheme's tables (an MLP encoding's) are drawn once, for the input.
+void TestProbe::drawCountIsWhatTheProbeDraws() {
+    Params p;
+    p.n = 8;
+    p.d = 128;
+    p.heads = 4;
+    p.scheme = Scheme::None;
+    const std::int64_t d = p.d;
+    QCOMPARE(probeDrawCount(p), d + 4 * d * d + 2 * 9 * d * d); // 22·d² + d
+    QCOMPARE(probeDrawCount(p, 1), d + 4 * d * d + 9 * d * d);
+    p.scheme = Scheme::Mlp;
+    p.mlpFeatures = 256;
+    p.mlpHidden = 3138;
+    const std::int64_t F2 = 2 * 256, H = 3138;
+    QCOMPARE(probeDrawCount(p), d + 22 * d * d + F2 * H + H + H * d + d); // 2.4 million
+    p.scheme = Scheme::Shaw;
+    p.clip = 5;
+    const std::int64_t shaw = 2 * (2 * 5 + 1) * p.headDim(); // w_k and w_v
+    QCOMPARE(probeDrawCount(p), d + 22 * d * d + 3 * shaw);
+    p.scheme = Scheme::Learned;
+    p.learnedRows = 1 << 20; // the probe draws the sequence's rows only
+    QCOMPARE(probeDrawCount(p), d + 22 * d * d + std::int64_t{8} * d);
 }
 
 QTEST_GUILESS_MAIN(TestProbe)
