@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "allocator.h"
+#include "application.h"
 #include "cpu_gemm.h"
 #include "heatmap_view.h"
 #include "main_window.h"
@@ -73,21 +74,21 @@ namespace {
  * With PE_BENCH_VERBOSE=2: the GUI thread's CPU time per top-level event, by receiver class and
  * event type (events dispatched from inside another handler count in their outer one).
  */
-class ProfilingApplication : public QApplication {
+class ProfilingApplication : public pe::Application {
 public:
-    using QApplication::QApplication;
+    using pe::Application::Application;
     bool profile = false;
     std::map<std::string, double> cpuByHandler;
 
     bool notify(QObject* receiver, QEvent* e) override {
         if (!profile || m_depth > 0 || QThread::currentThread() != thread())
-            return QApplication::notify(receiver, e);
+            return pe::Application::notify(receiver, e);
         char key[160]; // before the event: a handler may delete its receiver
         std::snprintf(key, sizeof key, "%s, event %d", receiver->metaObject()->className(),
                       static_cast<int>(e->type()));
         ++m_depth;
         const double t0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
-        const bool r = QApplication::notify(receiver, e);
+        const bool r = pe::Application::notify(receiver, e);
         const double spent = cpuMs(CLOCK_THREAD_CPUTIME_ID) - t0;
         --m_depth;
         cpuByHandler[key] += spent;

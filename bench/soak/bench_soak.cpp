@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "allocator.h"
+#include "application.h"
 #include "cpu_gemm.h"
 #include "main_window.h"
 #include "params_panel.h"
@@ -168,7 +169,7 @@ void printHeap(const char* when, const QWidget* window) {
 int soak(int argc, char** argv, const Options& o) {
     tuneAllocatorForLongSessions();  // as the explorer's main() does
     cpu::chooseGemmLibraryKernels(); // likewise (cpu_gemm.h)
-    QApplication app(argc, argv);
+    Application app(argc, argv);     // likewise (application.h)
     QElapsedTimer clock;
     clock.start();
     const Session start = Settings::defaultSession();

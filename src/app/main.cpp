@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "allocator.h"
+#include "application.h"
 #ifdef PE_HAVE_FAST_CPU
 #include "cpu_gemm.h"
 #endif
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
         cli.process(core); // prints and exits
     }
 
-    QApplication app(argc, argv);
+    pe::Application app(argc, argv); // each event with SSE at full speed (application.h)
     QApplication::setDesktopFileName(QStringLiteral("pe-explorer"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/pe-explorer.svg")));
     cli.process(app);

@@ -11,6 +11,7 @@
 
 #include "line_plot_view.h"
 #include "stages.h"
+#include "vector_state.h"
 
 namespace pe {
 
@@ -77,6 +78,7 @@ void ProbeBox::setTrace(const Trace& trace) {
         if (m_cancel)
             m_cancel->store(true);
         m_queued.reset();
+        clearUpperVectorState(); // a paint before, in this handler, may have left it in use
         m_result = runProbe(p, 2, shawValues);
         m_probed = p;
         m_probedShawValues = shawValues;
