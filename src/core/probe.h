@@ -33,9 +33,10 @@ ProbeResult runProbe(const Params& p, int layers = 2, bool shawValues = true,
                      const std::atomic<bool>* cancel = nullptr);
 
 /**
- * The normal variates runProbe(p, layers) draws, which its time follows (about 0.15 µs each
- * here): the four projections' 22·d² at two layers, plus the scheme's tables (an MLP encoding
- * of F = 256 features and 3,138 hidden units draws 2 million for the input alone).
+ * The normal variates runProbe(p, layers) draws, which its time follows (about 30 ns each on a
+ * clean thread here, vector_state.h): 22·d² at two layers (the projections, the key noise, the
+ * FFN), plus the scheme's tables (an MLP encoding of F = 256 features and 3,138 hidden units
+ * draws 2 million for the input alone).
  */
 std::int64_t probeDrawCount(const Params& p, int layers = 2);
 
