@@ -236,6 +236,8 @@ QString StepperPanel::weightsLabel() const {
 void StepperPanel::setTrace(std::shared_ptr<const Trace> trace) {
     m_trace = std::move(trace);
     m_stale = true;
+    if (!m_trace || m_woD != m_trace->params.d || m_woSeed != m_trace->params.seed)
+        m_wo.reset(); // W_O of another width or seed: the shown trace's is drawn when asked for
     if (isVisible())
         refresh();
 }
@@ -519,7 +521,7 @@ void StepperPanel::stagePrepared() {
     m_stageRunning = false;
     trimMemoryWhenIdle();
     PreparedStage prepared = m_stageWatcher->future().takeResult();
-    keepWo(prepared); // drawn for an older request too: the cache holds
+    keepWo(prepared); // drawn for an older request too: kept if the shown trace's
     if (prepared.generation == m_stageGeneration) {
         showStage(std::move(prepared));
     } else if (m_stagePending) {
@@ -529,7 +531,10 @@ void StepperPanel::stagePrepared() {
 }
 
 void StepperPanel::keepWo(const PreparedStage& prepared) {
-    if (!prepared.wo)
+    // Only the shown trace's: one drawn for an earlier request of another width or seed (32 MB
+    // at d = 2,048) would wait here until the Output projection stage of that trace came back.
+    if (!prepared.wo || !m_trace || prepared.woD != m_trace->params.d ||
+        prepared.woSeed != m_trace->params.seed)
         return;
     m_wo = prepared.wo;
     m_woD = prepared.woD;

@@ -55,6 +55,8 @@ public:
     bool playing() const;
     /** True while the current stage's matrices are computed in the background. */
     bool preparingStage() const { return m_stageRunning; }
+    /** The width of the W_O kept for the Output projection stage, -1 when none is kept. */
+    int keptOutputProjectionWidth() const { return m_wo ? m_woD : -1; }
     int head() const;
     void setHead(int h);
     int query() const { return m_query; }
@@ -126,7 +128,8 @@ private:
     int m_stage = 0;
     int m_query = 0;
     bool m_stale = true;
-    /// W_O regenerated from the seed (the window's weights are seeded), for (m_woD, m_woSeed).
+    /// W_O regenerated from the seed (the window's weights are seeded), for (m_woD, m_woSeed):
+    /// the shown trace's only.
     std::shared_ptr<const Eigen::MatrixXd> m_wo;
     int m_woD = -1;
     std::uint64_t m_woSeed = 0;

@@ -103,6 +103,7 @@ private Q_SLOTS:
     void wideTablesAreProbedInTheBackground();
     void outputProjectionShowsTheSeededWo();
     void wideStagesArePreparedInTheBackground();
+    void outputProjectionIsKeptForTheShownTraceOnly();
     void exportsTheStage();
     void zerosInput();
     void textInputEqualsCli();
@@ -434,6 +435,34 @@ void TestStepperPanel::wideStagesArePreparedInTheBackground() {
     QCOMPARE(m_panel->stage(), static_cast<int>(StageId::Output));
     QCOMPARE(m_panel->matrices().size(), std::size_t{1});
     QCOMPARE(m_panel->matrices().front().name, std::string("out"));
+}
+
+// The W_O drawn for the Output projection stage is kept for the next stage changes of the same
+// trace, not beyond: the GUI soak (seed 10) found a d = 2,048 W_O (32 MB) held at its end, after
+// the window had moved on to d = 128.
+void TestStepperPanel::outputProjectionIsKeptForTheShownTraceOnly() {
+    Params p = small(Scheme::Sinusoidal);
+    p.d = 64;
+    p.seed = 5;
+    m_panel->setTrace(makeTrace(p));
+    m_panel->setStage(static_cast<int>(StageId::OutputProjection));
+    QCOMPARE(m_panel->keptOutputProjectionWidth(), 64);
+    m_panel->setStage(static_cast<int>(StageId::Output));
+    QCOMPARE(m_panel->keptOutputProjectionWidth(), 64); // the same trace: kept
+    Params other = p;
+    other.seed = 6;
+    m_panel->setTrace(makeTrace(other));
+    QCOMPARE(m_panel->keptOutputProjectionWidth(), -1);
+    // A late W_O of an earlier trace is not taken either (drawn in the background).
+    Params wide = p;
+    wide.d = 2048;
+    m_panel->setTrace(makeTrace(wide));
+    m_panel->setStage(static_cast<int>(StageId::OutputProjection));
+    QVERIFY(m_panel->preparingStage());
+    m_panel->setTrace(makeTrace(p));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_panel->preparingStage(), 60000);
+    QTest::qWait(50);
+    QVERIFY(m_panel->keptOutputProjectionWidth() != 2048);
 }
 
 void TestStepperPanel::exportsTheStage() {
