@@ -4,6 +4,7 @@
 // For the tests of vector_state.h: 256-bit code that returns without VZEROUPPER, as Qt 6.4's
 // AVX2 fills do. An assembler routine: the compiler adds VZEROUPPER to a function of its own
 // that touches a ymm register. Call only where upperVectorStateKnown() (the CPU has AVX).
+// It defines a global symbol: include it in one translation unit per program.
 
 #if defined(__x86_64__) && defined(__GNUC__)
 asm(".text\n"
