@@ -234,10 +234,11 @@ QString StepperPanel::weightsLabel() const {
 }
 
 void StepperPanel::setTrace(std::shared_ptr<const Trace> trace) {
+    if (!trace || !m_trace || trace->params.d != m_trace->params.d ||
+        trace->params.seed != m_trace->params.seed)
+        m_wo.reset(); // W_O of another width or seed: the new trace's is drawn when asked for
     m_trace = std::move(trace);
     m_stale = true;
-    if (!m_trace || m_woD != m_trace->params.d || m_woSeed != m_trace->params.seed)
-        m_wo.reset(); // W_O of another width or seed: the shown trace's is drawn when asked for
     if (isVisible())
         refresh();
 }
@@ -433,11 +434,10 @@ void StepperPanel::refresh() {
 }
 
 StepperPanel::PreparedStage StepperPanel::prepareStage(const Trace& trace, StageId id, int head,
-                                                       std::shared_ptr<const Eigen::MatrixXd> wo,
-                                                       int woD, std::uint64_t woSeed) {
+                                                       std::shared_ptr<const Eigen::MatrixXd> wo) {
     const Params& p = trace.params;
     PreparedStage s;
-    if (id == StageId::OutputProjection && !(wo && woD == p.d && woSeed == p.seed)) {
+    if (id == StageId::OutputProjection && !wo) {
         // The window's weights are generated from the seed (one stream per tensor name):
         // regenerate W_O alone. The others are marked given, so completeWeights skips them.
         Params q;
@@ -485,7 +485,7 @@ void StepperPanel::refreshStage() {
     const std::int64_t cells =
         std::max({N * N, N * D, info.id == StageId::OutputProjection ? D * D : 0});
     if (cells <= kInlineStageCells) {
-        PreparedStage prepared = prepareStage(*m_trace, info.id, head(), m_wo, m_woD, m_woSeed);
+        PreparedStage prepared = prepareStage(*m_trace, info.id, head(), m_wo);
         prepared.generation = m_stageGeneration;
         keepWo(prepared);
         showStage(std::move(prepared));
@@ -508,10 +508,10 @@ void StepperPanel::refreshStage() {
     }
     m_stagePending = false;
     m_stageRunning = true;
-    m_stageWatcher->setFuture(QtConcurrent::run(
-        &m_stagePool, [trace = m_trace, id = info.id, h = head(), wo = m_wo, woD = m_woD,
-                       woSeed = m_woSeed, generation = m_stageGeneration] {
-            PreparedStage prepared = prepareStage(*trace, id, h, wo, woD, woSeed);
+    m_stageWatcher->setFuture(
+        QtConcurrent::run(&m_stagePool, [trace = m_trace, id = info.id, h = head(), wo = m_wo,
+                                         generation = m_stageGeneration] {
+            PreparedStage prepared = prepareStage(*trace, id, h, wo);
             prepared.generation = generation;
             return prepared;
         }));
@@ -537,8 +537,6 @@ void StepperPanel::keepWo(const PreparedStage& prepared) {
         prepared.woSeed != m_trace->params.seed)
         return;
     m_wo = prepared.wo;
-    m_woD = prepared.woD;
-    m_woSeed = prepared.woSeed;
 }
 
 void StepperPanel::showStage(PreparedStage prepared) {

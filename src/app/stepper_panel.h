@@ -56,7 +56,7 @@ public:
     /** True while the current stage's matrices are computed in the background. */
     bool preparingStage() const { return m_stageRunning; }
     /** The width of the W_O kept for the Output projection stage, -1 when none is kept. */
-    int keptOutputProjectionWidth() const { return m_wo ? m_woD : -1; }
+    int keptOutputProjectionWidth() const { return m_wo ? static_cast<int>(m_wo->rows()) : -1; }
     int head() const;
     void setHead(int h);
     int query() const { return m_query; }
@@ -109,9 +109,9 @@ private:
         int woD = -1;
         std::uint64_t woSeed = 0;
     };
+    /** `wo`: the trace's W_O where it is kept (m_wo), else null: drawn here for that stage. */
     static PreparedStage prepareStage(const Trace& trace, StageId id, int head,
-                                      std::shared_ptr<const Eigen::MatrixXd> wo, int woD,
-                                      std::uint64_t woSeed);
+                                      std::shared_ptr<const Eigen::MatrixXd> wo);
     /** Keeps the W_O a preparation drew as the cache for the next ones. */
     void keepWo(const PreparedStage& prepared);
     void showStage(PreparedStage prepared);
@@ -128,11 +128,9 @@ private:
     int m_stage = 0;
     int m_query = 0;
     bool m_stale = true;
-    /// W_O regenerated from the seed (the window's weights are seeded), for (m_woD, m_woSeed):
-    /// the shown trace's only.
+    /// W_O regenerated from the seed (the window's weights are seeded): null, or the shown
+    /// trace's (its width and seed).
     std::shared_ptr<const Eigen::MatrixXd> m_wo;
-    int m_woD = -1;
-    std::uint64_t m_woSeed = 0;
     /// Stages with more cells than this are prepared in the background (a d = 4096 W_O stage
     /// took over a second of the GUI thread: regenerating, copying and converting 16.7 M cells).
     static constexpr std::int64_t kInlineStageCells = std::int64_t{1} << 20;

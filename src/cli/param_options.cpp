@@ -242,10 +242,7 @@ void completeInputs(const std::string& weightsFile, const Params& p, Weights& w,
     for (const WeightSpec& spec : weightSpecs(p)) {
         if (!spec.used || (w.*(spec.member)).size() > 0)
             continue;
-        std::uint64_t elements = 8;
-        for (const std::int64_t dim : spec.shape)
-            elements *= static_cast<std::uint64_t>(dim < 0 ? p.learnedRows : dim);
-        need += elements;
+        need += 8 * static_cast<std::uint64_t>(weightElements(spec, p));
     }
     if (const auto avail = memAvailableBytes(); avail && need > *avail)
         throw Failure{"the trace needs about " + humanBytes(need) + " of memory but only " +

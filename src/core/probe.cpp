@@ -50,9 +50,7 @@ std::int64_t probeDrawCount(const Params& base, int layers) {
     for (const WeightSpec& spec : weightSpecs(p)) {
         if (!spec.used || spec.name == "E")
             continue;
-        std::int64_t count = 1;
-        for (std::int64_t extent : spec.shape)
-            count *= extent < 0 ? p.learnedRows : extent;
+        const std::int64_t count = weightElements(spec, p);
         input += count;
         const bool special = spec.name == "special.cls" || spec.name == "special.sep";
         if (!special && !isInputPositionTensor(spec.name))

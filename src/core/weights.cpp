@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "weights.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -109,17 +110,18 @@ std::vector<WeightSpec> weightSpecs(const Params& p) {
     };
 }
 
+std::int64_t weightElements(const WeightSpec& spec, const Params& p) {
+    std::int64_t elements = 1;
+    for (const std::int64_t dim : spec.shape)
+        elements *= std::max<std::int64_t>(dim < 0 ? p.learnedRows : dim, 0);
+    return elements;
+}
+
 std::uint64_t estimateWeightBytes(const Params& p) {
     std::uint64_t bytes = 0;
-    for (const WeightSpec& spec : weightSpecs(p)) {
-        if (!spec.used)
-            continue;
-        std::uint64_t elements = 8;
-        for (const std::int64_t dim : spec.shape)
-            elements *= static_cast<std::uint64_t>(std::max<std::int64_t>(
-                dim < 0 ? static_cast<std::int64_t>(p.learnedRows) : dim, 0));
-        bytes += elements;
-    }
+    for (const WeightSpec& spec : weightSpecs(p))
+        if (spec.used)
+            bytes += 8 * static_cast<std::uint64_t>(weightElements(spec, p));
     return bytes;
 }
 

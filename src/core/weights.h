@@ -8,6 +8,7 @@
  */
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ struct WeightSpec {
 
 /** Every weight name the trace contract knows, with shapes for these parameters. */
 std::vector<WeightSpec> weightSpecs(const Params& p);
+
+/** Elements of `spec` as completeWeights draws it for p (learned.table at p.learnedRows). */
+std::int64_t weightElements(const WeightSpec& spec, const Params& p);
 
 /**
  * Fills every empty, used tensor from p.seed. Given tensors are kept as they are. Scales:
