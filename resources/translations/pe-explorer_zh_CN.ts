@@ -328,6 +328,18 @@
         <source>The part of the logits that position makes, for each scheme on the same inputs: the sum of its position terms (absolute: e·p + p·e + p·p; T5, ALiBi: the bias; Shaw: the k-term; Transformer-XL: (b)+(d); DeBERTa: c2p + p2c; RoPE: what the rotation changes); 0 for none, and for URPE without a bias (its positions multiply the weights). Not for pooled traces (above 2048 positions).</source>
         <translation>在相同输入下，每种方案中由位置产生的那部分 logits：其各位置项之和（绝对编码：e·p + p·e + p·p；T5、ALiBi：偏置；Shaw：k 项；Transformer-XL：(b)+(d)；DeBERTa：c2p + p2c；RoPE：旋转带来的变化）；none 以及无偏置的 URPE 为 0（URPE 的位置作用于权重）。不适用于池化的 trace（超过 2048 个位置）。</translation>
     </message>
+    <message>
+        <source>not computed</source>
+        <translation>未计算</translation>
+    </message>
+    <message>
+        <source>%1 cannot be computed for A&apos;s parameters: %2</source>
+        <translation>%1 无法在 A 的参数下计算：%2</translation>
+    </message>
+    <message>
+        <source>B (%1)</source>
+        <translation>B（%1）</translation>
+    </message>
 </context>
 <context>
     <name>pe::HeatmapView</name>

@@ -165,6 +165,12 @@ ComparisonView::ComparisonView(QWidget* parent)
     connect(m_controller, &ComputeController::resultReady, this, [this](const ComputeResult& r) {
         trimMemoryWhenIdle();
         m_requestInFlight = false;
+        // A scheme that cannot be computed for A's parameters fails the same way each time:
+        // say why on its map and go on to the next, rather than ask again (it asked again and
+        // again, redrawing every map each time: the window never settled).
+        if (!r.trace && m_a && m_requested &&
+            m_requested->second == paramsUnder(m_a->params, m_requested->first))
+            m_failed[m_requested->first] = r.error.isEmpty() ? tr("not computed") : r.error;
         addTrace(r.trace);
         request(); // the next missing scheme, if any
     });
@@ -189,6 +195,7 @@ void ComparisonView::setPoolMode(PoolMode m) {
     m_poolMode = m;
     if (m_a && comesPooled(m_a->params)) {
         m_traces.clear();
+        m_failed.clear();
         m_positionGrids.clear();
         m_requestInFlight = false;
         request();
@@ -312,6 +319,7 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
     m_a = std::move(a);
     m_input = in;
     m_traces.clear();
+    m_failed.clear();
     m_positionGrids.clear();
     m_requestInFlight = false; // whatever runs now was for the old reference
     if (m_a) {
@@ -338,10 +346,11 @@ void ComparisonView::request() {
     for (const auto& [s, v] : m_galleryViews)
         wanted.push_back(s);
     for (Scheme s : wanted) {
-        if (traceOf(s))
+        if (traceOf(s) || m_failed.count(s))
             continue;
         m_requestInFlight = true;
-        m_controller->submit(paramsUnder(m_a->params, s), m_input);
+        m_requested.emplace(s, paramsUnder(m_a->params, s));
+        m_controller->submit(m_requested->second, m_input);
         return;
     }
 }
@@ -412,6 +421,15 @@ void ComparisonView::redraw() {
             v->setSource(n, n);
     };
     const QString sa = qs(toString(m_a->params.scheme));
+    // The title of a map whose trace is not at hand: why, where it could not be computed.
+    auto missing = [this](Scheme s, bool isB) {
+        const QString name = qs(toString(s));
+        const auto f = m_failed.find(s);
+        if (f == m_failed.end())
+            return isB ? tr("computing B…") : tr("computing %1…").arg(name);
+        return tr("%1 cannot be computed for A's parameters: %2")
+            .arg(isB ? tr("B (%1)").arg(name) : name, f->second);
+    };
     // The maps to show (A first, then B and the gallery's, where they are at hand) and the
     // range of their finite values, which they share when asked to.
     // The others are shown only at A's shape, so with A's bins (br, bc).
@@ -431,7 +449,7 @@ void ComparisonView::redraw() {
         if (t && g.rows == a.rows && g.cols == a.cols)
             gallery.push_back({v, t, std::move(g)});
         else
-            v->clear(tr("computing %1…").arg(qs(toString(s))));
+            v->clear(missing(s, false));
     }
     std::optional<std::pair<double, double>> shared;
     if (m_sameScale->isChecked()) {
@@ -456,7 +474,7 @@ void ComparisonView::redraw() {
     m_left->setColourRange(shared);
     if (!haveB) {
         show(m_left, std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
-        m_right->clear(tr("computing B…"));
+        m_right->clear(missing(schemeB(), true));
         m_diff->clear(QString());
         return;
     }

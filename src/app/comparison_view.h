@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "compute_worker.h"
@@ -85,6 +86,11 @@ private:
      *  once, not again on each trace's arrival; dropped with the trace or another tensor. */
     mutable std::map<Scheme, std::pair<int, Grid>> m_positionGrids;
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
+    /** Why a scheme's trace could not be computed for the current reference (a learned table
+     *  shorter than the sequence, too little memory): not asked for again until A changes. */
+    std::map<Scheme, QString> m_failed;
+    /** The scheme and parameters of the last request, to know what a failure was for. */
+    std::optional<std::pair<Scheme, Params>> m_requested;
     bool m_requestInFlight = false;
     QComboBox* m_tensor;
     QSpinBox* m_head;

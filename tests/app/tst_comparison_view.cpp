@@ -22,6 +22,7 @@ private Q_SLOTS:
     void mapsSideBySideStartLevel();
     void positionTermOfEveryScheme();
     void pooledMapsCountPositions();
+    void schemeThatFailsIsAskedForOnce();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -273,3 +274,46 @@ void TestComparisonView::mapsSideBySideStartLevel() {
 
 QTEST_MAIN(TestComparisonView)
 #include "tst_comparison_view.moc"
+
+// A scheme that cannot be computed for A's parameters (here a learned table shorter than the
+// sequence) is asked for once: its maps say why, the schemes after it are computed, and the
+// view's worker then stays quiet. It was asked for again on each failure, every map redrawn
+// each time: at n = 2048 with a gallery of every scheme the window never settled.
+void TestComparisonView::schemeThatFailsIsAskedForOnce() {
+    const InputChoice in;
+    Params p = small();
+    p.n = 40;
+    p.learnedRows = 32;
+    auto a = compute(p, in);
+    QVERIFY(a);
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::Learned);
+    auto* worker = v.findChild<ComputeController*>();
+    QVERIFY(worker);
+    QSignalSpy results(worker, &ComputeController::resultReady);
+    v.setReference(a, in);
+    v.show();
+    v.setGallerySchemes({Scheme::Learned, Scheme::ALiBi});
+    QTRY_VERIFY_WITH_TIMEOUT(v.traceOf(Scheme::ALiBi), 15000);
+    QTRY_VERIFY(!worker->busy());
+    QTest::qWait(300);
+    QCOMPARE(results.count(), 2); // B (learned, failed), then ALiBi
+    QVERIFY(!v.other());
+    QVERIFY2(v.right()->titleText().startsWith(
+                 QLatin1String("B (learned) cannot be computed for A's parameters: ")),
+             qPrintable(v.right()->titleText()));
+    QVERIFY(v.right()->titleText().contains(QLatin1String("32 positions")));
+    QVERIFY(v.galleryView(Scheme::Learned)
+                ->titleText()
+                .startsWith(QLatin1String("learned cannot be computed for A's parameters: ")));
+    QCOMPARE(v.galleryView(Scheme::ALiBi)->data().rows, 40);
+    // A new reference that the table covers: learned is asked for, and computed, again.
+    p.n = 30;
+    auto shorter = compute(p, in);
+    QVERIFY(shorter);
+    v.setReference(shorter, in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::ALiBi), 15000);
+    QCOMPARE(v.right()->data().rows, 30);
+    QVERIFY(v.right()->titleText().startsWith(QLatin1String("B: learned")));
+}
