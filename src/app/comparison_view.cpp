@@ -167,8 +167,9 @@ ComparisonView::ComparisonView(QWidget* parent)
         m_requestInFlight = false;
         // A scheme that cannot be computed for A's parameters fails the same way each time:
         // say why on its map and go on to the next, rather than ask again (it asked again and
-        // again, redrawing every map each time: the window never settled).
-        if (!r.trace && m_a && m_requested &&
+        // again, redrawing every map each time: the window never settled). A cancelled one is
+        // asked for again.
+        if (!r.trace && r.error != QLatin1String("cancelled") && m_a && m_requested &&
             m_requested->second == paramsUnder(m_a->params, m_requested->first))
             m_failed[m_requested->first] = r.error.isEmpty() ? tr("not computed") : r.error;
         addTrace(r.trace);
