@@ -356,38 +356,64 @@ void ComparisonView::request() {
     }
 }
 
-Grid ComparisonView::sliceOf(const Trace* t, int* binRows, int* binCols) const {
+std::shared_ptr<const Trace> ComparisonView::heldTrace(Scheme s) const {
+    if (m_a && s == m_a->params.scheme)
+        return m_a;
+    const auto it = m_traces.find(s);
+    return it == m_traces.end() ? nullptr : it->second;
+}
+
+ComparisonView::Source ComparisonView::sourceOf(std::shared_ptr<const Trace> t) const {
+    Source s;
+    if (!t)
+        return s;
+    s.owner = t;
     const std::string name = m_tensor->currentData().toString().toStdString();
     if (name == "position") { // computed from the trace, for this head, once
-        if (!t)
-            return Grid{};
-        *binRows = *binCols = 1;
         const int head = m_head->value();
         const auto it = m_positionGrids.find(t->params.scheme);
-        if (it != m_positionGrids.end() && it->second.first == head)
-            return it->second.second;
-        Grid g;
-        if (const std::optional<StageMat> m = positionPart(*t, head)) {
-            g = Grid{static_cast<int>(m->rows()), static_cast<int>(m->cols()), {}};
-            g.values.assign(m->data(), m->data() + m->size()); // both row-major
+        if (it != m_positionGrids.end() && it->second.first == head) {
+            s.grid = it->second.second;
+        } else {
+            if (const std::optional<StageMat> m = positionPart(*t, head)) {
+                s.grid = Grid{static_cast<int>(m->rows()), static_cast<int>(m->cols()), {}};
+                s.grid.values.assign(m->data(), m->data() + m->size()); // both row-major
+            }
+            m_positionGrids[t->params.scheme] = {head, s.grid};
         }
-        m_positionGrids[t->params.scheme] = {head, g};
-        return g;
+        s.rows = s.grid.rows;
+        s.cols = s.grid.cols;
+        return s;
     }
-    const Tensor* x = t ? t->find(name) : nullptr;
-    return x ? sliceHeadBinned(*x, m_head->value(), TraceViews::kMaxCells, TraceViews::kMaxCells,
-                               binRows, binCols)
-             : Grid{};
+    // The tensor itself, shown in place as the main views show theirs (HeatmapView::setSlice:
+    // pooled to the plot's pixels and ranged in one vectorised pass, nothing copied at full
+    // size). Each map used to be a full-size double copy whose range was taken twice: 0.6 s
+    // for a new head at n = 2,048 with 13 maps.
+    const Tensor* x = t->find(name);
+    if (!x || x->empty() || x->rank() < 1 || x->rank() > 3)
+        return s;
+    const std::size_t rank = x->rank();
+    s.rows = rank == 1 ? 1 : static_cast<int>(x->dim(rank - 2));
+    s.cols = static_cast<int>(x->dim(rank - 1));
+    if (s.rows > TraceViews::kMaxCells || s.cols > TraceViews::kMaxCells) {
+        // A long output ([n, d] of a pooled trace): binned, as every view bins it.
+        s.grid = sliceHeadBinned(*x, m_head->value(), TraceViews::kMaxCells, TraceViews::kMaxCells,
+                                 &s.binRows, &s.binCols);
+        s.rows = s.grid.rows;
+        s.cols = s.grid.cols;
+        return s;
+    }
+    s.tensor = x;
+    return s;
 }
 
 void ComparisonView::redraw() {
     if (!m_a)
         return;
     const int h = m_head->value();
-    int br = 1, bc = 1;
-    Grid a = sliceOf(m_a.get(), &br, &bc);
+    Source a = sourceOf(m_a);
     const QString valueTitle = m_tensor->currentData().toString();
-    if (a.values.empty()) { // the position term of a pooled trace, or one without W_q, W_k
+    if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k
         m_left->clear(tr("no %1 for this trace: it takes the whole n × n logits (not pooled) "
                          "and the weights they were computed with")
                           .arg(m_tensor->currentText()));
@@ -406,6 +432,7 @@ void ComparisonView::redraw() {
         comesPooled(m_a->params) && a.rows < n &&
         (valueTitle == QLatin1String("logits") || valueTitle == QLatin1String("weights"));
     QString pooledTitle;
+    int br = 1, bc = 1;
     if (pooledCells) {
         PoolInfo pool = PoolInfo::whole(n, a.rows, m_poolMode);
         pool.cols = a.cols;
@@ -413,13 +440,22 @@ void ComparisonView::redraw() {
         br = (n + a.rows - 1) / a.rows;
         bc = (n + a.cols - 1) / a.cols;
     }
-    auto info = [&](const Trace& t, const QString& title) {
-        return traceHeatmapInfo(t, title + pooledTitle, valueTitle, br, bc);
+    auto info = [&](const Trace& t, const QString& title, int binRows, int binCols) {
+        return traceHeatmapInfo(t, title + pooledTitle, valueTitle, binRows, binCols);
     };
-    auto show = [&](HeatmapView* v, Grid g, const HeatmapInfo& i) {
-        v->setData(std::move(g), i);
+    auto placed = [&](HeatmapView* v) {
         if (pooledCells)
             v->setSource(n, n);
+    };
+    // A map of a tensor reads it in place; the position term is a grid of its own.
+    auto show = [&](HeatmapView* v, Source& s, const QString& title) {
+        const HeatmapInfo i =
+            info(*s.owner, title, pooledCells ? br : s.binRows, pooledCells ? bc : s.binCols);
+        if (s.tensor)
+            v->setSlice(s.owner, s.tensor, h, i);
+        else
+            v->setData(std::move(s.grid), i);
+        placed(v);
     };
     const QString sa = qs(toString(m_a->params.scheme));
     // The title of a map whose trace is not at hand: why, where it could not be computed.
@@ -431,64 +467,54 @@ void ComparisonView::redraw() {
         return tr("%1 cannot be computed for A's parameters: %2")
             .arg(isB ? tr("B (%1)").arg(name) : name, f->second);
     };
-    // The maps to show (A first, then B and the gallery's, where they are at hand) and the
-    // range of their finite values, which they share when asked to.
-    // The others are shown only at A's shape, so with A's bins (br, bc).
-    int otherBr = 1, otherBc = 1;
-    const Trace* tb = other();
-    Grid b = sliceOf(tb, &otherBr, &otherBc);
-    const bool haveB = tb && b.rows == a.rows && b.cols == a.cols;
-    struct Shown {
-        HeatmapView* view;
-        const Trace* trace;
-        Grid grid;
-    };
-    std::vector<Shown> gallery;
+    // The maps at hand (A, B and the gallery's, each at A's shape), then the range of their
+    // finite values, which they share when asked to.
+    std::vector<HeatmapView*> shown;
     for (const auto& [s, v] : m_galleryViews) {
-        const Trace* t = traceOf(s);
-        Grid g = sliceOf(t, &otherBr, &otherBc);
-        if (t && g.rows == a.rows && g.cols == a.cols)
-            gallery.push_back({v, t, std::move(g)});
-        else
+        Source g = sourceOf(heldTrace(s));
+        if (!g.empty() && g.rows == a.rows && g.cols == a.cols) {
+            show(v, g, tr("%1, head %2").arg(qs(toString(s))).arg(h));
+            shown.push_back(v);
+        } else {
             v->clear(missing(s, false));
+        }
+    }
+    Source b = sourceOf(heldTrace(schemeB()));
+    const bool haveB = !b.empty() && b.rows == a.rows && b.cols == a.cols;
+    // A − B, cell by cell of what A and B show, before they hand their grids over.
+    Grid d;
+    if (haveB) {
+        auto whole = [h](const Source& s) { return s.tensor ? sliceHead(*s.tensor, h) : s.grid; };
+        d = whole(a);
+        const Grid gb = whole(b);
+        for (std::size_t k = 0; k < d.values.size(); ++k)
+            d.values[k] -= gb.values[k];
+    }
+    const int dBr = pooledCells ? br : a.binRows, dBc = pooledCells ? bc : a.binCols;
+    show(m_left, a, tr("A: %1, head %2").arg(sa).arg(h));
+    shown.push_back(m_left);
+    const QString sb = qs(toString(schemeB()));
+    if (haveB) {
+        show(m_right, b, tr("B: %1, head %2").arg(sb).arg(h));
+        shown.push_back(m_right);
     }
     std::optional<std::pair<double, double>> shared;
-    if (m_sameScale->isChecked()) {
-        auto widen = [&shared](const Grid& g) {
-            double lo = 0, hi = 0;
-            if (!g.finiteRange(&lo, &hi))
-                return;
-            shared = shared ? std::pair{std::min(shared->first, lo), std::max(shared->second, hi)}
-                            : std::pair{lo, hi};
-        };
-        widen(a);
-        if (haveB)
-            widen(b);
-        for (const Shown& g : gallery)
-            widen(g.grid);
-    }
-    for (Shown& g : gallery) {
-        g.view->setColourRange(shared);
-        show(g.view, std::move(g.grid),
-             info(*g.trace, tr("%1, head %2").arg(qs(toString(g.trace->params.scheme))).arg(h)));
-    }
-    m_left->setColourRange(shared);
+    if (m_sameScale->isChecked())
+        for (const HeatmapView* v : shown)
+            if (const auto r = v->dataRange())
+                shared = shared ? std::pair{std::min(shared->first, r->first),
+                                            std::max(shared->second, r->second)}
+                                : *r;
+    for (HeatmapView* v : shown)
+        v->setColourRange(shared);
     if (!haveB) {
-        show(m_left, std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
         m_right->clear(missing(schemeB(), true));
         m_diff->clear(QString());
         return;
     }
-    // A − B first: then A and B are handed over, not copied.
-    Grid d = a;
-    for (std::size_t k = 0; k < d.values.size(); ++k)
-        d.values[k] -= b.values[k];
-    show(m_left, std::move(a), info(*m_a, tr("A: %1, head %2").arg(sa).arg(h)));
-    const QString sb = qs(toString(schemeB()));
-    m_right->setColourRange(shared);
-    show(m_right, std::move(b), info(*tb, tr("B: %1, head %2").arg(sb).arg(h)));
     m_diff->setColorMap(ColorMapKind::RdBu); // a difference is signed: centre it on 0
-    show(m_diff, std::move(d), info(*m_a, tr("A − B (%1 − %2)").arg(sa, sb)));
+    m_diff->setData(std::move(d), info(*m_a, tr("A − B (%1 − %2)").arg(sa, sb), dBr, dBc));
+    placed(m_diff);
     Q_EMIT updated();
 }
 

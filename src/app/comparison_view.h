@@ -73,7 +73,20 @@ private:
     void rebuildGallery();
     /** The maps of each grid row given one header height: their axes start level. */
     void alignHeaders();
-    Grid sliceOf(const Trace* t, int* binRows, int* binCols) const;
+    /** What one map shows: the chosen tensor of a trace, read in place, or a grid (the
+     *  position term, computed from the trace; a tensor past TraceViews::kMaxCells rows or
+     *  columns, binned). Empty without the trace or the tensor. */
+    struct Source {
+        std::shared_ptr<const Trace> owner; ///< the trace; keeps `tensor` alive on the map
+        const Tensor* tensor = nullptr;
+        Grid grid;
+        int rows = 0, cols = 0;
+        int binRows = 1, binCols = 1; ///< positions per grid cell (a tensor past kMaxCells)
+        bool empty() const { return rows == 0 || cols == 0; }
+    };
+    Source sourceOf(std::shared_ptr<const Trace> t) const;
+    /** The trace of a compared scheme (A's own for A's scheme), shared; else null. */
+    std::shared_ptr<const Trace> heldTrace(Scheme s) const;
 
     ComputeController* m_controller;
     QComboBox* m_scheme;

@@ -581,6 +581,12 @@ std::pair<double, double> HeatmapView::colourRange() const {
     return {r.lower, r.upper};
 }
 
+std::optional<std::pair<double, double>> HeatmapView::dataRange() const {
+    if (!m_anyFinite)
+        return std::nullopt;
+    return std::pair{m_lo, m_hi};
+}
+
 void HeatmapView::applyGradient() {
     const ColourChoice c =
         m_sharedRange ? colourChoice(m_colorMap, m_sharedRange->first, m_sharedRange->second, true)
@@ -692,6 +698,7 @@ void HeatmapView::showMatrix(const HeatmapInfo& info, bool any) {
     m_tileTimer->stop();
     m_tileMap->data()->clear();
     m_tileMap->setVisible(false);
+    m_anyFinite = any && hasData();
     if (!any) {
         m_lo = 0;
         m_hi = 1;

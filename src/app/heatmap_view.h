@@ -98,6 +98,8 @@ public:
     void clear(const QString& message);
     /** The matrix shown, at full resolution (a slice shown in place is copied out on demand). */
     const Grid& data() const;
+    /** The tensor shown in place (setSlice), or null (a grid of its own, or nothing). */
+    const Tensor* shownTensor() const { return m_tensor; }
     /** Rows and columns of the matrix shown (without copying it out). */
     int dataRows() const { return m_rows; }
     int dataCols() const { return m_cols; }
@@ -116,6 +118,9 @@ public:
     std::optional<std::pair<double, double>> sharedColourRange() const { return m_sharedRange; }
     /** The range the colour scale shows now (after a diverging map's centring on 0). */
     std::pair<double, double> colourRange() const;
+    /** The finite values' range of the whole matrix shown, whatever range is shared; none
+     *  where it has no finite value (or nothing is shown). */
+    std::optional<std::pair<double, double>> dataRange() const;
     /** Size of the grid last handed to QCustomPlot (after pooling). */
     QSize displayedCells() const { return m_displayed; }
     int redrawCount() const { return m_redraws; }
@@ -263,6 +268,7 @@ private:
     bool m_compact;
     double m_lo = 0; ///< data range of the whole grid (the colour scale stays put while zooming)
     double m_hi = 1;
+    bool m_anyFinite = false; ///< m_lo, m_hi are the data's (else the default 0, 1)
     std::optional<std::pair<double, double>> m_sharedRange; ///< setColourRange's
     bool m_square = false;                                  ///< setSquareCells
     /** Square cells: a map at least this wide has its colour bar beside it (see fitAspect). */

@@ -153,6 +153,19 @@ void TestHeatmapView::colourRangeSkipsMaskedCells() {
     QVERIFY(map);
     QCOMPARE(map->dataRange().lower, 0.0);
     QCOMPARE(map->dataRange().upper, 4.5);
+    // The data's own range, whatever range is shared; none without a finite value.
+    v.setColourRange(std::pair{-1.0, 9.0});
+    QCOMPARE(v.dataRange(), (std::optional<std::pair<double, double>>{{0.0, 4.5}}));
+    QCOMPARE(v.sharedColourRange(), (std::optional<std::pair<double, double>>{{-1.0, 9.0}}));
+    v.setColourRange(std::nullopt);
+    Grid masked{2, 2, std::vector<double>(4, -std::numeric_limits<double>::infinity())};
+    v.setData(masked, HeatmapInfo{});
+    QVERIFY(!v.dataRange());
+    v.setData(ramp(10), HeatmapInfo{});
+    QCOMPARE(v.dataRange(), (std::optional<std::pair<double, double>>{{0.0, 4.5}}));
+    v.clear(QStringLiteral("nothing"));
+    QVERIFY(!v.dataRange());
+    v.setData(ramp(10), HeatmapInfo{});
     // Masked cells are drawn in grey, the others in their value's colour.
     QTRY_COMPARE(v.displayedCells(), QSize(10, 10));
     QCOMPARE(map->gradient().nanHandling(), QCPColorGradient::nhNanColor);
@@ -608,6 +621,8 @@ void TestHeatmapView::sliceInPlaceMatchesItsGrid() {
     auto* map = qobject_cast<QCPColorMap*>(v.plot()->plottable(0));
     QCOMPARE(map->dataRange().lower, 0.0); // masked cells left out of the range
     QCOMPARE(map->dataRange().upper, 4.5);
+    QCOMPARE(v.dataRange(), (std::optional<std::pair<double, double>>{{0.0, 4.5}}));
+    QCOMPARE(v.shownTensor(), t.get());
     QTRY_COMPARE(v.displayedCells(), QSize(10, 10));
     QCOMPARE(shownColour(v, 2, 5), QColor(190, 190, 190));
     QCOMPARE(shownColour(v, 5, 2), gradientColour(map, 1.5));
