@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <array>
@@ -363,33 +364,74 @@ std::shared_ptr<const Trace> ComparisonView::heldTrace(Scheme s) const {
     return it == m_traces.end() ? nullptr : it->second;
 }
 
+namespace {
+/** The position term of head `head` of t's logits (positionPart) as a [1, n, n] tensor of
+ *  doubles, which a map reads in place; null without. */
+std::shared_ptr<const Tensor> positionTensor(const Trace& t, int head) {
+    const std::optional<StageMat> m = positionPart(t, head);
+    if (!m)
+        return nullptr;
+    auto x =
+        std::make_shared<Tensor>(DType::F64, std::vector<std::int64_t>{1, m->rows(), m->cols()});
+    std::copy(m->data(), m->data() + m->size(), x->data<double>()); // both row-major
+    return x;
+}
+} // namespace
+
+void ComparisonView::computePositionGrids() const {
+    const int head = m_head->value();
+    std::vector<std::shared_ptr<const Trace>> wanted;
+    for (Scheme s : shownSchemes()) {
+        const auto it = m_positionGrids.find(s);
+        const bool asked = std::any_of(wanted.begin(), wanted.end(),
+                                       [s](const auto& t) { return t->params.scheme == s; });
+        if (std::shared_ptr<const Trace> t = heldTrace(s);
+            t && !asked && (it == m_positionGrids.end() || it->second.first != head))
+            wanted.push_back(std::move(t));
+    }
+    if (wanted.size() < 2)
+        return; // sourceOf computes it
+    // One job per scheme on Qt's pool (each an n × n term and its products: ~0.1 s at
+    // n = 2,048), the GUI thread waiting: a new head with 12 schemes took 1.2 s on one thread.
+    std::vector<QFuture<std::shared_ptr<const Tensor>>> jobs;
+    for (const auto& t : wanted)
+        jobs.push_back(QtConcurrent::run([t, head] { return positionTensor(*t, head); }));
+    for (std::size_t k = 0; k < wanted.size(); ++k)
+        m_positionGrids[wanted[k]->params.scheme] = {head, jobs[k].result()};
+}
+
+std::vector<Scheme> ComparisonView::shownSchemes() const {
+    std::vector<Scheme> out{m_a ? m_a->params.scheme : schemeB(), schemeB()};
+    for (const auto& [s, v] : m_galleryViews)
+        out.push_back(s);
+    return out;
+}
+
 ComparisonView::Source ComparisonView::sourceOf(std::shared_ptr<const Trace> t) const {
     Source s;
     if (!t)
         return s;
-    s.owner = t;
+    s.trace = t;
     const std::string name = m_tensor->currentData().toString().toStdString();
+    const Tensor* x = nullptr;
     if (name == "position") { // computed from the trace, for this head, once
         const int head = m_head->value();
-        const auto it = m_positionGrids.find(t->params.scheme);
-        if (it != m_positionGrids.end() && it->second.first == head) {
-            s.grid = it->second.second;
-        } else {
-            if (const std::optional<StageMat> m = positionPart(*t, head)) {
-                s.grid = Grid{static_cast<int>(m->rows()), static_cast<int>(m->cols()), {}};
-                s.grid.values.assign(m->data(), m->data() + m->size()); // both row-major
-            }
-            m_positionGrids[t->params.scheme] = {head, s.grid};
-        }
-        s.rows = s.grid.rows;
-        s.cols = s.grid.cols;
-        return s;
+        auto it = m_positionGrids.find(t->params.scheme);
+        if (it == m_positionGrids.end() || it->second.first != head)
+            it = m_positionGrids
+                     .insert_or_assign(t->params.scheme, std::pair{head, positionTensor(*t, head)})
+                     .first;
+        s.owner = it->second.second;
+        x = it->second.second.get();
+    } else {
+        s.owner = t;
+        s.head = m_head->value();
+        x = t->find(name);
     }
     // The tensor itself, shown in place as the main views show theirs (HeatmapView::setSlice:
     // pooled to the plot's pixels and ranged in one vectorised pass, nothing copied at full
     // size). Each map used to be a full-size double copy whose range was taken twice: 0.6 s
     // for a new head at n = 2,048 with 13 maps.
-    const Tensor* x = t->find(name);
     if (!x || x->empty() || x->rank() < 1 || x->rank() > 3)
         return s;
     const std::size_t rank = x->rank();
@@ -397,7 +439,7 @@ ComparisonView::Source ComparisonView::sourceOf(std::shared_ptr<const Trace> t) 
     s.cols = static_cast<int>(x->dim(rank - 1));
     if (s.rows > TraceViews::kMaxCells || s.cols > TraceViews::kMaxCells) {
         // A long output ([n, d] of a pooled trace): binned, as every view bins it.
-        s.grid = sliceHeadBinned(*x, m_head->value(), TraceViews::kMaxCells, TraceViews::kMaxCells,
+        s.grid = sliceHeadBinned(*x, s.head, TraceViews::kMaxCells, TraceViews::kMaxCells,
                                  &s.binRows, &s.binCols);
         s.rows = s.grid.rows;
         s.cols = s.grid.cols;
@@ -411,6 +453,8 @@ void ComparisonView::redraw() {
     if (!m_a)
         return;
     const int h = m_head->value();
+    if (m_tensor->currentData().toString() == QLatin1String("position"))
+        computePositionGrids(); // those not at hand, side by side
     Source a = sourceOf(m_a);
     const QString valueTitle = m_tensor->currentData().toString();
     if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k
@@ -450,9 +494,9 @@ void ComparisonView::redraw() {
     // A map of a tensor reads it in place; the position term is a grid of its own.
     auto show = [&](HeatmapView* v, Source& s, const QString& title) {
         const HeatmapInfo i =
-            info(*s.owner, title, pooledCells ? br : s.binRows, pooledCells ? bc : s.binCols);
+            info(*s.trace, title, pooledCells ? br : s.binRows, pooledCells ? bc : s.binCols);
         if (s.tensor)
-            v->setSlice(s.owner, s.tensor, h, i);
+            v->setSlice(s.owner, s.tensor, s.head, i);
         else
             v->setData(std::move(s.grid), i);
         placed(v);
@@ -484,7 +528,9 @@ void ComparisonView::redraw() {
     // A − B, cell by cell of what A and B show, before they hand their grids over.
     Grid d;
     if (haveB) {
-        auto whole = [h](const Source& s) { return s.tensor ? sliceHead(*s.tensor, h) : s.grid; };
+        auto whole = [](const Source& s) {
+            return s.tensor ? sliceHead(*s.tensor, s.head) : s.grid;
+        };
         d = whole(a);
         const Grid gb = whole(b);
         for (std::size_t k = 0; k < d.values.size(); ++k)

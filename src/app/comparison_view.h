@@ -73,18 +73,25 @@ private:
     void rebuildGallery();
     /** The maps of each grid row given one header height: their axes start level. */
     void alignHeaders();
-    /** What one map shows: the chosen tensor of a trace, read in place, or a grid (the
-     *  position term, computed from the trace; a tensor past TraceViews::kMaxCells rows or
+    /** What one map shows: a tensor read in place (the chosen tensor of a trace, or the
+     *  position term computed from it), or a grid (a tensor past TraceViews::kMaxCells rows or
      *  columns, binned). Empty without the trace or the tensor. */
     struct Source {
-        std::shared_ptr<const Trace> owner; ///< the trace; keeps `tensor` alive on the map
+        std::shared_ptr<const Trace> trace;
+        std::shared_ptr<const void> owner; ///< keeps `tensor` alive on the map
         const Tensor* tensor = nullptr;
+        int head = 0; ///< of `tensor`
         Grid grid;
         int rows = 0, cols = 0;
         int binRows = 1, binCols = 1; ///< positions per grid cell (a tensor past kMaxCells)
         bool empty() const { return rows == 0 || cols == 0; }
     };
     Source sourceOf(std::shared_ptr<const Trace> t) const;
+    /** The position terms of the shown schemes' traces for the current head that are not at
+     *  hand, computed side by side into m_positionGrids. */
+    void computePositionGrids() const;
+    /** A's scheme, B's and the gallery's (repeats possible). */
+    std::vector<Scheme> shownSchemes() const;
     /** The trace of a compared scheme (A's own for A's scheme), shared; else null. */
     std::shared_ptr<const Trace> heldTrace(Scheme s) const;
 
@@ -95,9 +102,10 @@ private:
     QWidget* m_gallery; ///< the grid of every map: A, B, A − B, then the gallery
     std::vector<std::pair<Scheme, HeatmapView*>> m_galleryViews;
     std::vector<Scheme> m_galleryOrder; ///< the gallery's schemes, in the order they were chosen
-    /** The position term of each scheme's trace for one head (sliceOf's "position"): computed
-     *  once, not again on each trace's arrival; dropped with the trace or another tensor. */
-    mutable std::map<Scheme, std::pair<int, Grid>> m_positionGrids;
+    /** The position term of each scheme's trace for one head (tensor "position"), [1, n, n]
+     *  doubles (null where the trace has none): computed once, not again on each trace's
+     *  arrival; dropped with the trace or another tensor. */
+    mutable std::map<Scheme, std::pair<int, std::shared_ptr<const Tensor>>> m_positionGrids;
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
     /** Why a scheme's trace could not be computed for the current reference (a learned table
      *  shorter than the sequence, too little memory): not asked for again until A changes. */

@@ -360,8 +360,12 @@ void TestComparisonView::tensorsAreShownInPlace() {
         QCOMPARE(m->sharedColourRange()->first, lo);
         QCOMPARE(m->sharedColourRange()->second, hi);
     }
-    // The position term is computed from the trace: a grid of its own.
+    // The position term is computed from the trace, once per head, and read in place too.
     QVERIFY(v.setTensor(QStringLiteral("position")));
-    QVERIFY(!v.left()->shownTensor());
-    QVERIFY(v.left()->hasData());
+    const Tensor* term = v.left()->shownTensor();
+    QVERIFY(term && term != a->find("logits"));
+    QCOMPARE(term->shape(), (std::vector<std::int64_t>{1, 24, 24}));
+    QCOMPARE(v.left()->data().at(5, 3), (*positionPart(*a, 2))(5, 3));
+    v.setHead(1);
+    QCOMPARE(v.left()->data().at(5, 3), (*positionPart(*a, 1))(5, 3));
 }
