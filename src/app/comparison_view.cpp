@@ -158,7 +158,7 @@ ComparisonView::ComparisonView(QWidget* parent)
         redraw();
     });
     connect(m_tensor, &QComboBox::currentIndexChanged, this, [this] {
-        m_positionGrids.clear(); // held only while the position term is shown
+        m_positionTerms.clear(); // held only while the position term is shown
         redraw();
     });
     connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
@@ -198,7 +198,7 @@ void ComparisonView::setPoolMode(PoolMode m) {
     if (m_a && comesPooled(m_a->params)) {
         m_traces.clear();
         m_failed.clear();
-        m_positionGrids.clear();
+        m_positionTerms.clear();
         m_requestInFlight = false;
         request();
     }
@@ -236,7 +236,7 @@ void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
                 kept->tensors.emplace_back(m_tensor->itemData(k).toString().toStdString(), *x);
         t = std::move(kept);
     }
-    m_positionGrids.erase(t->params.scheme);
+    m_positionTerms.erase(t->params.scheme);
     m_traces[t->params.scheme] = std::move(t);
     redraw();
 }
@@ -322,7 +322,7 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
     m_input = in;
     m_traces.clear();
     m_failed.clear();
-    m_positionGrids.clear();
+    m_positionTerms.clear();
     m_requestInFlight = false; // whatever runs now was for the old reference
     if (m_a) {
         const QSignalBlocker b(m_head);
@@ -378,15 +378,15 @@ std::shared_ptr<const Tensor> positionTensor(const Trace& t, int head) {
 }
 } // namespace
 
-void ComparisonView::computePositionGrids() const {
+void ComparisonView::computePositionTerms() const {
     const int head = m_head->value();
     std::vector<std::shared_ptr<const Trace>> wanted;
     for (Scheme s : shownSchemes()) {
-        const auto it = m_positionGrids.find(s);
+        const auto it = m_positionTerms.find(s);
         const bool asked = std::any_of(wanted.begin(), wanted.end(),
                                        [s](const auto& t) { return t->params.scheme == s; });
         if (std::shared_ptr<const Trace> t = heldTrace(s);
-            t && !asked && (it == m_positionGrids.end() || it->second.first != head))
+            t && !asked && (it == m_positionTerms.end() || it->second.first != head))
             wanted.push_back(std::move(t));
     }
     if (wanted.size() < 2)
@@ -397,7 +397,7 @@ void ComparisonView::computePositionGrids() const {
     for (const auto& t : wanted)
         jobs.push_back(QtConcurrent::run([t, head] { return positionTensor(*t, head); }));
     for (std::size_t k = 0; k < wanted.size(); ++k)
-        m_positionGrids[wanted[k]->params.scheme] = {head, jobs[k].result()};
+        m_positionTerms[wanted[k]->params.scheme] = {head, jobs[k].result()};
 }
 
 std::vector<Scheme> ComparisonView::shownSchemes() const {
@@ -416,9 +416,9 @@ ComparisonView::Source ComparisonView::sourceOf(std::shared_ptr<const Trace> t) 
     const Tensor* x = nullptr;
     if (name == "position") { // computed from the trace, for this head, once
         const int head = m_head->value();
-        auto it = m_positionGrids.find(t->params.scheme);
-        if (it == m_positionGrids.end() || it->second.first != head)
-            it = m_positionGrids
+        auto it = m_positionTerms.find(t->params.scheme);
+        if (it == m_positionTerms.end() || it->second.first != head)
+            it = m_positionTerms
                      .insert_or_assign(t->params.scheme, std::pair{head, positionTensor(*t, head)})
                      .first;
         s.owner = it->second.second;
@@ -454,7 +454,7 @@ void ComparisonView::redraw() {
         return;
     const int h = m_head->value();
     if (m_tensor->currentData().toString() == QLatin1String("position"))
-        computePositionGrids(); // those not at hand, side by side
+        computePositionTerms(); // those not at hand, side by side
     Source a = sourceOf(m_a);
     const QString valueTitle = m_tensor->currentData().toString();
     if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k

@@ -88,8 +88,8 @@ private:
     };
     Source sourceOf(std::shared_ptr<const Trace> t) const;
     /** The position terms of the shown schemes' traces for the current head that are not at
-     *  hand, computed side by side into m_positionGrids. */
-    void computePositionGrids() const;
+     *  hand, computed side by side into m_positionTerms. */
+    void computePositionTerms() const;
     /** A's scheme, B's and the gallery's (repeats possible). */
     std::vector<Scheme> shownSchemes() const;
     /** The trace of a compared scheme (A's own for A's scheme), shared; else null. */
@@ -105,7 +105,7 @@ private:
     /** The position term of each scheme's trace for one head (tensor "position"), [1, n, n]
      *  doubles (null where the trace has none): computed once, not again on each trace's
      *  arrival; dropped with the trace or another tensor. */
-    mutable std::map<Scheme, std::pair<int, std::shared_ptr<const Tensor>>> m_positionGrids;
+    mutable std::map<Scheme, std::pair<int, std::shared_ptr<const Tensor>>> m_positionTerms;
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
     /** Why a scheme's trace could not be computed for the current reference (a learned table
      *  shorter than the sequence, too little memory): not asked for again until A changes. */
