@@ -268,10 +268,7 @@ std::vector<Scheme> ComparisonView::gallerySchemes() const {
 }
 
 const Trace* ComparisonView::traceOf(Scheme s) const {
-    if (m_a && s == m_a->params.scheme)
-        return m_a.get();
-    const auto it = m_traces.find(s);
-    return it == m_traces.end() ? nullptr : it->second.get();
+    return heldTrace(s).get();
 }
 
 HeatmapView* ComparisonView::galleryView(Scheme s) const {
@@ -344,10 +341,7 @@ void ComparisonView::showEvent(QShowEvent* e) {
 void ComparisonView::request() {
     if (!m_a || !isVisible() || m_requestInFlight)
         return;
-    std::vector<Scheme> wanted{schemeB()};
-    for (const auto& [s, v] : m_galleryViews)
-        wanted.push_back(s);
-    for (Scheme s : wanted) {
+    for (Scheme s : shownSchemes()) { // A's own is at hand: B first, then the gallery's
         if (traceOf(s) || m_failed.count(s))
             continue;
         m_requestInFlight = true;
@@ -453,10 +447,10 @@ void ComparisonView::redraw() {
     if (!m_a)
         return;
     const int h = m_head->value();
-    if (m_tensor->currentData().toString() == QLatin1String("position"))
+    const QString valueTitle = m_tensor->currentData().toString();
+    if (valueTitle == QLatin1String("position"))
         computePositionTerms(); // those not at hand, side by side
     Source a = sourceOf(m_a);
-    const QString valueTitle = m_tensor->currentData().toString();
     if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k
         m_left->clear(tr("no %1 for this trace: it takes the whole n × n logits (not pooled) "
                          "and the weights they were computed with")
