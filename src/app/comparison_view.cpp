@@ -138,6 +138,7 @@ ComparisonView::ComparisonView(QWidget* parent)
     m_left = new HeatmapView;
     m_right = new HeatmapView;
     m_diff = new HeatmapView;
+    m_diff->setColorMap(ColorMapKind::RdBu); // a difference is signed: centred on 0
     for (int c = 0; c < 3; ++c) {
         m_galleryGrid->addWidget(std::array{m_left, m_right, m_diff}[static_cast<std::size_t>(c)],
                                  0, c);
@@ -394,6 +395,11 @@ void ComparisonView::computePositionTerms() const {
         m_positionTerms[wanted[k]->params.scheme] = {head, jobs[k].result()};
 }
 
+bool ComparisonView::Difference::madeOf(const Source& sa, const Source& sb) const {
+    return tensor && a.lock() == sa.owner && b.lock() == sb.owner && aTensor == sa.tensor &&
+           bTensor == sb.tensor && aHead == sa.head && bHead == sb.head;
+}
+
 std::vector<Scheme> ComparisonView::shownSchemes() const {
     std::vector<Scheme> out{m_a ? m_a->params.scheme : schemeB(), schemeB()};
     for (const auto& [s, v] : m_galleryViews)
@@ -489,10 +495,12 @@ void ComparisonView::redraw() {
     auto show = [&](HeatmapView* v, Source& s, const QString& title) {
         const HeatmapInfo i =
             info(*s.trace, title, pooledCells ? br : s.binRows, pooledCells ? bc : s.binCols);
-        if (s.tensor)
-            v->setSlice(s.owner, s.tensor, s.head, i);
-        else
+        if (!s.tensor)
             v->setData(std::move(s.grid), i);
+        else if (!v->showsSlice(s.tensor, s.head) || !(v->info() == i))
+            v->setSlice(s.owner, s.tensor, s.head, i);
+        // else shown already (another map's trace arrived): each of 13 maps at n = 2,048 was
+        // pooled and replotted again at every arrival.
         placed(v);
     };
     const QString sa = qs(toString(m_a->params.scheme));
@@ -519,9 +527,22 @@ void ComparisonView::redraw() {
     }
     Source b = sourceOf(heldTrace(schemeB()));
     const bool haveB = !b.empty() && b.rows == a.rows && b.cols == a.cols;
-    // A − B, cell by cell of what A and B show, before they hand their grids over.
+    // A − B, cell by cell of what A and B show: a tensor of doubles read in place as the others
+    // are, made again only when A's or B's slice changes (not when a gallery map's trace
+    // arrives); of two binned grids, a grid, before they hand their grids over.
     Grid d;
-    if (haveB) {
+    if (haveB && a.tensor && b.tensor) {
+        if (!m_difference.madeOf(a, b))
+            m_difference = {a.owner,
+                            b.owner,
+                            a.tensor,
+                            b.tensor,
+                            a.head,
+                            b.head,
+                            std::make_shared<const Tensor>(
+                                sliceDifference(*a.tensor, a.head, *b.tensor, b.head))};
+    } else if (haveB) {
+        m_difference = {};
         auto whole = [](const Source& s) {
             return s.tensor ? sliceHead(*s.tensor, s.head) : s.grid;
         };
@@ -530,7 +551,6 @@ void ComparisonView::redraw() {
         for (std::size_t k = 0; k < d.values.size(); ++k)
             d.values[k] -= gb.values[k];
     }
-    const int dBr = pooledCells ? br : a.binRows, dBc = pooledCells ? bc : a.binCols;
     show(m_left, a, tr("A: %1, head %2").arg(sa).arg(h));
     shown.push_back(m_left);
     const QString sb = qs(toString(schemeB()));
@@ -552,9 +572,14 @@ void ComparisonView::redraw() {
         m_diff->clear(QString());
         return;
     }
-    m_diff->setColorMap(ColorMapKind::RdBu); // a difference is signed: centre it on 0
-    m_diff->setData(std::move(d), info(*m_a, tr("A − B (%1 − %2)").arg(sa, sb), dBr, dBc));
-    placed(m_diff);
+    Source diff;
+    diff.trace = m_a;
+    diff.owner = m_difference.tensor;
+    diff.tensor = m_difference.tensor.get();
+    diff.grid = std::move(d);
+    diff.binRows = a.binRows; // A's bins (show() gives pooled cells their own)
+    diff.binCols = a.binCols;
+    show(m_diff, diff, tr("A − B (%1 − %2)").arg(sa, sb));
     Q_EMIT updated();
 }
 

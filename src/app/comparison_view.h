@@ -106,6 +106,17 @@ private:
      *  doubles (null where the trace has none): computed once, not again on each trace's
      *  arrival; dropped with the trace or another tensor. */
     mutable std::map<Scheme, std::pair<int, std::shared_ptr<const Tensor>>> m_positionTerms;
+    /** A − B of the slices A and B show ([1, rows, cols] doubles), with what it was made of:
+     *  made again only when one of them changes. The traces are not held (weak). */
+    struct Difference {
+        std::weak_ptr<const void> a, b;
+        const Tensor* aTensor = nullptr;
+        const Tensor* bTensor = nullptr;
+        int aHead = 0, bHead = 0;
+        std::shared_ptr<const Tensor> tensor;
+        /** Whether this is A − B of what `a` and `b` show. */
+        bool madeOf(const Source& a, const Source& b) const;
+    } m_difference;
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
     /** Why a scheme's trace could not be computed for the current reference (a learned table
      *  shorter than the sequence, too little memory): not asked for again until A changes. */

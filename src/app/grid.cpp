@@ -558,6 +558,22 @@ double sliceAt(const Tensor& t, int head, int r, int c) {
     return v;
 }
 
+Tensor sliceDifference(const Tensor& a, int headA, const Tensor& b, int headB) {
+    Tensor d;
+    withSlice(a, headA, [&](const auto* x, int rows, int cols) {
+        withSlice(b, headB, [&](const auto* y, int rowsB, int colsB) {
+            if (rows != rowsB || cols != colsB)
+                return;
+            d = Tensor(DType::F64, {1, rows, cols});
+            double* out = d.data<double>();
+            const std::int64_t count = static_cast<std::int64_t>(rows) * cols;
+            for (std::int64_t k = 0; k < count; ++k)
+                out[k] = static_cast<double>(x[k]) - static_cast<double>(y[k]);
+        });
+    });
+    return d;
+}
+
 } // namespace pe
 
 namespace pe {

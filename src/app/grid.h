@@ -65,6 +65,12 @@ Grid poolSlice(const Tensor& t, int head, int r0, int r1, int c0, int c1, int ou
 bool sliceRange(const Tensor& t, int head, double* lo, double* hi);
 /** sliceHead(t, head).at(r, c), read in place. */
 double sliceAt(const Tensor& t, int head, int r, int c);
+/**
+ * sliceHead(a, headA) − sliceHead(b, headB) as a [1, rows, cols] tensor of doubles (the
+ * difference of two floats is exact there), read from both in place; an empty tensor where the
+ * slices' shapes differ.
+ */
+Tensor sliceDifference(const Tensor& a, int headA, const Tensor& b, int headB);
 
 } // namespace pe
 

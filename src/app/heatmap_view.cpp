@@ -679,6 +679,14 @@ void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tens
     showMatrix(info, any);
 }
 
+bool HeatmapView::showsSlice(const Tensor* tensor, int head) const {
+    if (!tensor || tensor != m_tensor)
+        return false;
+    return tensor->rank() == 3
+               ? std::clamp(head, 0, static_cast<int>(tensor->dim(0)) - 1) == m_sliceHead
+               : true;
+}
+
 const Grid& HeatmapView::data() const {
     if (m_tensor && m_grid.empty())
         m_grid = sliceHead(*m_tensor, m_sliceHead);

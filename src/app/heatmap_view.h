@@ -51,6 +51,7 @@ struct HeatmapInfo {
     double colStep = 1.0;
     bool affineRows() const { return rowStart != 0.0 || rowStep != 1.0; }
     bool affineCols() const { return colStart != 0.0 || colStep != 1.0; }
+    bool operator==(const HeatmapInfo&) const = default;
 };
 
 /**
@@ -100,6 +101,8 @@ public:
     const Grid& data() const;
     /** The tensor shown in place (setSlice), or null (a grid of its own, or nothing). */
     const Tensor* shownTensor() const { return m_tensor; }
+    /** Whether head `head` of `tensor` is what the view shows now (setSlice's, in place). */
+    bool showsSlice(const Tensor* tensor, int head) const;
     /** Rows and columns of the matrix shown (without copying it out). */
     int dataRows() const { return m_rows; }
     int dataCols() const { return m_cols; }

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void poolSliceEqualsPoolOfSlice_data();
     void poolSliceEqualsPoolOfSlice();
     void sliceRangeAndAtReadInPlace();
+    void sliceDifferenceOfTwoHeads();
 };
 
 static Grid ramp(int rows, int cols) {
@@ -257,6 +258,30 @@ void TestGrid::sliceRangeAndAtReadInPlace() {
         {2, 2}, std::vector<float>(4, -std::numeric_limits<float>::infinity()));
     double lo = 0, hi = 0;
     QVERIFY(!sliceRange(masked, 0, &lo, &hi));
+}
+
+// A − B of the Compare tab: head ha of a float tensor less head hb of a double one, in doubles
+// (the difference of two floats exactly), shaped [1, rows, cols]; slices of other shapes: none.
+void TestGrid::sliceDifferenceOfTwoHeads() {
+    std::vector<float> fa(2 * 3 * 4);
+    std::vector<double> fb(3 * 3 * 4);
+    for (std::size_t k = 0; k < fa.size(); ++k)
+        fa[k] = 1.0f + 1e-7f * static_cast<float>(k) + static_cast<float>(k) / 3.0f;
+    for (std::size_t k = 0; k < fb.size(); ++k)
+        fb[k] = 0.1 * static_cast<double>(k * k);
+    fa[12 + 5] = -std::numeric_limits<float>::infinity(); // a masked logit stays masked
+    const Tensor a = Tensor::fromVector<float>({2, 3, 4}, fa);
+    const Tensor b = Tensor::fromVector<double>({3, 3, 4}, fb);
+    const Tensor d = sliceDifference(a, 1, b, 2);
+    QCOMPARE(d.dtype(), DType::F64);
+    QCOMPARE(d.shape(), (std::vector<std::int64_t>{1, 3, 4}));
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 4; ++j)
+            if (!(i == 1 && j == 1))
+                QCOMPARE(sliceAt(d, 0, i, j), sliceAt(a, 1, i, j) - sliceAt(b, 2, i, j));
+    QCOMPARE(sliceAt(d, 0, 1, 1), -std::numeric_limits<double>::infinity());
+    QVERIFY(
+        sliceDifference(a, 0, Tensor::fromVector<float>({3, 3}, std::vector<float>(9)), 0).empty());
 }
 
 QTEST_GUILESS_MAIN(TestGrid)
