@@ -5,13 +5,14 @@
 //
 // Usage: xvfb-run -a -s '-screen 0 1600x1000x24' bench_interactive --latency
 //            [--n 512,2048] [--d 256] [--heads 8] [--changes 40]
-//            [--tabs encoding,relative,terms,attention] [--absolute]
+//            [--tabs encoding,relative,terms,attention,compare] [--absolute]
 // Drives the real window: changes one parameter control at a time (Shaw's clip k, the seed,
 // the scheme between Shaw and T5, T5's max distance; --absolute: the sinusoid's base and the
 // seed, whose Logit terms tab splits the logits into four terms), and measures each change from the
 // moment the control's value is set to the end of the last repaint of the heat maps and plots it
 // causes (on the Encoding and Relative tabs, drawn from the early part of the result before the
-// forward pass ends; whole_p95_ms: until the whole result's frame too). Prints one JSON line
+// forward pass ends; whole_p95_ms: until the whole result's frame too; on the Compare tab, until
+// scheme B's trace for the new parameters is drawn beside A's). Prints one JSON line
 // per (n, tab) with the percentiles; the medians of: the time the whole result (and the early
 // part) reached the GUI thread, the worker's compute time, the engine's share of it (the rest
 // is the worker's overhead: inputs, weights), the render time the status bar reports; the CPU
@@ -46,6 +47,7 @@
 
 #include "allocator.h"
 #include "application.h"
+#include "comparison_view.h"
 #include "cpu_gemm.h"
 #include "heatmap_view.h"
 #include "main_window.h"
@@ -353,10 +355,11 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     for (const std::string& nStr : ns) {
         const int n = std::atoi(nStr.c_str());
         for (const std::string& tab : tabs) {
-            const int tabIndex = tab == "encoding"   ? 0
-                                 : tab == "relative" ? 1
-                                 : tab == "terms"    ? 2
-                                                     : 3;
+            const int tabIndex = tab == "encoding"    ? 0
+                                 : tab == "relative"  ? 1
+                                 : tab == "terms"     ? 2
+                                 : tab == "attention" ? 3
+                                                      : 4; // compare
             w.views()->setCurrentIndex(tabIndex);
             Session s = w.session();
             s.params.scheme = Scheme::Shaw;
@@ -413,6 +416,19 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                         },
                         120000)) {
                     std::fprintf(stderr, "bench_interactive: no frame after '%s'\n", name);
+                    return 1;
+                }
+                // The Compare tab: until scheme B's trace for the new parameters is shown too
+                // (its view computes B once A's result has come).
+                if (tabIndex == 4 &&
+                    !runUntil(
+                        [&] {
+                            const Trace* b = w.comparison()->other();
+                            return b && b->params == paramsUnder(want, b->params.scheme) &&
+                                   w.comparison()->right()->hasData();
+                        },
+                        120000)) {
+                    std::fprintf(stderr, "bench_interactive: no scheme B after '%s'\n", name);
                     return 1;
                 }
                 const double shown = static_cast<double>(clock.nsecsElapsed()) / 1e6;
