@@ -174,9 +174,26 @@ ComparisonView::ComparisonView(QWidget* parent)
         if (!r.trace && r.error != QLatin1String("cancelled") && m_a && m_requested &&
             m_requested->second == paramsUnder(m_a->params, m_requested->first))
             m_failed[m_requested->first] = r.error.isEmpty() ? tr("not computed") : r.error;
+        if (m_ahead && r.trace &&
+            r.trace->params == paramsUnder(m_ahead->a, r.trace->params.scheme)) {
+            m_ahead->trace = r.trace; // B, before the reference it was computed for
+            return;
+        }
         addTrace(r.trace);
         request(); // the next missing scheme, if any
     });
+}
+
+void ComparisonView::prepare(const Params& a, const InputChoice& in) {
+    m_ahead.reset();
+    const Scheme b = schemeB();
+    if (!isVisible() || b == a.scheme)
+        return;
+    m_ahead = Ahead{a, in, nullptr};
+    m_requestInFlight = true;
+    m_requested.emplace(b, paramsUnder(a, b));
+    m_requestedInput = in;
+    m_controller->submit(m_requested->second, in);
 }
 
 void ComparisonView::setColorMap(ColorMapKind k) {
@@ -221,11 +238,14 @@ void ComparisonView::setHead(int h) {
 }
 
 void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
+    keep(std::move(t));
+    redraw();
+}
+
+void ComparisonView::keep(std::shared_ptr<const Trace> t) {
     // A result computed for an earlier reference is not kept.
-    if (!t || !m_a || !(t->params == paramsUnder(m_a->params, t->params.scheme))) {
-        redraw();
+    if (!t || !m_a || !(t->params == paramsUnder(m_a->params, t->params.scheme)))
         return;
-    }
     if (comesPooled(t->params)) {
         // A long sequence's trace is mostly its O(n·d) tensors (a few hundred MB at n = 16384):
         // keep only what this view can show, so a gallery of every scheme stays small.
@@ -239,7 +259,6 @@ void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
     }
     m_positionTerms.erase(t->params.scheme);
     m_traces[t->params.scheme] = std::move(t);
-    redraw();
 }
 
 Scheme ComparisonView::schemeB() const {
@@ -321,7 +340,14 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
     m_traces.clear();
     m_failed.clear();
     m_positionTerms.clear();
-    m_requestInFlight = false; // whatever runs now was for the old reference
+    // What runs now was for the old reference, unless prepare() asked for B of this one: then
+    // it is kept, or still coming.
+    const bool announced = m_ahead && m_a && m_ahead->a == m_a->params && m_ahead->input == in;
+    if (announced && m_ahead->trace)
+        keep(m_ahead->trace);
+    m_requestInFlight = announced && m_requestInFlight && m_requested &&
+                        m_requested->second == paramsUnder(m_a->params, m_requested->first);
+    m_ahead.reset();
     if (m_a) {
         const QSignalBlocker b(m_head);
         m_head->setRange(0, std::max(0, m_a->params.heads - 1));
@@ -340,13 +366,15 @@ void ComparisonView::showEvent(QShowEvent* e) {
 }
 
 void ComparisonView::request() {
-    if (!m_a || !isVisible() || m_requestInFlight)
+    // A reference announced by prepare() comes next: nothing for the current one meanwhile.
+    if (!m_a || !isVisible() || m_requestInFlight || m_ahead)
         return;
     for (Scheme s : shownSchemes()) { // A's own is at hand: B first, then the gallery's
         if (traceOf(s) || m_failed.count(s))
             continue;
         m_requestInFlight = true;
         m_requested.emplace(s, paramsUnder(m_a->params, s));
+        m_requestedInput = m_input;
         m_controller->submit(m_requested->second, m_input);
         return;
     }

@@ -33,6 +33,12 @@ public:
 
     /** The current trace (scheme A) and its input; B is recomputed with A's other parameters. */
     void setReference(std::shared_ptr<const Trace> a, const InputChoice& in);
+    /**
+     * The reference about to come: its parameters and input were just submitted to the
+     * window's worker. Shown, the view asks for B's trace for them now, computed beside A's
+     * rather than after it has come, and setReference takes it if A comes with those.
+     */
+    void prepare(const Params& a, const InputChoice& in);
     void setColorMap(ColorMapKind k);
     void setPoolMode(PoolMode m);
     void setOtherScheme(Scheme s);
@@ -71,6 +77,8 @@ private:
     void request();
     void redraw();
     void rebuildGallery();
+    /** Keeps trace t if it is for the current reference (what this view can show of it). */
+    void keep(std::shared_ptr<const Trace> t);
     /** The maps of each grid row given one header height: their axes start level. */
     void alignHeaders();
     /** What one map shows: a tensor read in place (the chosen tensor of a trace, or the
@@ -123,6 +131,14 @@ private:
     std::map<Scheme, QString> m_failed;
     /** The scheme and parameters of the last request, to know what a failure was for. */
     std::optional<std::pair<Scheme, Params>> m_requested;
+    InputChoice m_requestedInput; ///< and its input
+    /** The reference prepare() announced, and B's trace for it once computed. */
+    struct Ahead {
+        Params a;
+        InputChoice input;
+        std::shared_ptr<const Trace> trace;
+    };
+    std::optional<Ahead> m_ahead;
     bool m_requestInFlight = false;
     QComboBox* m_tensor;
     QSpinBox* m_head;

@@ -402,6 +402,7 @@ void MainWindow::submit(const Session& s) {
     m_current = s;
     // The Encoding and Relative tabs show nothing of the attention: their part comes first.
     m_controller->submit(s.params, s.input, m_views->earlyPartWanted());
+    m_compare->prepare(s.params, s.input); // B beside A, where the Compare tab is shown
     m_insights->setParams(s.params, s.input);
 }
 

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void schemeThatFailsIsAskedForOnce();
     void tensorsAreShownInPlace();
     void arrivingTraceRedrawsOnlyItsMap();
+    void schemeBIsComputedBesideTheReference();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -419,4 +420,58 @@ void TestComparisonView::arrivingTraceRedrawsOnlyItsMap() {
     QTRY_VERIFY(v.difference()->shownTensor() && v.difference()->shownTensor() != difference);
     QCOMPARE(v.difference()->data().at(5, 3),
              double(at(*a, "weights", 0, 5, 3)) - double(at(*v.other(), "weights", 0, 5, 3)));
+}
+
+// The window announces the parameters it submits (prepare): B's trace is computed for them at
+// once, beside A's, and the new reference is drawn with B in one go (B used to be asked for
+// only once A had come: A drawn beside "computing B…", then everything again).
+void TestComparisonView::schemeBIsComputedBesideTheReference() {
+    const InputChoice in;
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::RoPE);
+    v.show();
+    v.setReference(compute(small(), in), in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other(), 10000);
+    auto* worker = v.findChild<ComputeController*>();
+    QVERIFY(worker);
+    QSignalSpy computed(worker, &ComputeController::resultReady);
+    QSignalSpy updated(&v, &ComparisonView::updated);
+
+    Params next = small();
+    next.seed = 7;
+    v.prepare(next, in);
+    QVERIFY(computed.wait(10000));        // B for `next`, before A's trace exists
+    QVERIFY(v.other()->params.seed == 0); // the current reference's B is still shown
+    const auto a = compute(next, in);
+    v.setReference(a, in);
+    QVERIFY(v.other()); // B at hand at once
+    QCOMPARE(v.other()->params, paramsUnder(next, Scheme::RoPE));
+    QCOMPARE(v.right()->shownTensor(), v.other()->find("weights"));
+    QCOMPARE(v.difference()->data().at(5, 3),
+             double(at(*a, "weights", 0, 5, 3)) - double(at(*v.other(), "weights", 0, 5, 3)));
+    QCOMPARE(updated.count(), 1); // drawn once, A and B together
+
+    // A reference other than the one announced (its computation superseded): the B computed
+    // ahead is not used, and B is computed for the reference that came.
+    Params announced = next;
+    announced.seed = 8;
+    v.prepare(announced, in);
+    QVERIFY(computed.wait(10000));
+    Params other = next;
+    other.seed = 9;
+    v.setReference(compute(other, in), in);
+    QVERIFY(!v.other());
+    QTRY_VERIFY_WITH_TIMEOUT(v.other(), 10000);
+    QCOMPARE(v.other()->params, paramsUnder(other, Scheme::RoPE));
+
+    // Hidden, or B the announced scheme itself: nothing is computed ahead.
+    computed.clear();
+    Params same = other;
+    same.scheme = Scheme::RoPE;
+    v.prepare(same, in);
+    v.hide();
+    v.prepare(next, in);
+    QTest::qWait(200);
+    QCOMPARE(computed.count(), 0);
 }
