@@ -184,6 +184,14 @@ ComparisonView::ComparisonView(QWidget* parent)
     });
 }
 
+void ComparisonView::cancelPrepared() {
+    if (!m_ahead)
+        return;
+    m_ahead.reset();
+    request(); // what the current reference still lacks (B's request ahead, if running, ends
+               // dropped: it is not for the current reference)
+}
+
 void ComparisonView::prepare(const Params& a, const InputChoice& in) {
     m_ahead.reset();
     const Scheme b = schemeB();

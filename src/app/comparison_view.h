@@ -39,6 +39,9 @@ public:
      * rather than after it has come, and setReference takes it if A comes with those.
      */
     void prepare(const Params& a, const InputChoice& in);
+    /** The reference prepare() announced will not come (its computation failed, was cancelled
+     *  or gave way to a zoom tile): the view goes on with the current one. */
+    void cancelPrepared();
     void setColorMap(ColorMapKind k);
     void setPoolMode(PoolMode m);
     void setOtherScheme(Scheme s);

@@ -432,6 +432,8 @@ void MainWindow::showPending() {
     m_pending = {};
     m_lastFrame.start();
     trimMemoryWhenIdle(); // the trace this one replaces is freed as the views let go of it
+    if (!r.trace || r.pool.tile)
+        m_compare->cancelPrepared(); // the parameters announced to it will not come
     if (!r.error.isEmpty()) {
         if (r.error != QLatin1String("cancelled"))
             statusBar()->showMessage(tr("Error: %1").arg(r.error), 8000);

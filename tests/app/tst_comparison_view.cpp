@@ -465,10 +465,19 @@ void TestComparisonView::schemeBIsComputedBesideTheReference() {
     QTRY_VERIFY_WITH_TIMEOUT(v.other(), 10000);
     QCOMPARE(v.other()->params, paramsUnder(other, Scheme::RoPE));
 
+    // An announced reference that does not come (its computation failed): once told, the view
+    // goes on with the current one (another B is computed for it, not held back).
+    announced.seed = 10;
+    v.prepare(announced, in);
+    v.cancelPrepared();
+    v.setOtherScheme(Scheme::ALiBi);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other(), 10000);
+    QCOMPARE(v.other()->params, paramsUnder(other, Scheme::ALiBi));
+
     // Hidden, or B the announced scheme itself: nothing is computed ahead.
     computed.clear();
     Params same = other;
-    same.scheme = Scheme::RoPE;
+    same.scheme = Scheme::ALiBi;
     v.prepare(same, in);
     v.hide();
     v.prepare(next, in);

@@ -46,6 +46,7 @@ private Q_SLOTS:
     void everySchemeShowsItsViews();
     void exportsCurrentView();
     void comparisonShowsTheDifference();
+    void comparisonGoesOnAfterAFailedComputation();
     void longWorkShowsProgressAndCancels();
     void chosenColumnsOfP();
     void squareCellsReachEveryMap();
@@ -379,6 +380,23 @@ void TestMainWindow::comparisonShowsTheDifference() {
     QCOMPARE(c->difference()->plot()->xAxis->range().lower, 9.5);
     QCOMPARE(c->right()->plot()->xAxis->range().upper, 25.5);
     QTRY_COMPARE(c->difference()->displayedCells().width(), 16);
+}
+
+// On the Compare tab each submitted change is announced to the view, which computes B for it
+// ahead; a change whose computation fails never comes, and the view must go on with the
+// reference it has (it held its requests back, waiting: a new B was never computed).
+void TestMainWindow::comparisonGoesOnAfterAFailedComputation() {
+    ComparisonView* c = m_w->comparison();
+    m_w->views()->setCurrentWidget(c);
+    QTRY_VERIFY_WITH_TIMEOUT(c->other(), 8000);
+    m_w->controller()->setMemoryBudget(1 << 20); // 1 MiB: n = 4,096 is refused
+    m_w->panel()->lengthBox()->setValue(4096);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_w->statusBar()->currentMessage().contains(QLatin1String("more than the")), 8000);
+    QCOMPARE(m_w->shownParams()->n, 64);
+    c->setOtherScheme(Scheme::T5);
+    QTRY_VERIFY_WITH_TIMEOUT(c->other() && c->other()->params.scheme == Scheme::T5, 8000);
+    QCOMPARE(c->other()->params.n, 64);
 }
 
 void TestMainWindow::longWorkShowsProgressAndCancels() {
