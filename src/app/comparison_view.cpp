@@ -373,6 +373,11 @@ void ComparisonView::showEvent(QShowEvent* e) {
     redraw();
 }
 
+void ComparisonView::hideEvent(QHideEvent* e) {
+    QWidget::hideEvent(e);
+    m_difference.spare.reset(); // kept for the next change only while the tab is shown
+}
+
 void ComparisonView::request() {
     // A reference announced by prepare() comes next: nothing for the current one meanwhile.
     if (!m_a || !isVisible() || m_requestInFlight || m_ahead)
@@ -568,17 +573,19 @@ void ComparisonView::redraw() {
     // arrives); of two binned grids, a grid, before they hand their grids over.
     Grid d;
     if (haveB && a.tensor && b.tensor) {
-        if (!m_difference.madeOf(a, b))
-            m_difference = {a.owner,
-                            b.owner,
-                            a.tensor,
-                            b.tensor,
-                            a.head,
-                            b.head,
-                            std::make_shared<const Tensor>(
-                                sliceDifference(*a.tensor, a.head, *b.tensor, b.head))};
+        if (!m_difference.madeOf(a, b)) {
+            // Into the buffer A − B was drawn from before this one, where the map has let go
+            // of it: 32 MB at n = 2,048, whose fresh pages were a third of the making.
+            std::shared_ptr<Tensor> next = m_difference.spare.use_count() == 1
+                                               ? std::move(m_difference.spare)
+                                               : std::make_shared<Tensor>();
+            sliceDifference(*a.tensor, a.head, *b.tensor, b.head, *next);
+            Difference made{a.owner, b.owner, a.tensor,        b.tensor,
+                            a.head,  b.head,  std::move(next), std::move(m_difference.tensor)};
+            m_difference = std::move(made);
+        }
     } else if (haveB) {
-        m_difference = {};
+        m_difference.tensor.reset();
         auto whole = [](const Source& s) {
             return s.tensor ? sliceHead(*s.tensor, s.head) : s.grid;
         };

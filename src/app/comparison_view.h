@@ -73,6 +73,7 @@ Q_SIGNALS:
 
 protected:
     void showEvent(QShowEvent* e) override;
+    void hideEvent(QHideEvent* e) override;
 
 private:
     Scheme schemeB() const;
@@ -124,7 +125,8 @@ private:
         const Tensor* aTensor = nullptr;
         const Tensor* bTensor = nullptr;
         int aHead = 0, bHead = 0;
-        std::shared_ptr<const Tensor> tensor;
+        std::shared_ptr<Tensor> tensor;
+        std::shared_ptr<Tensor> spare; ///< the one before, reused once the map lets go of it
         /** Whether this is A − B of what `a` and `b` show. */
         bool madeOf(const Source& a, const Source& b) const;
     } m_difference;

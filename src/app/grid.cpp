@@ -560,18 +560,37 @@ double sliceAt(const Tensor& t, int head, int r, int c) {
 
 Tensor sliceDifference(const Tensor& a, int headA, const Tensor& b, int headB) {
     Tensor d;
+    sliceDifference(a, headA, b, headB, d);
+    return d;
+}
+
+void sliceDifference(const Tensor& a, int headA, const Tensor& b, int headB, Tensor& out) {
+    bool made = false;
     withSlice(a, headA, [&](const auto* x, int rows, int cols) {
         withSlice(b, headB, [&](const auto* y, int rowsB, int colsB) {
             if (rows != rowsB || cols != colsB)
                 return;
-            d = Tensor(DType::F64, {1, rows, cols});
-            double* out = d.data<double>();
+            const std::vector<std::int64_t> shape{1, rows, cols};
+            if (out.dtype() != DType::F64 || out.shape() != shape)
+                out = Tensor(DType::F64, shape);
+            double* d = out.data<double>();
+            auto part = [x, y, d](std::int64_t k0, std::int64_t k1) {
+                for (std::int64_t k = k0; k < k1; ++k)
+                    d[k] = static_cast<double>(x[k]) - static_cast<double>(y[k]);
+            };
             const std::int64_t count = static_cast<std::int64_t>(rows) * cols;
-            for (std::int64_t k = 0; k < count; ++k)
-                out[k] = static_cast<double>(x[k]) - static_cast<double>(y[k]);
+            if (count >= kSplitElements) { // two halves at once, as poolBins does
+                QFuture<void> other = QtConcurrent::run([&part, count] { part(count / 2, count); });
+                part(0, count / 2);
+                other.waitForFinished();
+            } else {
+                part(0, count);
+            }
+            made = true;
         });
     });
-    return d;
+    if (!made)
+        out = Tensor();
 }
 
 } // namespace pe

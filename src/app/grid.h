@@ -71,6 +71,9 @@ double sliceAt(const Tensor& t, int head, int r, int c);
  * slices' shapes differ.
  */
 Tensor sliceDifference(const Tensor& a, int headA, const Tensor& b, int headB);
+/** The same into `out`, whose storage is reused where it already has that shape (no fresh
+ *  pages to fault in); large slices by two threads. */
+void sliceDifference(const Tensor& a, int headA, const Tensor& b, int headB, Tensor& out);
 
 } // namespace pe
 

@@ -420,6 +420,15 @@ void TestComparisonView::arrivingTraceRedrawsOnlyItsMap() {
     QTRY_VERIFY(v.difference()->shownTensor() && v.difference()->shownTensor() != difference);
     QCOMPARE(v.difference()->data().at(5, 3),
              double(at(*a, "weights", 0, 5, 3)) - double(at(*v.other(), "weights", 0, 5, 3)));
+    // And another: made in the first one's storage, which the map has let go of (no fresh
+    // pages for each B).
+    const Tensor* second = v.difference()->shownTensor();
+    v.setOtherScheme(Scheme::ALiBi);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.other()->params.scheme == Scheme::ALiBi, 15000);
+    QTRY_VERIFY(v.difference()->shownTensor() != second);
+    QCOMPARE(v.difference()->shownTensor(), difference);
+    QCOMPARE(v.difference()->data().at(7, 2),
+             double(at(*a, "weights", 0, 7, 2)) - double(at(*v.other(), "weights", 0, 7, 2)));
 }
 
 // The window announces the parameters it submits (prepare): B's trace is computed for them at

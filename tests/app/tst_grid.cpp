@@ -282,6 +282,30 @@ void TestGrid::sliceDifferenceOfTwoHeads() {
     QCOMPARE(sliceAt(d, 0, 1, 1), -std::numeric_limits<double>::infinity());
     QVERIFY(
         sliceDifference(a, 0, Tensor::fromVector<float>({3, 3}, std::vector<float>(9)), 0).empty());
+    // Into a tensor of that shape: its storage is reused; of another shape, it is remade.
+    Tensor into(DType::F64, {1, 3, 4});
+    const double* storage = into.data<double>();
+    sliceDifference(a, 0, b, 1, into);
+    QCOMPARE(into.data<double>(), storage);
+    QCOMPARE(sliceAt(into, 0, 2, 3), sliceAt(a, 0, 2, 3) - sliceAt(b, 1, 2, 3));
+    Tensor other(DType::F32, {2, 2});
+    sliceDifference(a, 0, b, 1, other);
+    QCOMPARE(other.dtype(), DType::F64);
+    QCOMPARE(other.shape(), (std::vector<std::int64_t>{1, 3, 4}));
+    // A large slice (two halves at once) equals the difference element by element.
+    std::vector<float> big(2 * 512 * 300), big2(512 * 300);
+    for (std::size_t k = 0; k < big.size(); ++k)
+        big[k] = static_cast<float>(std::sin(0.001 * static_cast<double>(k)));
+    for (std::size_t k = 0; k < big2.size(); ++k)
+        big2[k] = static_cast<float>(std::cos(0.002 * static_cast<double>(k)));
+    const Tensor ba = Tensor::fromVector<float>({2, 512, 300}, big);
+    const Tensor bb = Tensor::fromVector<float>({512, 300}, big2);
+    const Tensor bd = sliceDifference(ba, 1, bb, 0);
+    for (auto [i, j] :
+         {std::pair{0, 0}, std::pair{255, 299}, std::pair{256, 0}, std::pair{511, 299}})
+        QCOMPARE(sliceAt(bd, 0, i, j),
+                 double(big[static_cast<std::size_t>(512 * 300 + i * 300 + j)]) -
+                     double(big2[static_cast<std::size_t>(i * 300 + j)]));
 }
 
 QTEST_GUILESS_MAIN(TestGrid)
