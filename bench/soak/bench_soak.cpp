@@ -3,8 +3,8 @@
 //
 //   xvfb-run -a -s '-screen 0 1600x1000x24' bench_soak [--actions 10000] [--seed 1]
 //       [--mark 500] [--interval-ms 5] [--settle-every 20] [--settle-ms 2000]
-//       [--check [--max-growth-mb 50] [--max-stalls 0]] [--skip backend,zoom,…] [--verbose]
-//       [--no-supervise] [--stack-on-stall MS]
+//       [--check [--max-growth-mb 50] [--max-stalls 0] [--max-repeats 3]] [--skip backend,zoom,…]
+//       [--verbose] [--no-supervise] [--stack-on-stall MS]
 //
 // The soak runs in a child process that this one starts and watches: a crash (a signal, an
 // abort) or a hang (no action for --hang-s) is reported as a JSON line with the last actions
@@ -61,6 +61,9 @@ struct Options {
     std::vector<std::string> skip; ///< kinds of action left out
     double maxGrowthMb = 50.0;
     int maxStalls = 0;
+    /** The most results of one request a worker may give in a row with no action between
+     *  (the fixed state computes its session twice; a backend switch computes it again). */
+    int maxRepeats = 3;
     bool supervise = true;
     bool child = false;
 };
@@ -103,6 +106,8 @@ bool parse(int argc, char** argv, Options* o) {
             ok = next(&o->maxGrowthMb);
         else if (a == "--max-stalls")
             ok = next(&o->maxStalls);
+        else if (a == "--max-repeats")
+            ok = next(&o->maxRepeats);
         else if (a == "--check")
             o->check = true;
         else if (a == "--skip" && i + 1 < argc) {
@@ -196,6 +201,8 @@ int soak(int argc, char** argv, const Options& o) {
         heartbeat.setReportGapsOver(200);
     heartbeat.setStackDumpAfter(o.stackOnStallMs);
     heartbeat.start();
+    RepeatWatcher repeats;
+    repeats.watch(&w);
     bool quiet = driver.quiesce(start, o.quiesceMs);
     const std::uint64_t rssStart = residentBytes(), anonStart = anonymousResidentBytes();
     std::uint64_t rssMark = rssStart, anonMark = anonStart;
@@ -206,6 +213,7 @@ int soak(int argc, char** argv, const Options& o) {
     double actingMs = 0.0;
     for (done = 0; done < o.actions;) {
         acting.start();
+        repeats.actionTaken();
         last = driver.step();
         ++done;
         std::fprintf(stderr, "soak: action %d %s\n", done, qPrintable(last));
@@ -229,6 +237,7 @@ int soak(int argc, char** argv, const Options& o) {
         }
         actingMs += static_cast<double>(acting.nsecsElapsed()) / 1e6;
         if (done == o.mark) {
+            repeats.actionTaken(); // the fixed state computes its session twice
             quiet = driver.quiesce(start, o.quiesceMs) && quiet;
             rssMark = residentBytes();
             anonMark = anonymousResidentBytes();
@@ -244,6 +253,7 @@ int soak(int argc, char** argv, const Options& o) {
             std::fflush(stdout);
         }
     }
+    repeats.actionTaken();
     quiet = driver.quiesce(start, o.quiesceMs) && quiet;
     const std::uint64_t rssEnd = residentBytes(), anonEnd = anonymousResidentBytes();
     // The check is on the anonymous part: library pages in the resident set come and go with
@@ -269,6 +279,11 @@ int soak(int argc, char** argv, const Options& o) {
                         .arg(growth, 0, 'f', 1)
                         .arg(o.mark)
                         .arg(o.maxGrowthMb);
+    if (repeats.longest() > o.maxRepeats)
+        failures << QStringLiteral("a request answered over and over with no action between "
+                                   "(%1; bound %2)")
+                        .arg(repeats.longestContext())
+                        .arg(o.maxRepeats);
     if (!quiet)
         failures << QStringLiteral("a computation at a memory sample did not finish in %1 s")
                         .arg(o.quiesceMs / 1000);
@@ -287,6 +302,7 @@ int soak(int argc, char** argv, const Options& o) {
         "\"rss_start_mb\":%.1f,\"rss_mark_mb\":%.1f,\"mark_after\":%d,\"rss_peak_mb\":%.1f,"
         "\"vm_hwm_mb\":%.1f,\"rss_end_mb\":%.1f,\"anon_start_mb\":%.1f,\"anon_mark_mb\":%.1f,"
         "\"anon_end_mb\":%.1f,\"growth_after_mark_mb\":%.1f,\"frames\":%d,"
+        "\"max_repeated_results\":%d,\"max_repeated_at\":%s,"
         "\"requests\":%llu,\"superseded\":%d,\"undo_steps\":%d,\"kinds\":{%s},\"check\":%s}\n",
         static_cast<unsigned long long>(o.seed), o.actions,
         static_cast<double>(clock.elapsed()) / 1e3, o.actions / (actingMs / 1e3),
@@ -294,7 +310,8 @@ int soak(int argc, char** argv, const Options& o) {
         longest.cpuMs, longest.runQueueMs, qPrintable(jsonString(longest.context)),
         own.ms - own.runQueueMs, mb(rssStart), mb(rssMark), o.mark,
         mb(heartbeat.peakSampledBytes()), mb(peakResidentBytes()), mb(rssEnd), mb(anonStart),
-        mb(anonMark), mb(anonEnd), growth, w.frames(),
+        mb(anonMark), mb(anonEnd), growth, w.frames(), repeats.longest(),
+        qPrintable(jsonString(repeats.longestContext())),
         static_cast<unsigned long long>(w.controller()->generation()),
         w.controller()->droppedResults(), w.undoStack()->count(), qPrintable(counts),
         !o.check             ? "null"

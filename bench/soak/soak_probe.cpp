@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "compute_worker.h"
 #include "memory_budget.h"
+#include "trace_views.h"
 
 namespace pe {
 
@@ -134,6 +136,38 @@ void GuiHeartbeat::tick() {
     const std::uint64_t rss = residentBytes();
     if (rss > m_peak)
         m_peak = rss;
+}
+
+void RepeatWatcher::watch(QObject* root) {
+    for (ComputeController* c : root->findChildren<ComputeController*>()) {
+        if (m_runs.count(c))
+            continue;
+        m_runs[c] = {};
+        connect(c, &ComputeController::resultReady, this, [this, c](const ComputeResult& r) {
+            if (r.error == QLatin1String("cancelled"))
+                return;
+            const QString request =
+                r.trace ? describeParams(r.trace->params) : QStringLiteral("failed: ") + r.error;
+            Run& run = m_runs[c];
+            run.count = run.request == request ? run.count + 1 : 1;
+            run.request = request;
+            if (run.count > m_longest) {
+                m_longest = run.count;
+                const QObject* owner = c->parent();
+                m_longestContext =
+                    QStringLiteral("%1 results in a row from %2's worker: %3")
+                        .arg(run.count)
+                        .arg(QString::fromLatin1(owner ? owner->metaObject()->className()
+                                                       : "a window"),
+                             request);
+            }
+        });
+    }
+}
+
+void RepeatWatcher::actionTaken() {
+    for (auto& [controller, run] : m_runs)
+        run = {};
 }
 
 } // namespace pe

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <thread>
 
 class QTimer;
@@ -96,6 +97,37 @@ private:
     std::atomic<double> m_lastTickMs{0.0}; ///< read by the watchdog
     std::atomic<bool> m_stop{false};
     std::thread m_watchdog;
+};
+
+/**
+ * Counts, for each compute controller of a window, the results it delivers for the same
+ * request (the same parameters, or the same failure) one after another with no action
+ * between them. A view that asks again for what it has just been given, or has just failed to
+ * get, loops; each round is an event too short for the stall check, and the loop never ends
+ * (the Compare tab asked for a scheme that could not be computed again and again, redrawing
+ * every map each time, until 2026-12-06). Cancelled results are not counted.
+ */
+class RepeatWatcher : public QObject {
+public:
+    explicit RepeatWatcher(QObject* parent = nullptr)
+        : QObject(parent) {}
+    /** Watches every ComputeController under `root` not watched yet. */
+    void watch(QObject* root);
+    /** An action was taken: what comes next answers it. */
+    void actionTaken();
+    /** The longest run of one request's results with no action between them, and which
+     *  (the controller's owner and the request); 0 before any result. */
+    int longest() const { return m_longest; }
+    const QString& longestContext() const { return m_longestContext; }
+
+private:
+    struct Run {
+        QString request;
+        int count = 0;
+    };
+    std::map<const QObject*, Run> m_runs;
+    int m_longest = 0;
+    QString m_longestContext;
 };
 
 } // namespace pe
