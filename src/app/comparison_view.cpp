@@ -195,12 +195,13 @@ void ComparisonView::cancelPrepared() {
 void ComparisonView::prepare(const Params& a, const InputChoice& in) {
     m_ahead.reset();
     const Scheme b = schemeB();
-    if (!isVisible() || b == a.scheme)
+    // A long sequence's two pooled passes (seconds each) would share the cores and show A
+    // only when B is done too: there A comes first, B after it, as before.
+    if (!isVisible() || b == a.scheme || comesPooled(a))
         return;
     m_ahead = Ahead{a, in, nullptr};
     m_requestInFlight = true;
     m_requested.emplace(b, paramsUnder(a, b));
-    m_requestedInput = in;
     m_controller->submit(m_requested->second, in);
 }
 
@@ -387,7 +388,6 @@ void ComparisonView::request() {
             continue;
         m_requestInFlight = true;
         m_requested.emplace(s, paramsUnder(m_a->params, s));
-        m_requestedInput = m_input;
         m_controller->submit(m_requested->second, m_input);
         return;
     }

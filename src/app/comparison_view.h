@@ -36,7 +36,8 @@ public:
     /**
      * The reference about to come: its parameters and input were just submitted to the
      * window's worker. Shown, the view asks for B's trace for them now, computed beside A's
-     * rather than after it has come, and setReference takes it if A comes with those.
+     * rather than after it has come, and setReference takes it if A comes with those (not
+     * for a pooled sequence, whose A would come only with B).
      */
     void prepare(const Params& a, const InputChoice& in);
     /** The reference prepare() announced will not come (its computation failed, was cancelled
@@ -136,7 +137,6 @@ private:
     std::map<Scheme, QString> m_failed;
     /** The scheme and parameters of the last request, to know what a failure was for. */
     std::optional<std::pair<Scheme, Params>> m_requested;
-    InputChoice m_requestedInput; ///< and its input
     /** The reference prepare() announced, and B's trace for it once computed. */
     struct Ahead {
         Params a;

@@ -483,11 +483,16 @@ void TestComparisonView::schemeBIsComputedBesideTheReference() {
     QTRY_VERIFY_WITH_TIMEOUT(v.other(), 10000);
     QCOMPARE(v.other()->params, paramsUnder(other, Scheme::ALiBi));
 
-    // Hidden, or B the announced scheme itself: nothing is computed ahead.
+    // Hidden, B the announced scheme itself, or a sequence that comes pooled (A first there):
+    // nothing is computed ahead.
     computed.clear();
     Params same = other;
     same.scheme = Scheme::ALiBi;
     v.prepare(same, in);
+    Params pooled = other;
+    pooled.n = 2100;
+    pooled.d = 16;
+    v.prepare(pooled, in);
     v.hide();
     v.prepare(next, in);
     QTest::qWait(200);
