@@ -11,6 +11,7 @@
 #include <string>
 
 #include "compute_worker.h"
+#include "insights_worker.h"
 #include "memory_budget.h"
 #include "trace_views.h"
 
@@ -139,29 +140,43 @@ void GuiHeartbeat::tick() {
 }
 
 void RepeatWatcher::watch(QObject* root) {
-    for (ComputeController* c : root->findChildren<ComputeController*>()) {
-        if (m_runs.count(c))
-            continue;
-        m_runs[c] = {};
-        connect(c, &ComputeController::resultReady, this, [this, c](const ComputeResult& r) {
-            if (r.error == QLatin1String("cancelled"))
-                return;
-            const QString request =
-                r.trace ? describeParams(r.trace->params) : QStringLiteral("failed: ") + r.error;
-            Run& run = m_runs[c];
-            run.count = run.request == request ? run.count + 1 : 1;
-            run.request = request;
-            if (run.count > m_longest) {
-                m_longest = run.count;
-                const QObject* owner = c->parent();
-                m_longestContext =
-                    QStringLiteral("%1 results in a row from %2's worker: %3")
-                        .arg(run.count)
-                        .arg(QString::fromLatin1(owner ? owner->metaObject()->className()
-                                                       : "a window"),
-                             request);
-            }
-        });
+    for (ComputeController* c : root->findChildren<ComputeController*>())
+        if (!m_runs.count(c)) {
+            m_runs[c] = {};
+            connect(c, &ComputeController::resultReady, this, [this, c](const ComputeResult& r) {
+                if (r.error != QLatin1String("cancelled"))
+                    count(c, r.trace ? describeParams(r.trace->params)
+                                     : QStringLiteral("failed: ") + r.error);
+            });
+        }
+    for (InsightsController* c : root->findChildren<InsightsController*>())
+        if (!m_runs.count(c)) {
+            m_runs[c] = {};
+            connect(c, &InsightsController::resultReady, this, [this, c](const InsightResult& r) {
+                if (r.error != QLatin1String("cancelled"))
+                    count(c, QStringLiteral("%1 page, %2%3")
+                                 .arg(QString::fromUtf8(
+                                          toString(r.page).data(),
+                                          static_cast<qsizetype>(toString(r.page).size())),
+                                      describeParams(r.params),
+                                      r.error.isEmpty() ? QString()
+                                                        : QStringLiteral(", failed: ") + r.error));
+            });
+        }
+}
+
+void RepeatWatcher::count(const QObject* controller, const QString& request) {
+    Run& run = m_runs[controller];
+    run.count = run.request == request ? run.count + 1 : 1;
+    run.request = request;
+    if (run.count > m_longest) {
+        m_longest = run.count;
+        const QObject* owner = controller->parent();
+        m_longestContext =
+            QStringLiteral("%1 results in a row from %2's worker: %3")
+                .arg(run.count)
+                .arg(QString::fromLatin1(owner ? owner->metaObject()->className() : "a window"),
+                     request);
     }
 }
 

@@ -100,18 +100,18 @@ private:
 };
 
 /**
- * Counts, for each compute controller of a window, the results it delivers for the same
- * request (the same parameters, or the same failure) one after another with no action
- * between them. A view that asks again for what it has just been given, or has just failed to
- * get, loops; each round is an event too short for the stall check, and the loop never ends
- * (the Compare tab asked for a scheme that could not be computed again and again, redrawing
+ * Counts, for each compute controller of a window (and the Insights tab's), the results it
+ * delivers for the same request (the same parameters, or the same failure) one after another
+ * with no action between them. A view that asks again for what it has just been given, or has just
+ * failed to get, loops; each round is an event too short for the stall check, and the loop never
+ * ends (the Compare tab asked for a scheme that could not be computed again and again, redrawing
  * every map each time, until 2026-12-06). Cancelled results are not counted.
  */
 class RepeatWatcher : public QObject {
 public:
     explicit RepeatWatcher(QObject* parent = nullptr)
         : QObject(parent) {}
-    /** Watches every ComputeController under `root` not watched yet. */
+    /** Watches every ComputeController and InsightsController under `root` not watched yet. */
     void watch(QObject* root);
     /** An action was taken: what comes next answers it. */
     void actionTaken();
@@ -125,6 +125,7 @@ private:
         QString request;
         int count = 0;
     };
+    void count(const QObject* controller, const QString& request);
     std::map<const QObject*, Run> m_runs;
     int m_longest = 0;
     QString m_longestContext;
