@@ -199,6 +199,8 @@ void ComparisonView::prepare(const Params& a, const InputChoice& in) {
     // only when B is done too: there A comes first, B after it, as before.
     if (!isVisible() || b == a.scheme || comesPooled(a))
         return;
+    if (m_a && m_a->params == a && m_input == in)
+        return; // the same again: what this view holds stays valid (setReference)
     m_ahead = Ahead{a, in, nullptr};
     m_requestInFlight = true;
     m_requested.emplace(b, paramsUnder(a, b));
@@ -344,18 +346,27 @@ void ComparisonView::alignHeaders() {
 }
 
 void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputChoice& in) {
+    // The same parameters and input again (A from another engine, a session applied twice):
+    // the other schemes' traces, failures and the running request stay valid. They were all
+    // computed again.
+    const bool same = m_a && a && m_a->params == a->params && m_input == in;
     m_a = std::move(a);
     m_input = in;
-    m_traces.clear();
-    m_failed.clear();
-    m_positionTerms.clear();
-    // What runs now was for the old reference, unless prepare() asked for B of this one: then
-    // it is kept, or still coming.
-    const bool announced = m_ahead && m_a && m_ahead->a == m_a->params && m_ahead->input == in;
-    if (announced && m_ahead->trace)
-        keep(m_ahead->trace);
-    m_requestInFlight = announced && m_requestInFlight && m_requested &&
-                        m_requested->second == paramsUnder(m_a->params, m_requested->first);
+    if (same) {
+        if (m_a)
+            m_positionTerms.erase(m_a->params.scheme); // A's own comes from A's trace
+    } else {
+        m_traces.clear();
+        m_failed.clear();
+        m_positionTerms.clear();
+        // What runs now was for the old reference, unless prepare() asked for B of this one:
+        // then it is kept, or still coming.
+        const bool announced = m_ahead && m_a && m_ahead->a == m_a->params && m_ahead->input == in;
+        if (announced && m_ahead->trace)
+            keep(m_ahead->trace);
+        m_requestInFlight = announced && m_requestInFlight && m_requested &&
+                            m_requested->second == paramsUnder(m_a->params, m_requested->first);
+    }
     m_ahead.reset();
     if (m_a) {
         const QSignalBlocker b(m_head);

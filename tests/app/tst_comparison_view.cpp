@@ -26,6 +26,7 @@ private Q_SLOTS:
     void tensorsAreShownInPlace();
     void arrivingTraceRedrawsOnlyItsMap();
     void schemeBIsComputedBesideTheReference();
+    void sameParametersAgainKeepTheOtherTraces();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -497,4 +498,42 @@ void TestComparisonView::schemeBIsComputedBesideTheReference() {
     v.prepare(next, in);
     QTest::qWait(200);
     QCOMPARE(computed.count(), 0);
+}
+
+// The window computes the same parameters again (A from another engine, a session applied
+// twice): B's and the gallery's traces stay, nothing is computed again (they all were), and
+// A's own maps come from A's new trace.
+void TestComparisonView::sameParametersAgainKeepTheOtherTraces() {
+    const InputChoice in;
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::RoPE);
+    QVERIFY(v.setTensor(QStringLiteral("position")));
+    v.show();
+    v.setGallerySchemes({Scheme::T5});
+    v.setReference(compute(small(), in), in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5), 10000);
+    const Trace* b = v.other();
+    const Trace* t5 = v.traceOf(Scheme::T5);
+    auto* worker = v.findChild<ComputeController*>();
+    QSignalSpy computed(worker, &ComputeController::resultReady);
+
+    v.prepare(small(), in);
+    auto again = compute(small(), in);
+    v.setReference(again, in);
+    QCOMPARE(v.other(), b);
+    QCOMPARE(v.traceOf(Scheme::T5), t5);
+    QTest::qWait(300);
+    QCOMPARE(computed.count(), 0);
+    // A's position term is A's new trace's (another object; the same values here).
+    QCOMPARE(v.left()->data().at(5, 3), (*positionPart(*again, 0))(5, 3));
+    QVERIFY(v.left()->shownTensor() != nullptr);
+
+    // Other parameters: computed again.
+    Params p = small();
+    p.seed = 3;
+    v.setReference(compute(p, in), in);
+    QVERIFY(!v.other());
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5), 10000);
+    QVERIFY(computed.count() >= 2);
 }
