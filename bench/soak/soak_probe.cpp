@@ -139,30 +139,27 @@ void GuiHeartbeat::tick() {
         m_peak = rss;
 }
 
+template <typename Controller, typename Result>
+void RepeatWatcher::watchEach(QObject* root, QString (*describe)(const Result&)) {
+    for (Controller* c : root->findChildren<Controller*>())
+        if (m_runs.try_emplace(c).second)
+            connect(c, &Controller::resultReady, this, [this, c, describe](const Result& r) {
+                if (r.error != QLatin1String("cancelled"))
+                    count(c, describe(r));
+            });
+}
+
 void RepeatWatcher::watch(QObject* root) {
-    for (ComputeController* c : root->findChildren<ComputeController*>())
-        if (!m_runs.count(c)) {
-            m_runs[c] = {};
-            connect(c, &ComputeController::resultReady, this, [this, c](const ComputeResult& r) {
-                if (r.error != QLatin1String("cancelled"))
-                    count(c, r.trace ? describeParams(r.trace->params)
-                                     : QStringLiteral("failed: ") + r.error);
-            });
-        }
-    for (InsightsController* c : root->findChildren<InsightsController*>())
-        if (!m_runs.count(c)) {
-            m_runs[c] = {};
-            connect(c, &InsightsController::resultReady, this, [this, c](const InsightResult& r) {
-                if (r.error != QLatin1String("cancelled"))
-                    count(c, QStringLiteral("%1 page, %2%3")
-                                 .arg(QString::fromUtf8(
-                                          toString(r.page).data(),
-                                          static_cast<qsizetype>(toString(r.page).size())),
-                                      describeParams(r.params),
-                                      r.error.isEmpty() ? QString()
-                                                        : QStringLiteral(", failed: ") + r.error));
-            });
-        }
+    watchEach<ComputeController, ComputeResult>(root, [](const ComputeResult& r) {
+        return r.trace ? describeParams(r.trace->params) : QStringLiteral("failed: ") + r.error;
+    });
+    watchEach<InsightsController, InsightResult>(root, [](const InsightResult& r) {
+        const std::string_view page = toString(r.page);
+        return QStringLiteral("%1 page, %2%3")
+            .arg(QString::fromUtf8(page.data(), static_cast<qsizetype>(page.size())),
+                 describeParams(r.params),
+                 r.error.isEmpty() ? QString() : QStringLiteral(", failed: ") + r.error);
+    });
 }
 
 void RepeatWatcher::count(const QObject* controller, const QString& request) {

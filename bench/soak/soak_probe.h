@@ -126,6 +126,9 @@ private:
         int count = 0;
     };
     void count(const QObject* controller, const QString& request);
+    /** Watches each `Controller` under `root` (its resultReady(const Result&)). */
+    template <typename Controller, typename Result>
+    void watchEach(QObject* root, QString (*describe)(const Result&));
     std::map<const QObject*, Run> m_runs;
     int m_longest = 0;
     QString m_longestContext;

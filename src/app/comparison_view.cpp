@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "allocator.h"
 #include "flow_layout.h"
@@ -202,8 +203,12 @@ void ComparisonView::prepare(const Params& a, const InputChoice& in) {
     if (m_a && m_a->params == a && m_input == in)
         return; // the same again: what this view holds stays valid (setReference)
     m_ahead = Ahead{a, in, nullptr};
+    ask(b, a, in);
+}
+
+void ComparisonView::ask(Scheme s, const Params& a, const InputChoice& in) {
     m_requestInFlight = true;
-    m_requested.emplace(b, paramsUnder(a, b));
+    m_requested.emplace(s, paramsUnder(a, s));
     m_controller->submit(m_requested->second, in);
 }
 
@@ -353,8 +358,7 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
     m_a = std::move(a);
     m_input = in;
     if (same) {
-        if (m_a)
-            m_positionTerms.erase(m_a->params.scheme); // A's own comes from A's trace
+        m_positionTerms.erase(m_a->params.scheme); // A's own comes from A's trace
     } else {
         m_traces.clear();
         m_failed.clear();
@@ -397,9 +401,7 @@ void ComparisonView::request() {
     for (Scheme s : shownSchemes()) { // A's own is at hand: B first, then the gallery's
         if (traceOf(s) || m_failed.count(s))
             continue;
-        m_requestInFlight = true;
-        m_requested.emplace(s, paramsUnder(m_a->params, s));
-        m_controller->submit(m_requested->second, m_input);
+        ask(s, m_a->params, m_input);
         return;
     }
 }
@@ -445,11 +447,6 @@ void ComparisonView::computePositionTerms() const {
         jobs.push_back(QtConcurrent::run([t, head] { return positionTensor(*t, head); }));
     for (std::size_t k = 0; k < wanted.size(); ++k)
         m_positionTerms[wanted[k]->params.scheme] = {head, jobs[k].result()};
-}
-
-bool ComparisonView::Difference::madeOf(const Source& sa, const Source& sb) const {
-    return tensor && a.lock() == sa.owner && b.lock() == sb.owner && aTensor == sa.tensor &&
-           bTensor == sb.tensor && aHead == sa.head && bHead == sb.head;
 }
 
 std::vector<Scheme> ComparisonView::shownSchemes() const {
@@ -584,16 +581,19 @@ void ComparisonView::redraw() {
     // arrives); of two binned grids, a grid, before they hand their grids over.
     Grid d;
     if (haveB && a.tensor && b.tensor) {
-        if (!m_difference.madeOf(a, b)) {
+        // Current while A's and B's maps still show these slices: every redraw that shows
+        // them side by side makes it (before showing them), and a map reads its tensor in
+        // place, holding it, so the same pointer is the same slice.
+        const bool current = m_difference.tensor && m_left->showsSlice(a.tensor, a.head) &&
+                             m_right->showsSlice(b.tensor, b.head);
+        if (!current) {
             // Into the buffer A − B was drawn from before this one, where the map has let go
             // of it: 32 MB at n = 2,048, whose fresh pages were a third of the making.
             std::shared_ptr<Tensor> next = m_difference.spare.use_count() == 1
                                                ? std::move(m_difference.spare)
                                                : std::make_shared<Tensor>();
             sliceDifference(*a.tensor, a.head, *b.tensor, b.head, *next);
-            Difference made{a.owner, b.owner, a.tensor,        b.tensor,
-                            a.head,  b.head,  std::move(next), std::move(m_difference.tensor)};
-            m_difference = std::move(made);
+            m_difference.spare = std::exchange(m_difference.tensor, std::move(next));
         }
     } else if (haveB) {
         m_difference.tensor.reset();

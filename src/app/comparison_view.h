@@ -80,6 +80,8 @@ private:
     Scheme schemeB() const;
     /** Submits the first scheme whose trace is missing (B first, then the gallery's). */
     void request();
+    /** Asks this view's worker for scheme `s` under reference parameters `a` (m_requested). */
+    void ask(Scheme s, const Params& a, const InputChoice& in);
     void redraw();
     void rebuildGallery();
     /** Keeps trace t if it is for the current reference (what this view can show of it). */
@@ -119,17 +121,11 @@ private:
      *  doubles (null where the trace has none): computed once, not again on each trace's
      *  arrival; dropped with the trace or another tensor. */
     mutable std::map<Scheme, std::pair<int, std::shared_ptr<const Tensor>>> m_positionTerms;
-    /** A − B of the slices A and B show ([1, rows, cols] doubles), with what it was made of:
-     *  made again only when one of them changes. The traces are not held (weak). */
+    /** A − B of the slices A's and B's maps show ([1, rows, cols] doubles): made again only
+     *  when one of them changes. */
     struct Difference {
-        std::weak_ptr<const void> a, b;
-        const Tensor* aTensor = nullptr;
-        const Tensor* bTensor = nullptr;
-        int aHead = 0, bHead = 0;
         std::shared_ptr<Tensor> tensor;
         std::shared_ptr<Tensor> spare; ///< the one before, reused once the map lets go of it
-        /** Whether this is A − B of what `a` and `b` show. */
-        bool madeOf(const Source& a, const Source& b) const;
     } m_difference;
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
     /** Why a scheme's trace could not be computed for the current reference (a learned table

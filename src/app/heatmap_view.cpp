@@ -23,6 +23,11 @@ namespace {
 
 constexpr int kLabelLimit = 48; // token labels on the axes up to this many positions
 
+/** The head of `t` that setSlice shows for `head`: clamped to its heads (rank 3), else 0. */
+int headOf(const Tensor& t, int head) {
+    return t.rank() == 3 ? std::clamp(head, 0, static_cast<int>(t.dim(0)) - 1) : 0;
+}
+
 /** Masked cells (−inf logits, all-masked pooled cells): a grey no colour map uses. */
 const QColor kMaskedColour(190, 190, 190);
 
@@ -651,7 +656,7 @@ void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tens
     m_owner = std::move(owner);
     m_tensor = tensor;
     const std::size_t rank = tensor->rank();
-    m_sliceHead = rank == 3 ? std::clamp(head, 0, static_cast<int>(tensor->dim(0)) - 1) : 0;
+    m_sliceHead = headOf(*tensor, head);
     m_rows = rank == 1 ? 1 : static_cast<int>(tensor->dim(rank - 2));
     m_cols = static_cast<int>(tensor->dim(rank - 1));
     bool any = false;
@@ -680,11 +685,7 @@ void HeatmapView::setSlice(std::shared_ptr<const void> owner, const Tensor* tens
 }
 
 bool HeatmapView::showsSlice(const Tensor* tensor, int head) const {
-    if (!tensor || tensor != m_tensor)
-        return false;
-    return tensor->rank() == 3
-               ? std::clamp(head, 0, static_cast<int>(tensor->dim(0)) - 1) == m_sliceHead
-               : true;
+    return tensor && tensor == m_tensor && headOf(*tensor, head) == m_sliceHead;
 }
 
 const Grid& HeatmapView::data() const {
