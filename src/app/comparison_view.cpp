@@ -161,6 +161,7 @@ ComparisonView::ComparisonView(QWidget* parent)
     });
     connect(m_tensor, &QComboBox::currentIndexChanged, this, [this] {
         m_positionTerms.clear(); // held only while the position term is shown
+        request();               // the layer's output, where the traces stopped at the weights
         redraw();
     });
     connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
@@ -209,7 +210,18 @@ void ComparisonView::prepare(const Params& a, const InputChoice& in) {
 void ComparisonView::ask(Scheme s, const Params& a, const InputChoice& in) {
     m_requestInFlight = true;
     m_requested.emplace(s, paramsUnder(a, s));
-    m_controller->submit(m_requested->second, in);
+    // Logits, weights and their position term need no more of the pass than the weights: half
+    // the products of a short one (the value projection, A·V, W_O) are skipped.
+    m_controller->submit(m_requested->second, in, EarlyPart::None,
+                         comparesOutput() ? TraceExtent::Whole : TraceExtent::Weights);
+}
+
+bool ComparisonView::comparesOutput() const {
+    return m_tensor->currentData().toString() == QLatin1String("out");
+}
+
+bool ComparisonView::covers(const Trace& t) const {
+    return !comparesOutput() || t.find("out");
 }
 
 void ComparisonView::setColorMap(ColorMapKind k) {
@@ -399,7 +411,7 @@ void ComparisonView::request() {
     if (!m_a || !isVisible() || m_requestInFlight || m_ahead)
         return;
     for (Scheme s : shownSchemes()) { // A's own is at hand: B first, then the gallery's
-        if (traceOf(s) || m_failed.count(s))
+        if (const Trace* t = traceOf(s); (t && covers(*t)) || m_failed.count(s))
             continue;
         ask(s, m_a->params, m_input);
         return;

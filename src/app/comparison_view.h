@@ -57,7 +57,8 @@ public:
      * figures compute synchronously); kept only if it is for the current reference.
      */
     void addTrace(std::shared_ptr<const Trace> t);
-    /** Scheme B's trace, once computed for the current reference. */
+    /** Scheme B's trace, once computed for the current reference: as far as the compared
+     *  tensor needs (without V, head_out and out unless the output is compared). */
     const Trace* other() const { return traceOf(schemeB()); }
     /** The trace of any compared scheme, once computed for the current reference; else null. */
     const Trace* traceOf(Scheme s) const;
@@ -80,8 +81,14 @@ private:
     Scheme schemeB() const;
     /** Submits the first scheme whose trace is missing (B first, then the gallery's). */
     void request();
-    /** Asks this view's worker for scheme `s` under reference parameters `a` (m_requested). */
+    /** Asks this view's worker for scheme `s` under reference parameters `a` (m_requested),
+     *  as far as the compared tensor needs (TraceExtent). */
     void ask(Scheme s, const Params& a, const InputChoice& in);
+    /** The compared tensor is the layer's output ("out"): the other passes go to the end. */
+    bool comparesOutput() const;
+    /** Whether trace `t` holds what the compared tensor is shown from (a trace computed for
+     *  logits or weights stopped there: it has no output). */
+    bool covers(const Trace& t) const;
     void redraw();
     void rebuildGallery();
     /** Keeps trace t if it is for the current reference (what this view can show of it). */

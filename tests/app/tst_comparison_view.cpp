@@ -27,6 +27,7 @@ private Q_SLOTS:
     void arrivingTraceRedrawsOnlyItsMap();
     void schemeBIsComputedBesideTheReference();
     void sameParametersAgainKeepTheOtherTraces();
+    void otherSchemesStopAtTheWeights();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
@@ -274,6 +275,52 @@ void TestComparisonView::mapsSideBySideStartLevel() {
     v.resize(1600, 700);
     QTRY_COMPARE(v.left()->headerHeight(), v.right()->headerHeight());
     QTRY_VERIFY(top(v.left()) == top(v.right()) && top(v.right()) == top(v.difference()));
+}
+
+// Comparing weights (and logits, and their position term), B's and the gallery's passes stop at
+// the weights: no value projection, A·V or W_O, whose products were half of each. The layer's
+// output, chosen, has them computed again to the end.
+void TestComparisonView::otherSchemesStopAtTheWeights() {
+    const InputChoice in;
+    auto a = compute(small(), in);
+    QVERIFY(a);
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::RoPE);
+    QVERIFY(v.setTensor(QStringLiteral("weights")));
+    v.setReference(a, in);
+    v.show();
+    v.setGallerySchemes({Scheme::T5});
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5), 10000);
+    Params pb = a->params;
+    pb.scheme = Scheme::RoPE;
+    const auto whole = compute(pb, in);
+    QVERIFY(whole);
+    for (const Trace* t : {v.other(), v.traceOf(Scheme::T5)}) {
+        QVERIFY(t->find("weights") && t->find("logits") && t->find("Q") && t->find("K"));
+        QVERIFY(!t->find("V") && !t->find("head_out") && !t->find("out"));
+    }
+    QCOMPARE(v.right()->data().at(5, 3), at(*whole, "weights", 0, 5, 3));
+    QCOMPARE(v.difference()->data().at(5, 3),
+             at(*a, "weights", 0, 5, 3) - at(*whole, "weights", 0, 5, 3));
+
+    QVERIFY(v.setTensor(QStringLiteral("out")));
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.other()->find("out") &&
+                                 v.traceOf(Scheme::T5)->find("out") &&
+                                 v.right()->shownTensor() == v.other()->find("out"),
+                             10000);
+    QCOMPARE(v.right()->data().at(5, 3), whole->find("out")->at(5 * 32 + 3)); // [n, d]
+    QCOMPARE(v.difference()->data().at(5, 3),
+             a->find("out")->at(5 * 32 + 3) - whole->find("out")->at(5 * 32 + 3));
+    // Back to the weights: the whole traces serve, nothing is computed again.
+    auto* worker = v.findChild<ComputeController*>();
+    QSignalSpy computed(worker, &ComputeController::resultReady);
+    const Trace* b = v.other();
+    QVERIFY(v.setTensor(QStringLiteral("logits")));
+    QTest::qWait(200);
+    QCOMPARE(computed.count(), 0);
+    QCOMPARE(v.other(), b);
+    QCOMPARE(v.right()->shownTensor(), b->find("logits"));
 }
 
 QTEST_MAIN(TestComparisonView)

@@ -116,6 +116,8 @@ private Q_SLOTS:
     void matchesReference_data();
     void matchesReference();
     void recycledBuffersGiveTheSameTrace();
+    void stoppedAtTheWeights_data();
+    void stoppedAtTheWeights();
     void inputsAheadAreTheTracesOwn_data();
     void inputsAheadAreTheTracesOwn();
     void externalTensorsStayOutOfThePool();
@@ -282,6 +284,55 @@ void TestCpuEngine::matchesReference() {
     const Expected<Trace> got = fast.compute(params, w);
     QVERIFY2(got.ok(), got.ok() ? "" : got.error().message.c_str());
     const QString diff = compareTraces(*ref, *got);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// A pass stopped at the weights (the Compare tab's other schemes) gives the whole pass's tensors
+// up to the weights, bit for bit and in the contract's order, and none of those past them; the
+// next pass with the stop off is whole again.
+void TestCpuEngine::stoppedAtTheWeights_data() {
+    QTest::addColumn<Params>("params");
+    for (Scheme s : allSchemes()) {
+        const std::string name(toString(s));
+        QTest::newRow(name.c_str()) << base(s, Normaliser::Softmax, 1, true, true);
+    }
+    Params p = base(Scheme::Shaw, Normaliser::Softmax, 0, false, false);
+    p.n = 700; // several row blocks and both threads
+    p.d = 64;
+    QTest::newRow("shaw/n=700") << p;
+}
+
+void TestCpuEngine::stoppedAtTheWeights() {
+    QFETCH(Params, params);
+    Weights w;
+    completeWeights(params, w);
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    const Expected<Trace> whole = fast.compute(params, w);
+    QVERIFY(whole.ok());
+    fast.setStopAtWeights(true);
+    const Expected<Trace> stopped = fast.compute(params, w);
+    QVERIFY2(stopped.ok(), stopped.ok() ? "" : stopped.error().message.c_str());
+    std::size_t k = 0;
+    for (const auto& [name, t] : whole->tensors) {
+        if (CpuFastBackend::pastWeights(name)) {
+            QVERIFY2(!stopped->find(name), name.c_str());
+            continue;
+        }
+        QVERIFY2(k < stopped->tensors.size(), name.c_str());
+        const auto& [stoppedName, s] = stopped->tensors[k++];
+        QCOMPARE(stoppedName, name);
+        QCOMPARE(s.shape(), t.shape());
+        QVERIFY2(std::memcmp(s.raw(), t.raw(), t.byteSize()) == 0, name.c_str());
+    }
+    QCOMPARE(k, stopped->tensors.size());
+    QVERIFY(!stopped->find("out") && !stopped->find("V") && !stopped->find("head_out"));
+    fast.setStopAtWeights(false);
+    const Expected<Trace> again = fast.compute(params, w);
+    QVERIFY(again.ok());
+    const Expected<Trace> ref = computeTrace(params, w);
+    QVERIFY(ref.ok());
+    const QString diff = compareTraces(*ref, *again);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 

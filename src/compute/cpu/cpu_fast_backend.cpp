@@ -401,6 +401,10 @@ double CpuFastBackend::forwardFlops(const Params& p) {
     return 8.0 * N * D * D + 4.0 * N * N * D;
 }
 
+bool CpuFastBackend::pastWeights(std::string_view tensor) {
+    return tensor == "V" || tensor == "head_out" || tensor == "out" || tensor == "shaw_v_term";
+}
+
 int CpuFastBackend::threadsFor(const Params& p, bool forward) const {
     // Small problems run on one thread: the fork/join of each phase costs more than it saves.
     if (forwardFlops(p) < m_minParallelWork)
@@ -443,6 +447,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // With a sink (pooled mode) no n×n tensor is stored: the fused tile pass folds the logits
     // and weights into the sink's accumulators and the trace keeps its O(n·d) tensors.
     const bool streaming = sink != nullptr;
+    // Stopped at the weights (setStopAtWeights): nothing past them is made (pastWeights).
+    const bool toWeights = m_stopAtWeights && !streaming;
     struct DropUnused { // provided storage serves this computation only; tables it did not use go
         CpuFastBackend& b;
         ~DropUnused() {
@@ -559,15 +565,13 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     Tensor& tQ = make("Q", {H, N, dh});
     Tensor& tK = make("K", {H, N, dh});
-    Tensor& tV = make("V", {H, N, dh});
     float* Q = tQ.data<float>();
     float* K = tK.data<float>();
-    float* V = tV.data<float>();
+    float* V = toWeights ? nullptr : make("V", {H, N, dh}).data<float>();
     float* logits = streaming ? nullptr : make("logits", {H, N, N}).data<float>();
     float* weightsT = streaming ? nullptr : make("weights", {H, N, N}).data<float>();
-    Tensor& tHeadOut = make("head_out", {H, N, dh});
-    Tensor& tOut = make("out", {N, D});
-    float* headOut = tHeadOut.data<float>();
+    float* headOut = toWeights ? nullptr : make("head_out", {H, N, dh}).data<float>();
+    float* outT = toWeights ? nullptr : make("out", {N, D}).data<float>();
 
     // ---- Per-offset tables, indexed by (j − i) + N − 1 unless stated ----
     const int offs = 2 * N - 1;
@@ -633,7 +637,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         float* full = Scratch::fit(m_scratch.wide, sizes.wide);
         const int pblk = projectionBlockRows(N, m_threads);
         const int pblocks = (N + pblk - 1) / pblk;
-        for (int which = 0; which < 3; ++which) {
+        for (int which = 0; which < (toWeights ? 2 : 3); ++which) {
             const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
             float* dst = which == 0 ? Q : (which == 1 ? K : V);
             parallelFor(pblocks, [&](int b) {
@@ -701,7 +705,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     float* biasT =
         addBias && hasBias(p) && !streaming ? make("bias", {H, N, N}).data<float>() : nullptr;
     float* shawK = isShaw && !streaming ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
-    float* shawV = isShaw ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
+    float* shawV = isShaw && !toWeights ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
     const bool storeNN = !streaming;
     const bool wantC2P = isDeberta && p.debertaC2P;
     const bool wantP2C = isDeberta && p.debertaP2C;
@@ -813,7 +817,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     Scratch::fit(vChunks, sizes.valueChunks); // H × chunkSize
     parallelFor(H, [&](int h) {
         cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
-        cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
+        if (V)
+            cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
     });
 
     if (streaming) {
@@ -1106,6 +1111,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 cpu::fusedRow(rp, sRow, sRow, sRow, logits + rowOff, weightsT + rowOff);
             }
             cpu::streamFence();
+            if (toWeights)
+                return;
 
             // A · V for the block (weights still in cache).
             float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
@@ -1162,14 +1169,14 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     phase("attention", &Profile::attentionMs);
 
     // ---- Output projection: concat(head_out) · W_o ----
-    {
+    if (!toWeights) {
         float* concat = Scratch::fit(m_scratch.wide, sizes.wide);
         for (int h = 0; h < H; ++h)
             for (int i = 0; i < N; ++i)
                 std::memcpy(concat + static_cast<std::size_t>(i) * D + h * dh,
                             headOut + h * Ndh + static_cast<std::int64_t>(i) * dh,
                             sizeof(float) * dh);
-        float* o = tOut.data<float>();
+        float* o = outT;
         const int blk = std::max(256, (N + 2 * m_threads - 1) / (2 * m_threads));
         parallelFor((N + blk - 1) / blk, [&](int b) {
             const int r0 = b * blk;
@@ -1186,8 +1193,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     trace.tokens = defaultTokens(p);
     for (const std::string& name : traceTensorNames(p)) {
         auto it = out.find(name);
-        if (it == out.end() && streaming)
-            continue; // pooled mode keeps the O(n·d) tensors only
+        if (it == out.end() && (streaming || (toWeights && pastWeights(name))))
+            continue; // pooled mode keeps the O(n·d) tensors only; see setStopAtWeights
         if (it == out.end())
             return Error{"fast CPU engine: tensor " + name + " is not implemented"};
         trace.tensors.emplace_back(name, std::move(it->second));

@@ -20,6 +20,7 @@
 #include "tensor.h"
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace pe {
@@ -78,6 +79,16 @@ public:
      * core this way while it draws an early part (ComputeResult::early).
      */
     void setForwardThreads(int threads) { m_forwardThreads = threads; }
+    /**
+     * The next compute()s stop once the attention weights are made (true) or give the whole
+     * trace (false, the default): stopped, the trace has no V, head_out, out or shaw_v_term,
+     * and the pass skips their products (the value projection, A·V and the output projection:
+     * half a short pass's flops). For a view that shows logits or weights and no more (the
+     * Compare tab's other schemes). Float64 and pooled computations give the whole trace.
+     */
+    void setStopAtWeights(bool on) { m_stopAtWeights = on; }
+    /** The tensors a pass stopped at the weights leaves out (setStopAtWeights). */
+    static bool pastWeights(std::string_view tensor);
     /** The forward pass's flops, about: 8·n·d² (projections) + 4·n²·d (the two n² products). */
     static double forwardFlops(const Params& p);
 
@@ -146,6 +157,7 @@ private:
 
     int m_threads = 0;
     int m_forwardThreads = 0;
+    bool m_stopAtWeights = false;
     std::unique_ptr<cpu::TaskPool> m_workers;
     int m_rowBlock = 0;
     int m_tileCols = 0;

@@ -224,6 +224,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
                                 p.precision == Precision::Float32 &&
                                 CpuFastBackend::forwardFlops(p) < kShortPassFlops;
         fast->setForwardThreads(leaveACore ? std::max(1, fast->threads() - 1) : 0);
+        fast->setStopAtWeights(request.extent == TraceExtent::Weights);
     }
 #endif
     result.backend = m_backend ? m_backend->name() : QString();
@@ -451,8 +452,9 @@ quint64 ComputeController::submitTile(const Params& p, const InputChoice& in, Po
     return post(ComputeRequest{++m_generation, p, in, true, region});
 }
 
-quint64 ComputeController::submit(const Params& p, const InputChoice& in, EarlyPart early) {
-    return post(ComputeRequest{++m_generation, p, in, false, {}, early});
+quint64 ComputeController::submit(const Params& p, const InputChoice& in, EarlyPart early,
+                                  TraceExtent extent) {
+    return post(ComputeRequest{++m_generation, p, in, false, {}, early, extent});
 }
 
 quint64 ComputeController::post(const ComputeRequest& req) {

@@ -42,6 +42,14 @@ class WeightCache;
  */
 enum class EarlyPart { None, Inputs };
 
+/**
+ * How far a request's forward pass goes: the whole trace, or as far as the attention weights
+ * for a view that shows no more than logits, weights or their position term (no V, head_out,
+ * out or shaw_v_term, and none of their products: CpuFastBackend::setStopAtWeights). Engines
+ * that cannot stop there, and pooled computations, give the whole trace.
+ */
+enum class TraceExtent { Whole, Weights };
+
 struct ComputeRequest {
     quint64 generation = 0;
     Params params;
@@ -49,6 +57,7 @@ struct ComputeRequest {
     bool tile = false; ///< only the logits and weights of `region`, at full resolution if it fits
     PoolRegion region; ///< positions, when `tile`
     EarlyPart early = EarlyPart::None;
+    TraceExtent extent = TraceExtent::Whole;
 };
 
 /**
@@ -256,9 +265,10 @@ public:
 
     /**
      * Queues a computation; returns its generation number. With `early`, that part comes first
-     * through earlyResultReady() where the engine can give it.
+     * through earlyResultReady() where the engine can give it; `extent` says how far it goes.
      */
-    quint64 submit(const Params& p, const InputChoice& in, EarlyPart early = EarlyPart::None);
+    quint64 submit(const Params& p, const InputChoice& in, EarlyPart early = EarlyPart::None,
+                   TraceExtent extent = TraceExtent::Whole);
     /**
      * Queues the logits and weights of `region` (positions) at full resolution, or pooled to
      * the pooled-mode resolution when larger; newest wins like submit().
