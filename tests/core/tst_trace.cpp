@@ -76,6 +76,7 @@ private Q_SLOTS:
     void validationNamesTheOption_data();
     void validationNamesTheOption();
     void learnedTableCannotExtrapolate();
+    void nonFiniteWeightsAreRefused();
     void cancelStopsTheRun();
     void estimateGrowsWithN();
 };
@@ -622,6 +623,36 @@ void TestTrace::learnedTableCannotExtrapolate() {
     QVERIFY(t.error().message.find("learned.table") != std::string::npos);
     w.learnedTable = Eigen::MatrixXd::Ones(11, p.d);
     QVERIFY(computeTrace(p, w).ok());
+}
+
+// A NaN or an infinity anywhere in a weight tensor or the inputs (a trained file gone wrong)
+// is refused with the tensor's name, whichever entry it is in; finite values of any sign and
+// size, −0 included, pass.
+void TestTrace::nonFiniteWeightsAreRefused() {
+    Params p = base(Scheme::T5);
+    Weights w;
+    completeWeights(p, w);
+    QVERIFY(checkWeights(p, w));
+    w.W_k(3, 5) = -0.0;
+    w.W_v(0, 0) = 1e300;
+    w.W_v(1, 0) = -1e300;
+    QVERIFY(checkWeights(p, w));
+    const double bad[] = {std::numeric_limits<double>::quiet_NaN(),
+                          std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity()};
+    for (double x : bad) {
+        Weights broken = w;
+        broken.W_k(static_cast<int>(broken.W_k.rows()) - 1,
+                   static_cast<int>(broken.W_k.cols()) - 1) = x;
+        const Status s = checkWeights(p, broken);
+        QVERIFY(!s);
+        QVERIFY2(s.error().message.find("W_k") != std::string::npos, s.error().message.c_str());
+        QVERIFY(s.error().message.find("NaN or infinite") != std::string::npos);
+        QVERIFY(!computeTrace(p, broken).ok());
+        broken = w;
+        broken.t5Table(0, 1) = x;
+        QVERIFY(!checkWeights(p, broken));
+    }
 }
 
 void TestTrace::cancelStopsTheRun() {
