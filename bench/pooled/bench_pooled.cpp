@@ -2,6 +2,8 @@
 // Usage: pe-bench-pooled [--n 16384,65536] [--d 512] [--heads 8] [--schemes t5,alibi,...|all]
 //                        [--pool 1024] [--mode mean|max] [--repeat 3] [--threads T]
 //                        [--tile KEYS]   (keys per tile of the fused pass; default the engine's)
+//                        [--to-weights 1] (stopped at the weights, as the Compare tab's others)
+//                        [--tile-rows R]  (a zoom tile: R × R positions at full resolution)
 //
 // The pooled path (trace --pool, the window above 2048 positions) against the GEMM limit: the
 // time the n² pass's and the projections' matrix products would take at the machine's sgemm
@@ -22,6 +24,11 @@
 // `cpu_pct_limit_adjacent`, the CPU-time ratio against the higher of the CPU-time peaks measured
 // right before and after; and `steal_pct`, the share of the machine's CPU time the hypervisor
 // gave to other guests during the runs (host_steal.h: wall time counts it, CPU time does not).
+// `--to-weights 1` times the pass stopped at the weights (CpuFastBackend::setStopAtWeights: the
+// Compare tab's other schemes), whose products are Q's and K's projections and the key product
+// (4·n·d² + 2·n²·d); `--tile-rows R` a zoom tile of R × R positions in the middle of the matrix
+// at full resolution (the window zoomed in on a long sequence), whose products are those
+// projections and R rows' key product (4·n·d² + 2·R·n·d): a tile stops at the weights too.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -62,7 +69,8 @@ std::vector<std::string> split(const std::string& s) {
 int main(int argc, char** argv) {
     cpu::chooseGemmLibraryKernels(); // as the CLI and the window do (cpu_gemm.h)
     std::vector<int> ns{16384};
-    int d = 512, heads = 8, pool = 1024, repeat = 3, threads = 0, tile = 0;
+    int d = 512, heads = 8, pool = 1024, repeat = 3, threads = 0, tile = 0, tileRows = 0;
+    bool toWeights = false;
     PoolMode mode = PoolMode::Mean;
     std::vector<std::string> schemes{"t5"};
     for (int i = 1; i < argc; ++i) {
@@ -88,6 +96,10 @@ int main(int argc, char** argv) {
             threads = std::atoi(v.c_str());
         else if (a == "--tile")
             tile = std::atoi(v.c_str());
+        else if (a == "--to-weights")
+            toWeights = std::atoi(v.c_str()) != 0;
+        else if (a == "--tile-rows")
+            tileRows = std::max(0, std::atoi(v.c_str()));
         else if (a == "--mode")
             mode = v == "max" ? PoolMode::Max : PoolMode::Mean;
         else if (a == "--schemes")
@@ -112,6 +124,7 @@ int main(int argc, char** argv) {
 
     CpuFastBackend fast(threads);
     fast.setTileColumns(tile); // 0: the engine's default
+    fast.setStopAtWeights(toWeights);
     for (const std::string& name : schemes) {
         const auto scheme = schemeFromString(name);
         if (!scheme) {
@@ -130,12 +143,18 @@ int main(int argc, char** argv) {
             std::vector<double> ms, cpu;
             double cpuPeakBefore = 0.0, cpuPeakAfter = 0.0;
             const double peakBefore = bench::sgemmPeak(threads, &cpuPeakBefore);
+            PoolRequest request{pool, mode, false, {}};
+            if (tileRows > 0) { // the middle R × R positions, at full resolution
+                const int r = std::min(tileRows, p.seqLen());
+                const int a0 = (p.seqLen() - r) / 2;
+                request =
+                    PoolRequest{std::max(pool, r), mode, true, PoolRegion{a0, a0 + r, a0, a0 + r}};
+            }
             const bench::HostTicks ticks0 = bench::HostTicks::now();
             for (int r = 0; r < repeat; ++r) {
                 const double c0 = bench::processCpuMs();
                 const double t0 = nowMs();
-                Expected<PooledTrace> t =
-                    fast.computePooled(p, w, PoolRequest{pool, mode, false, {}});
+                Expected<PooledTrace> t = fast.computePooled(p, w, request);
                 if (!t) {
                     std::fprintf(stderr, "pe-bench-pooled: %s\n", t.error().message.c_str());
                     return 1;
@@ -150,9 +169,11 @@ int main(int argc, char** argv) {
             std::sort(ms.begin(), ms.end());
             std::sort(cpu.begin(), cpu.end());
             const double N = p.seqLen(), D = d;
-            double flop = 8 * N * D * D + 4 * N * N * D;
+            const bool stops = toWeights || tileRows > 0;
+            const double R = tileRows > 0 ? std::min<double>(tileRows, N) : N; // query rows
+            double flop = stops ? 4 * N * D * D + 2 * R * N * D : 8 * N * D * D + 4 * N * N * D;
             if (p.scheme == Scheme::TransformerXL)
-                flop += 2 * N * (N + 8) * D;
+                flop += 2 * R * (N + 8) * D;
             const double limitMs = flop / (1e6 * peak);
             const double median = ms[ms.size() / 2];
             const double adjacentLimitMs = flop / (1e6 * std::max(peakBefore, peakAfter));
@@ -160,14 +181,15 @@ int main(int argc, char** argv) {
             getrusage(RUSAGE_SELF, &ru);
             std::printf(
                 "{\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,\"pool\":%d,\"mode\":"
-                "\"%s\",\"threads\":%d,\"ms_median\":%.1f,\"ms_min\":%.1f,\"ms_first\":%.1f,"
+                "\"%s\",\"to_weights\":%s,\"tile_rows\":%d,\"threads\":%d,\"ms_median\":%.1f,\"ms_"
+                "min\":%.1f,\"ms_first\":%.1f,"
                 "\"gemm_gflop\":%.1f,\"limit_ms\":%.1f,\"pct_limit\":%.1f,"
                 "\"cpu_ms_median\":%.1f,\"cpu_pct_limit\":%.1f,\"peak_rss_mb\":%.0f,"
                 "\"sgemm_peak_before_gflops\":%.1f,\"sgemm_peak_after_gflops\":%.1f,"
                 "\"pct_limit_adjacent\":%.1f,\"cpu_pct_limit_adjacent\":%.1f,\"steal_pct\":%.1f}\n",
-                name.c_str(), n, d, heads, pool, mode == PoolMode::Max ? "max" : "mean", threads,
-                median, ms.front(), first, flop / 1e9, limitMs, 100.0 * limitMs / median,
-                cpu[cpu.size() / 2],
+                name.c_str(), n, d, heads, pool, mode == PoolMode::Max ? "max" : "mean",
+                toWeights ? "true" : "false", tileRows, threads, median, ms.front(), first,
+                flop / 1e9, limitMs, 100.0 * limitMs / median, cpu[cpu.size() / 2],
                 100.0 * (flop / (1e6 * cpuPeak)) * threads / cpu[cpu.size() / 2],
                 static_cast<double>(ru.ru_maxrss) / 1024.0, peakBefore, peakAfter,
                 100.0 * adjacentLimitMs / median,
