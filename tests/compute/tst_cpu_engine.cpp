@@ -288,8 +288,8 @@ void TestCpuEngine::matchesReference() {
 }
 
 // A pass stopped at the weights (the Compare tab's other schemes) gives the whole pass's tensors
-// up to the weights, bit for bit and in the contract's order, and none of those past them; the
-// next pass with the stop off is whole again.
+// up to the weights, bit for bit and in the contract's order, and none of those past them; so
+// does a pooled one, for its cells; the next pass with the stop off is whole again.
 void TestCpuEngine::stoppedAtTheWeights_data() {
     QTest::addColumn<Params>("params");
     for (Scheme s : allSchemes()) {
@@ -327,6 +327,31 @@ void TestCpuEngine::stoppedAtTheWeights() {
     }
     QCOMPARE(k, stopped->tensors.size());
     QVERIFY(!stopped->find("out") && !stopped->find("V") && !stopped->find("head_out"));
+
+    // The pooled path (a long sequence's): the same cells bit for bit, without the value product
+    // of the tile pass or the tensors past the weights.
+    PoolRequest request;
+    request.resolution = 4;
+    fast.setStopAtWeights(false);
+    const Expected<PooledTrace> pooledWhole = fast.computePooled(params, w, request);
+    fast.setStopAtWeights(true);
+    const Expected<PooledTrace> pooledStopped = fast.computePooled(params, w, request);
+    QVERIFY(pooledWhole.ok() && pooledStopped.ok());
+    const std::pair<const Tensor*, const Tensor*> cells[] = {
+        {&pooledWhole->logits, &pooledStopped->logits},
+        {&pooledWhole->weights, &pooledStopped->weights}};
+    for (const auto& [whole, stoppedCells] : cells) {
+        QCOMPARE(stoppedCells->shape(), whole->shape());
+        QVERIFY(std::memcmp(stoppedCells->raw(), whole->raw(), whole->byteSize()) == 0);
+    }
+    QVERIFY(pooledWhole->trace.find("out") && !pooledWhole->out.empty());
+    QVERIFY(pooledStopped->out.empty());
+    for (const auto& [name, t] : pooledWhole->trace.tensors) {
+        const Tensor* s = pooledStopped->trace.find(name);
+        QVERIFY2(CpuFastBackend::pastWeights(name) == !s, name.c_str());
+        if (s)
+            QVERIFY2(std::memcmp(s->raw(), t.raw(), t.byteSize()) == 0, name.c_str());
+    }
     fast.setStopAtWeights(false);
     const Expected<Trace> again = fast.compute(params, w);
     QVERIFY(again.ok());

@@ -604,6 +604,7 @@ void AttendTilesImpl(const TileAttention& t) {
     const bool online = t.norm == kSoftmax || t.norm == kL2;
     const bool squares = t.norm == kL2;
     const bool pooling = t.cells > 0 && t.c1 > t.c0;
+    const bool values = t.out != nullptr; // else the weights' cells alone: no value product
     const bool hasBand = t.bandPanels != nullptr;
     const int bandStride = tc + 3 * L + kGroup;
     const int shawWidth = t.shawK >= 0 ? 2 * t.shawK + 1 : 0;
@@ -621,7 +622,8 @@ void AttendTilesImpl(const TileAttention& t) {
     const std::size_t cellsAll = pooling ? static_cast<std::size_t>(rows) * t.cells : 0;
     float* RC = pooling ? Scratch::fit(sc.rc, cellsAll) : nullptr;
     float* REF = pooling ? Scratch::fit(sc.ref, cellsAll) : nullptr;
-    std::fill(O, O + static_cast<std::size_t>(rows) * dhPad, 0.0f);
+    if (values)
+        std::fill(O, O + static_cast<std::size_t>(rows) * dhPad, 0.0f);
     std::fill(M, M + rows, online ? kNegInf : 0.0f);
     std::fill(Z, Z + rows, 0.0f);
     if (pooling) {
@@ -956,8 +958,9 @@ void AttendTilesImpl(const TileAttention& t) {
                 }
             }
             flushLogits(); // S is the next group's
-            AccumulateValuesRows(gr, P, tc, w, t.valueChunks, t.valueChunkKeys, j0, dhPad,
-                                 O + static_cast<std::size_t>(g0) * dhPad, dhPad, alpha);
+            if (values)
+                AccumulateValuesRows(gr, P, tc, w, t.valueChunks, t.valueChunkKeys, j0, dhPad,
+                                     O + static_cast<std::size_t>(g0) * dhPad, dhPad, alpha);
         }
     }
 
@@ -966,10 +969,12 @@ void AttendTilesImpl(const TileAttention& t) {
         float f = 1.0f;
         if (online)
             f = Z[r] > 0.0f ? (squares ? 1.0f / std::sqrt(Z[r]) : 1.0f / Z[r]) : 0.0f;
-        const float* o = O + static_cast<std::size_t>(r) * dhPad;
-        float* out = t.out + static_cast<std::size_t>(r) * dh;
-        for (int c = 0; c < dh; ++c)
-            out[c] = o[c] * f;
+        if (values) {
+            const float* o = O + static_cast<std::size_t>(r) * dhPad;
+            float* out = t.out + static_cast<std::size_t>(r) * dh;
+            for (int c = 0; c < dh; ++c)
+                out[c] = o[c] * f;
+        }
         if (shawWidth > 0) {
             float* ws = t.shawSums + static_cast<std::size_t>(r) * shawWidth;
             for (int x = 0; x < shawWidth; ++x)

@@ -127,8 +127,10 @@ struct TileAttention {
     std::int32_t* logitCounts = nullptr;
     float* weightCells = nullptr;
 
-    float* out = nullptr; ///< the block's head output, rows of dh floats
-    int tileCols = 512;   ///< keys per tile (rounded up to a multiple of tileLanes())
+    /** The block's head output, rows of dh floats; none: the value product is left out (the
+     *  logits' and weights' cells alone). */
+    float* out = nullptr;
+    int tileCols = 512; ///< keys per tile (rounded up to a multiple of tileLanes())
 };
 
 /**

@@ -439,16 +439,16 @@ std::optional<Trace> CpuFastBackend::computeInputs(const Params& p, const Weight
 
 Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                                         const std::atomic<bool>* cancel) {
-    return run(p, w, cancel, nullptr);
+    return run(p, w, cancel, nullptr, m_stopAtWeights);
 }
 
 Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
-                                    const std::atomic<bool>* cancel, const cpu::RowSink* sink) {
+                                    const std::atomic<bool>* cancel, const cpu::RowSink* sink,
+                                    bool toWeights) {
     // With a sink (pooled mode) no n×n tensor is stored: the fused tile pass folds the logits
-    // and weights into the sink's accumulators and the trace keeps its O(n·d) tensors.
+    // and weights into the sink's accumulators and the trace keeps its O(n·d) tensors. Stopped
+    // at the weights, nothing past them is made (pastWeights).
     const bool streaming = sink != nullptr;
-    // Stopped at the weights (setStopAtWeights): nothing past them is made (pastWeights).
-    const bool toWeights = m_stopAtWeights && !streaming;
     struct DropUnused { // provided storage serves this computation only; tables it did not use go
         CpuFastBackend& b;
         ~DropUnused() {
@@ -918,7 +918,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             ta.logitCells = logitPart.data();
             ta.logitCounts = logitCount.data();
             ta.weightCells = weightPart.data();
-            ta.out = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
+            ta.out = headOut ? headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh : nullptr;
             ta.tileCols = m_tileCols > 0 ? m_tileCols : 512;
             // relu2 divides by N, relu2_visible by the row's visible keys.
             std::vector<float> relu2Divisor;
@@ -929,7 +929,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 ta.relu2Denominators = relu2Divisor.data();
             }
             cpu::attendTiles(ta);
-            if (isShaw) {
+            if (isShaw && !toWeights) {
                 float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
                 float* sv = shawV + h * Ndh + static_cast<std::int64_t>(i0) * dh;
                 cpu::gemmAB(rows, dh, shawRows, 1.0f, shawSums.data(), shawRows, shawWv.data(), dh,

@@ -83,8 +83,10 @@ public:
      * The next compute()s stop once the attention weights are made (true) or give the whole
      * trace (false, the default): stopped, the trace has no V, head_out, out or shaw_v_term,
      * and the pass skips their products (the value projection, A·V and the output projection:
-     * half a short pass's flops). For a view that shows logits or weights and no more (the
-     * Compare tab's other schemes). Float64 and pooled computations give the whole trace.
+     * half a short pass's flops; in a pooled computation the value product of the fused tile
+     * pass too, half its flops). For a view that shows logits or weights and no more (the
+     * Compare tab's other schemes); a tile (PoolRequest::hasTile), which carries nothing past
+     * them, always stops there. Float64 computations give the whole trace.
      */
     void setStopAtWeights(bool on) { m_stopAtWeights = on; }
     /** The tensors a pass stopped at the weights leaves out (setStopAtWeights). */
@@ -148,8 +150,9 @@ private:
     /** The threads a computation of these sizes runs on (small ones: one; the forward pass:
      *  at most setForwardThreads'). */
     int threadsFor(const Params& p, bool forward) const;
+    /** The forward pass; with `toWeights`, only as far as the weights (setStopAtWeights). */
     Expected<Trace> run(const Params& p, const Weights& w, const std::atomic<bool>* cancel,
-                        const cpu::RowSink* sink);
+                        const cpu::RowSink* sink, bool toWeights);
     /** The provided storage of that name if it fits, else a pooled tensor, else a fresh one. */
     Tensor acquire(const std::string& name, DType type, std::vector<std::int64_t> shape);
     /** A pooled tensor of that type and shape, else a fresh one. */

@@ -24,7 +24,8 @@ Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weigh
     sink.rowEnd = pt.region.r1;
     sink.logitsPool = &logits;
     sink.weightsPool = &weights;
-    Expected<Trace> t = run(p, w, cancel, &sink);
+    // A tile carries its logits and weights alone: the value product would be thrown away.
+    Expected<Trace> t = run(p, w, cancel, &sink, m_stopAtWeights || request.hasTile);
     if (!t)
         return t.error();
     pt.logits = logits.result();

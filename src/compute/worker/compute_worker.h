@@ -45,8 +45,8 @@ enum class EarlyPart { None, Inputs };
 /**
  * How far a request's forward pass goes: the whole trace, or as far as the attention weights
  * for a view that shows no more than logits, weights or their position term (no V, head_out,
- * out or shaw_v_term, and none of their products: CpuFastBackend::setStopAtWeights). Engines
- * that cannot stop there, and pooled computations, give the whole trace.
+ * out or shaw_v_term, and none of their products: CpuFastBackend::setStopAtWeights; pooled
+ * computations too). Engines that cannot stop there give the whole trace.
  */
 enum class TraceExtent { Whole, Weights };
 
