@@ -627,6 +627,12 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     }
 
     phase("inputs", &Profile::inputsMs);
+    // The query rows this computation uses: a tile's own ([rowBegin, rowEnd) of the sink; every
+    // key, value and position is still needed), every row otherwise. Q and what is made from it
+    // (RoPE's rotation, Shaw's, DeBERTa's and Transformer-XL's query tables) cover these only:
+    // a 1,024-row zoom tile at n = 16,384 projected all 16,384 queries.
+    const int qBegin = streaming ? sink->rowBegin : 0;
+    const int qEnd = streaming ? sink->rowEnd : N;
     // ---- Projections (per head: X · W[:, head columns]) ----
     {
         // Full-width products in row blocks (better GEMM shapes; projectionBlockRows), then
@@ -636,12 +642,12 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         // thread each time (8,193 faults, a few % of a pooled n = 16384 run).
         float* full = Scratch::fit(m_scratch.wide, sizes.wide);
         const int pblk = projectionBlockRows(N, m_threads);
-        const int pblocks = (N + pblk - 1) / pblk;
         for (int which = 0; which < (toWeights ? 2 : 3); ++which) {
             const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
             float* dst = which == 0 ? Q : (which == 1 ? K : V);
-            parallelFor(pblocks, [&](int b) {
-                const int r0 = b * pblk, rows = std::min(pblk, N - r0);
+            const int from = which == 0 ? qBegin : 0, to = which == 0 ? qEnd : N;
+            parallelFor((to - from + pblk - 1) / pblk, [&](int b) {
+                const int r0 = from + b * pblk, rows = std::min(pblk, to - r0);
                 float* f = full + static_cast<std::size_t>(r0) * D;
                 cpu::gemmABt(rows, D, D, 1.0f, X + static_cast<std::size_t>(r0) * D, D, Wt, D, 0.0f,
                              f, D);
@@ -680,7 +686,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const bool inter = p.ropeConvention == RopeConvention::Interleaved;
         parallelFor(2 * H, [&](int task) {
             float* base = (task < H ? Q : K) + (task % H) * Ndh;
-            for (int i = 0; i < N; ++i) {
+            for (int i = task < H ? qBegin : 0; i < (task < H ? qEnd : N); ++i) {
                 float* row = base + static_cast<std::int64_t>(i) * dh;
                 for (int m = 0; m < pairs; ++m) {
                     const int ia = inter ? 2 * m : m;
@@ -731,14 +737,16 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             debP2C.resize(static_cast<std::size_t>(H) * N * 2 * span);
     }
     if (isShaw || isDeberta) {
+        const int qRows = qEnd - qBegin;
         parallelFor(H, [&](int h) {
+            const float* q = Q + h * Ndh + static_cast<std::int64_t>(qBegin) * dh;
+            const std::size_t at = static_cast<std::size_t>(h) * N + qBegin; // the first row
             if (isShaw)
-                cpu::gemmABt(N, shawRows, dh, scale, Q + h * Ndh, dh, shawWk.data(), dh, 0.0f,
-                             shawSK.data() + static_cast<std::size_t>(h) * N * shawRows, shawRows);
+                cpu::gemmABt(qRows, shawRows, dh, scale, q, dh, shawWk.data(), dh, 0.0f,
+                             shawSK.data() + at * shawRows, shawRows);
             if (wantC2P)
-                cpu::gemmABt(N, 2 * span, dh, debScale, Q + h * Ndh, dh, debKr.data() + h * dh, D,
-                             0.0f, debC2P.data() + static_cast<std::size_t>(h) * N * 2 * span,
-                             2 * span);
+                cpu::gemmABt(qRows, 2 * span, dh, debScale, q, dh, debKr.data() + h * dh, D, 0.0f,
+                             debC2P.data() + at * 2 * span, 2 * span);
             if (wantP2C)
                 cpu::gemmABt(N, 2 * span, dh, debScale, K + h * Ndh, dh, debQr.data() + h * dh, D,
                              0.0f, debP2C.data() + static_cast<std::size_t>(h) * N * 2 * span,
@@ -777,7 +785,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         txlQu.resize(static_cast<std::size_t>(H) * Ndh);
         txlQv.resize(txlQu.size());
         for (int h = 0; h < H; ++h)
-            for (int i = 0; i < N; ++i)
+            for (int i = qBegin; i < qEnd; ++i)
                 for (int c = 0; c < dh; ++c) {
                     const std::size_t at =
                         static_cast<std::size_t>(h) * Ndh + static_cast<std::size_t>(i) * dh + c;
