@@ -37,6 +37,8 @@ private Q_SLOTS:
     void idleEnginesFreeWhatTheyKeep_data();
     void idleEnginesFreeWhatTheyKeep();
     void queryKeyWeightsAreKeptOnlyForTheNextAbsoluteRequest();
+    void traceReturnedWhileIdleIsFreed();
+    void refusedRequestLeavesNothingHeld();
 };
 
 namespace {
@@ -680,6 +682,46 @@ void TestComputeWorker::queryKeyWeightsAreKeptOnlyForTheNextAbsoluteRequest() {
     QVERIFY(!first.expired()); // the second trace still holds them
     same = {};
     QVERIFY(first.expired()); // and nothing else
+}
+
+// A trace the views let go of after the worker's idle release (the Compare tab's B, replaced
+// long after that tab's worker last computed) is freed kIdleReleaseMs later too: it waited in
+// the recycler for the worker's next computation (813 MB at the end of a soak run).
+void TestComputeWorker::traceReturnedWhileIdleIsFreed() {
+    ComputeController c(BackendKind::CpuFast);
+    Params p = small(Scheme::T5);
+    p.n = 64;
+    ComputeResult r = runOne(c, p);
+    QVERIFY2(r.trace, qPrintable(r.error));
+    QTRY_COMPARE_WITH_TIMEOUT(c.engineHeldBytes(), std::uint64_t{0},
+                              ComputeWorker::kIdleReleaseMs + 3000); // the idle release is past
+    QCOMPARE(c.recycledBytes(), std::uint64_t{0});
+    r = {}; // the last owner lets go: the trace comes back to the worker's recycler
+    QVERIFY(c.recycledBytes() >= std::uint64_t{2} * 2 * 64 * 64 * sizeof(float));
+    QTRY_COMPARE_WITH_TIMEOUT(c.recycledBytes(), std::uint64_t{0},
+                              ComputeWorker::kIdleReleaseMs + 3000);
+    // The next computation reuses nothing then, and is the same.
+    const ComputeResult again = runOne(c, p);
+    QVERIFY2(again.trace, qPrintable(again.error));
+}
+
+// A request refused after a result (parameters that do not validate) leaves the worker as idle
+// as a result does: the engines' tables and buffers and the returned trace are freed
+// kIdleReleaseMs later. The result's own timer sees the newer request and leaves them to it,
+// and a refusal set none: they were held until the next computation.
+void TestComputeWorker::refusedRequestLeavesNothingHeld() {
+    ComputeController c(BackendKind::CpuFast);
+    Params p = small(Scheme::Sinusoidal);
+    p.n = 64;
+    QVERIFY(runOne(c, p).trace); // dropped at once: back to the recycler
+    QVERIFY(c.engineHeldBytes() > 0);
+    QVERIFY(c.recycledBytes() > 0);
+    Params bad = p;
+    bad.heads = 3; // d = 16 is not divisible by 3
+    const ComputeResult refused = runOne(c, bad);
+    QVERIFY(!refused.trace && !refused.error.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(c.engineHeldBytes() + c.recycledBytes(), std::uint64_t{0},
+                              ComputeWorker::kIdleReleaseMs + 3000);
 }
 
 #include "tst_compute_worker.moc"

@@ -6,6 +6,7 @@
 #include <QLoggingCategory>
 #include <QMetaObject>
 #include <QOffscreenSurface>
+#include <QScopeGuard>
 #include <QSurfaceFormat>
 #include <QTimer>
 
@@ -36,13 +37,28 @@ ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
     , m_weights(std::make_unique<WeightCache>()) {
     qRegisterMetaType<pe::ComputeRequest>();
     qRegisterMetaType<pe::ComputeResult>();
+    // A trace the views let go of after the idle release is freed as one returned before it
+    // (by name: no data in the queued call; see the header).
+    m_recycler->setOnReturnWhileIdle(
+        [this] { QMetaObject::invokeMethod(this, "releaseReturned", Qt::QueuedConnection); });
 }
 
 ComputeWorker::~ComputeWorker() {
+    // Traces still shown may come back to the recycler (which they keep alive) later: they
+    // call nothing here any more.
+    m_recycler->setOnReturnWhileIdle({});
     // Runs in the worker's thread after the controller's last post/supersede/takeResults; Qt's
     // thread quit orders them already, and taking the mailbox lock shows that order to
     // ThreadSanitizer too.
     const std::lock_guard lock(m_mailbox);
+}
+
+void ComputeWorker::releaseReturned() {
+    releaseWhenIdle(m_latest.load());
+}
+
+std::uint64_t ComputeWorker::recycledBytes() const {
+    return m_recycler->heldBytes();
 }
 
 int ComputeWorker::hardwareThreads() {
@@ -160,6 +176,11 @@ void ComputeWorker::process(const ComputeRequest& request) {
     if (QThread::currentThread()->isInterruptionRequested())
         return;
     Q_EMIT started(request.generation);
+    // Whatever becomes of the request (a result, an error, a refusal), an idle worker frees what
+    // it keeps: after a refused change the last result's timer, which sees a newer request,
+    // left the engines' buffers and the recycled traces held until the next computation.
+    const auto releaseLater =
+        qScopeGuard([this, generation = request.generation] { releaseWhenIdle(generation); });
 
     QElapsedTimer timer;
     timer.start();
@@ -349,7 +370,6 @@ void ComputeWorker::process(const ComputeRequest& request) {
     deliver(std::move(result));
     if (ok)
         prepareNeighbourSeeds(p, request.generation);
-    releaseWhenIdle(request.generation);
 }
 
 void ComputeWorker::deliverEarly(const ComputeRequest& request, const Weights& w,
@@ -401,8 +421,8 @@ void ComputeWorker::noteEngineHeld() {
 void ComputeWorker::releaseWhenIdle(quint64 generation) {
     QTimer::singleShot(kIdleReleaseMs, this, [this, generation] {
         if (m_latest.load() != generation)
-            return;         // a newer request came: its own timer decides
-        m_recycler->take(); // freed here
+            return;             // a newer request came: its own timer decides
+        m_recycler->takeIdle(); // freed here
         for (Backend* b : {m_backend.get(), m_streaming.get()})
             if (b)
                 b->releaseIdleMemory();

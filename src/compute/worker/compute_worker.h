@@ -164,6 +164,8 @@ public:
      * after its last computation or idle release (releaseWhenIdle).
      */
     std::uint64_t engineHeldBytes() const { return m_engineHeld.load(); }
+    /** Thread-safe: bytes of the traces handed back and waiting for the next computation. */
+    std::uint64_t recycledBytes() const;
 
 public Q_SLOTS:
     /** Runs in the worker's thread. Skips the request if it is no longer the newest. */
@@ -186,6 +188,9 @@ public:
 private:
     /** Runs in the worker's thread: the oldest posted request. */
     Q_INVOKABLE void processPosted();
+    /** Runs in the worker's thread: a trace came back after the idle release (releaseWhenIdle
+     *  again, for the newest request). */
+    Q_INVOKABLE void releaseReturned();
     void deliver(ComputeResult result);
 
     std::mutex m_mailbox;
@@ -207,12 +212,13 @@ private:
      */
     void prepareNeighbourSeeds(const Params& p, quint64 generation);
     /**
-     * Once no request has come for kIdleReleaseMs after a result, frees what only a next
-     * computation would reuse: the trace the views let go of (up to
-     * TraceRecycler::kMaxKeptBytes), the engines' pools and their tables of the last parameters
-     * (Backend::releaseIdleMemory). An idle window holds its shown trace and nothing of earlier
-     * ones (the window returns the freed memory to the system:
-     * trimMemoryWhenIdle, half a second later).
+     * Once no request has come for kIdleReleaseMs after this one (whatever came of it: a
+     * result, an error, a refusal) or after a trace came back to the idle worker
+     * (releaseReturned), frees what only a next computation would reuse: the trace the views let go
+     * of (up to TraceRecycler::kMaxKeptBytes), the engines' pools and their tables of the last
+     * parameters (Backend::releaseIdleMemory). An idle window holds its shown trace and nothing of
+     * earlier ones (the window returns the freed memory to the system: trimMemoryWhenIdle, half a
+     * second later).
      */
     void releaseWhenIdle(quint64 generation);
 
@@ -294,6 +300,8 @@ public:
     void setThreads(int threads) { m_worker->setThreads(threads); }
     /** See ComputeWorker::engineHeldBytes. */
     std::uint64_t engineHeldBytes() const { return m_worker->engineHeldBytes(); }
+    /** See ComputeWorker::recycledBytes. */
+    std::uint64_t recycledBytes() const { return m_worker->recycledBytes(); }
 
     bool busy() const { return m_busy; }
     /** Busy with a tile (which a newer tile or trace may supersede). */
