@@ -27,8 +27,9 @@
 // `--to-weights 1` times the pass stopped at the weights (CpuFastBackend::setStopAtWeights: the
 // Compare tab's other schemes), whose products are Q's and K's projections and the key product
 // (4·n·d² + 2·n²·d); `--tile-rows R` a zoom tile of R × R positions in the middle of the matrix
-// at full resolution (the window zoomed in on a long sequence), whose products are those
-// projections and R rows' key product (4·n·d² + 2·R·n·d): a tile stops at the weights too.
+// at full resolution (the window zoomed in on a long sequence), which stops at the weights too
+// and projects its own queries only: K's projection, R rows' of Q and their key product
+// (2·n·d² + 2·R·d² + 2·R·n·d).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -171,7 +172,9 @@ int main(int argc, char** argv) {
             const double N = p.seqLen(), D = d;
             const bool stops = toWeights || tileRows > 0;
             const double R = tileRows > 0 ? std::min<double>(tileRows, N) : N; // query rows
-            double flop = stops ? 4 * N * D * D + 2 * R * N * D : 8 * N * D * D + 4 * N * N * D;
+            // Stopped: K's projection of every position, Q's of the rows used, their product.
+            double flop = stops ? 2 * N * D * D + 2 * R * D * D + 2 * R * N * D
+                                : 8 * N * D * D + 4 * N * N * D;
             if (p.scheme == Scheme::TransformerXL)
                 flop += 2 * R * (N + 8) * D;
             const double limitMs = flop / (1e6 * peak);
