@@ -567,11 +567,14 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     Tensor& tK = make("K", {H, N, dh});
     float* Q = tQ.data<float>();
     float* K = tK.data<float>();
-    float* V = toWeights ? nullptr : make("V", {H, N, dh}).data<float>();
+    // What this pass makes: everything, or what comes before the weights (pastWeights). The
+    // steps past them test their tensors: V, head_out, out, shaw_v_term.
+    auto makes = [toWeights](std::string_view name) { return !toWeights || !pastWeights(name); };
+    float* V = makes("V") ? make("V", {H, N, dh}).data<float>() : nullptr;
     float* logits = streaming ? nullptr : make("logits", {H, N, N}).data<float>();
     float* weightsT = streaming ? nullptr : make("weights", {H, N, N}).data<float>();
-    float* headOut = toWeights ? nullptr : make("head_out", {H, N, dh}).data<float>();
-    float* outT = toWeights ? nullptr : make("out", {N, D}).data<float>();
+    float* headOut = makes("head_out") ? make("head_out", {H, N, dh}).data<float>() : nullptr;
+    float* outT = makes("out") ? make("out", {N, D}).data<float>() : nullptr;
 
     // ---- Per-offset tables, indexed by (j − i) + N − 1 unless stated ----
     const int offs = 2 * N - 1;
@@ -642,7 +645,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         // thread each time (8,193 faults, a few % of a pooled n = 16384 run).
         float* full = Scratch::fit(m_scratch.wide, sizes.wide);
         const int pblk = projectionBlockRows(N, m_threads);
-        for (int which = 0; which < (toWeights ? 2 : 3); ++which) {
+        for (int which = 0; which < (V ? 3 : 2); ++which) {
             const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
             float* dst = which == 0 ? Q : (which == 1 ? K : V);
             const int from = which == 0 ? qBegin : 0, to = which == 0 ? qEnd : N;
@@ -711,7 +714,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     float* biasT =
         addBias && hasBias(p) && !streaming ? make("bias", {H, N, N}).data<float>() : nullptr;
     float* shawK = isShaw && !streaming ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
-    float* shawV = isShaw && !toWeights ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
+    float* shawV =
+        isShaw && makes("shaw_v_term") ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
     const bool storeNN = !streaming;
     const bool wantC2P = isDeberta && p.debertaC2P;
     const bool wantP2C = isDeberta && p.debertaP2C;
@@ -937,7 +941,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 ta.relu2Denominators = relu2Divisor.data();
             }
             cpu::attendTiles(ta);
-            if (isShaw && !toWeights) {
+            if (shawV) {
                 float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
                 float* sv = shawV + h * Ndh + static_cast<std::int64_t>(i0) * dh;
                 cpu::gemmAB(rows, dh, shawRows, 1.0f, shawSums.data(), shawRows, shawWv.data(), dh,
@@ -1119,8 +1123,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 cpu::fusedRow(rp, sRow, sRow, sRow, logits + rowOff, weightsT + rowOff);
             }
             cpu::streamFence();
-            if (toWeights)
-                return;
+            if (!headOut)
+                return; // stopped at the weights
 
             // A · V for the block (weights still in cache).
             float* ho = headOut + h * Ndh + static_cast<std::int64_t>(i0) * dh;
@@ -1177,7 +1181,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     phase("attention", &Profile::attentionMs);
 
     // ---- Output projection: concat(head_out) · W_o ----
-    if (!toWeights) {
+    if (outT) {
         float* concat = Scratch::fit(m_scratch.wide, sizes.wide);
         for (int h = 0; h < H; ++h)
             for (int i = 0; i < N; ++i)
@@ -1201,7 +1205,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     trace.tokens = defaultTokens(p);
     for (const std::string& name : traceTensorNames(p)) {
         auto it = out.find(name);
-        if (it == out.end() && (streaming || (toWeights && pastWeights(name))))
+        if (it == out.end() && (streaming || !makes(name)))
             continue; // pooled mode keeps the O(n·d) tensors only; see setStopAtWeights
         if (it == out.end())
             return Error{"fast CPU engine: tensor " + name + " is not implemented"};
