@@ -4,6 +4,7 @@
 //                        [--tile KEYS]   (keys per tile of the fused pass; default the engine's)
 //                        [--to-weights 1] (stopped at the weights, as the Compare tab's others)
 //                        [--tile-rows R]  (a zoom tile: R × R positions at full resolution)
+//                        [--lend 1]       (the tile borrows Q and K from the pooled trace)
 //
 // The pooled path (trace --pool, the window above 2048 positions) against the GEMM limit: the
 // time the n² pass's and the projections' matrix products would take at the machine's sgemm
@@ -29,11 +30,14 @@
 // (4·n·d² + 2·n²·d); `--tile-rows R` a zoom tile of R × R positions in the middle of the matrix
 // at full resolution (the window zoomed in on a long sequence), which stops at the weights too
 // and projects its own queries only: K's projection, R rows' of Q and their key product
-// (2·n·d² + 2·R·d² + 2·R·n·d).
+// (2·n·d² + 2·R·d² + 2·R·n·d). With `--lend 1` the whole pooled trace is computed first, as
+// the window shows it, and every tile borrows its Q and K (CpuFastBackend::lendProjections, as
+// the window's worker does): the key product alone is left (2·R·n·d; `lent` in the JSON).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -71,7 +75,7 @@ int main(int argc, char** argv) {
     cpu::chooseGemmLibraryKernels(); // as the CLI and the window do (cpu_gemm.h)
     std::vector<int> ns{16384};
     int d = 512, heads = 8, pool = 1024, repeat = 3, threads = 0, tile = 0, tileRows = 0;
-    bool toWeights = false;
+    bool toWeights = false, lend = false;
     PoolMode mode = PoolMode::Mean;
     std::vector<std::string> schemes{"t5"};
     for (int i = 1; i < argc; ++i) {
@@ -99,6 +103,8 @@ int main(int argc, char** argv) {
             tile = std::atoi(v.c_str());
         else if (a == "--to-weights")
             toWeights = std::atoi(v.c_str()) != 0;
+        else if (a == "--lend")
+            lend = std::atoi(v.c_str()) != 0;
         else if (a == "--tile-rows")
             tileRows = std::max(0, std::atoi(v.c_str()));
         else if (a == "--mode")
@@ -151,10 +157,23 @@ int main(int argc, char** argv) {
                 request =
                     PoolRequest{std::max(pool, r), mode, true, PoolRegion{a0, a0 + r, a0, a0 + r}};
             }
+            // The shown trace the tiles borrow from (computed before the timed runs).
+            std::shared_ptr<const Trace> shown;
+            if (lend && tileRows > 0) {
+                Expected<PooledTrace> whole =
+                    fast.computePooled(p, w, PoolRequest{pool, mode, false, {}});
+                if (!whole) {
+                    std::fprintf(stderr, "pe-bench-pooled: %s\n", whole.error().message.c_str());
+                    return 1;
+                }
+                shown = std::make_shared<const Trace>(std::move(whole.value().trace));
+            }
             const bench::HostTicks ticks0 = bench::HostTicks::now();
             for (int r = 0; r < repeat; ++r) {
                 const double c0 = bench::processCpuMs();
                 const double t0 = nowMs();
+                if (shown)
+                    fast.lendProjections(shown);
                 Expected<PooledTrace> t = fast.computePooled(p, w, request);
                 if (!t) {
                     std::fprintf(stderr, "pe-bench-pooled: %s\n", t.error().message.c_str());
@@ -172,9 +191,11 @@ int main(int argc, char** argv) {
             const double N = p.seqLen(), D = d;
             const bool stops = toWeights || tileRows > 0;
             const double R = tileRows > 0 ? std::min<double>(tileRows, N) : N; // query rows
-            // Stopped: K's projection of every position, Q's of the rows used, their product.
-            double flop = stops ? 2 * N * D * D + 2 * R * D * D + 2 * R * N * D
-                                : 8 * N * D * D + 4 * N * N * D;
+            // Stopped: K's projection of every position, Q's of the rows used, their product;
+            // with Q and K lent, the product alone.
+            double flop = shown   ? 2 * R * N * D
+                          : stops ? 2 * N * D * D + 2 * R * D * D + 2 * R * N * D
+                                  : 8 * N * D * D + 4 * N * N * D;
             if (p.scheme == Scheme::TransformerXL)
                 flop += 2 * R * (N + 8) * D;
             const double limitMs = flop / (1e6 * peak);
@@ -184,15 +205,16 @@ int main(int argc, char** argv) {
             getrusage(RUSAGE_SELF, &ru);
             std::printf(
                 "{\"scheme\":\"%s\",\"n\":%d,\"d\":%d,\"heads\":%d,\"pool\":%d,\"mode\":"
-                "\"%s\",\"to_weights\":%s,\"tile_rows\":%d,\"threads\":%d,\"ms_median\":%.1f,\"ms_"
-                "min\":%.1f,\"ms_first\":%.1f,"
+                "\"%s\",\"to_weights\":%s,\"tile_rows\":%d,\"lent\":%s,\"threads\":%d,"
+                "\"ms_median\":%.1f,\"ms_min\":%.1f,\"ms_first\":%.1f,"
                 "\"gemm_gflop\":%.1f,\"limit_ms\":%.1f,\"pct_limit\":%.1f,"
                 "\"cpu_ms_median\":%.1f,\"cpu_pct_limit\":%.1f,\"peak_rss_mb\":%.0f,"
                 "\"sgemm_peak_before_gflops\":%.1f,\"sgemm_peak_after_gflops\":%.1f,"
                 "\"pct_limit_adjacent\":%.1f,\"cpu_pct_limit_adjacent\":%.1f,\"steal_pct\":%.1f}\n",
                 name.c_str(), n, d, heads, pool, mode == PoolMode::Max ? "max" : "mean",
-                toWeights ? "true" : "false", tileRows, threads, median, ms.front(), first,
-                flop / 1e9, limitMs, 100.0 * limitMs / median, cpu[cpu.size() / 2],
+                toWeights ? "true" : "false", tileRows, shown ? "true" : "false", threads, median,
+                ms.front(), first, flop / 1e9, limitMs, 100.0 * limitMs / median,
+                cpu[cpu.size() / 2],
                 100.0 * (flop / (1e6 * cpuPeak)) * threads / cpu[cpu.size() / 2],
                 static_cast<double>(ru.ru_maxrss) / 1024.0, peakBefore, peakAfter,
                 100.0 * adjacentLimitMs / median,

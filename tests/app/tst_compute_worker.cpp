@@ -26,6 +26,7 @@ private Q_SLOTS:
     void pooledAboveTheThreshold_data();
     void pooledAboveTheThreshold();
     void tileIsTheFullResolutionSlice();
+    void tileBorrowsTheShownTracesProjections();
     void overBudgetButPoolableIsPooled();
     void float64PooledCountsTheFullTrace();
     void learnedTableCountsInTheBudget();
@@ -380,6 +381,48 @@ void TestComputeWorker::tileIsTheFullResolutionSlice() {
             for (int j = 0; j < 15; ++j)
                 QVERIFY(std::abs(w->at((h * 12 + i) * 15 + j) -
                                  ref->at((h * 40 + i + 5) * 40 + j + 20)) < 1e-5);
+}
+
+void TestComputeWorker::tileBorrowsTheShownTracesProjections() {
+    ComputeController reference(BackendKind::CpuFast);
+    Params p = small(Scheme::RoPE);
+    p.n = 40;
+    const ComputeResult full = runOne(reference, p);
+    QVERIFY(full.trace && !full.pool.pooled);
+    auto isTheSlice = [&full](const ComputeResult& r, PoolRegion region) {
+        const Tensor* w = r.trace ? r.trace->find("weights") : nullptr;
+        if (!w || w->shape() != std::vector<std::int64_t>{2, region.rows(), region.cols()})
+            return false;
+        const Tensor* ref = full.trace->find("weights");
+        for (int h = 0; h < 2; ++h)
+            for (int i = 0; i < region.rows(); ++i)
+                for (int j = 0; j < region.cols(); ++j)
+                    if (std::abs(w->at((h * region.rows() + i) * region.cols() + j) -
+                                 ref->at((h * 40 + i + region.r0) * 40 + j + region.c0)) > 1e-5)
+                        return false;
+        return true;
+    };
+
+    ComputeController c(BackendKind::CpuFast);
+    c.setPooling(20, 16, PoolMode::Mean);
+    ComputeResult shown = runOne(c, p); // pooled: Q and K are in its trace
+    QVERIFY(shown.trace && shown.pool.pooled && !shown.pool.tile && shown.trace->find("K"));
+    const PoolRegion region{5, 17, 20, 35};
+    QVERIFY(isTheSlice(runOne(c, p, true, region), region));
+    QCOMPARE(c.tilesBorrowingProjections(), 1);
+    const PoolRegion corner{28, 40, 0, 12};
+    QVERIFY(isTheSlice(runOne(c, p, true, corner), corner));
+    QCOMPARE(c.tilesBorrowingProjections(), 2);
+
+    // Nothing to borrow for other parameters, nor once the views let go of the trace.
+    Params other = p;
+    other.seed += 1;
+    const ComputeResult otherTile = runOne(c, other, true, region);
+    QVERIFY(otherTile.trace && !isTheSlice(otherTile, region));
+    QCOMPARE(c.tilesBorrowingProjections(), 2);
+    shown = {};
+    QVERIFY(isTheSlice(runOne(c, p, true, region), region));
+    QCOMPARE(c.tilesBorrowingProjections(), 2);
 }
 
 void TestComputeWorker::overBudgetButPoolableIsPooled() {

@@ -133,6 +133,8 @@ private Q_SLOTS:
     void pooledEqualsPoolingTheReference_data();
     void pooledEqualsPoolingTheReference();
     void pooledSmallTileIsTheExactSlice();
+    void tileFromLentProjections_data();
+    void tileFromLentProjections();
     void pooledBadRequestsAndCancel();
 };
 
@@ -969,6 +971,94 @@ void TestCpuEngine::pooledSmallTileIsTheExactSlice() {
                 }
         QVERIFY2(worst < 1e-5, qPrintable(QString::number(worst)));
     }
+}
+
+void TestCpuEngine::tileFromLentProjections_data() {
+    QTest::addColumn<Params>("params");
+    for (Scheme s : allSchemes()) {
+        const std::string name(toString(s));
+        Params p = base(s, Normaliser::Softmax, 0, true, true);
+        p.n = 37;
+        QTest::newRow(name.c_str()) << p;
+    }
+}
+
+void TestCpuEngine::tileFromLentProjections() {
+    // A zoom tile of the shown pooled trace borrows its Q and K (the worker does it for the
+    // window): the tile's cells are those it computes from the inputs, and nothing else.
+    QFETCH(Params, params);
+    Weights w;
+    completeWeights(params, w);
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    fast.setRowBlock(4);
+    const Expected<PooledTrace> whole =
+        fast.computePooled(params, w, PoolRequest{16, PoolMode::Mean, false, {}});
+    QVERIFY(whole.ok());
+    const auto shown = std::make_shared<const Trace>(whole->trace);
+    QVERIFY(shown->find("Q") && shown->find("K"));
+    const PoolRegion region{7, 19, 3, 25}; // full resolution
+    const PoolRequest tile{32, PoolMode::Mean, true, region};
+    const Expected<PooledTrace> own = fast.computePooled(params, w, tile);
+    fast.lendProjections(shown);
+    const Expected<PooledTrace> lent = fast.computePooled(params, w, tile);
+    QVERIFY(own.ok() && lent.ok());
+    for (const auto& [a, b] :
+         {std::pair{&own->logits, &lent->logits}, std::pair{&own->weights, &lent->weights}}) {
+        QCOMPARE(b->shape(), a->shape());
+        double worst = 0;
+        for (std::int64_t k = 0; k < a->size(); ++k)
+            worst = std::max(worst, std::abs(a->at(k) - b->at(k)));
+        QVERIFY2(worst <= 1e-6, qPrintable(QString::number(worst)));
+    }
+
+    // The lent tensors are what the tile uses: queries and keys of zeros leave every logit 0
+    // where all its terms are products of them (every key the same weight); the others differ
+    // by their position terms alone ...
+    Trace zeros = *shown;
+    for (const char* name : {"Q", "K"}) {
+        Tensor* t = zeros.find(name);
+        std::fill_n(t->data<float>(), t->size(), 0.0f);
+    }
+    const auto zeroed = std::make_shared<const Trace>(std::move(zeros));
+    fast.lendProjections(zeroed);
+    const Expected<PooledTrace> fromZeros = fast.computePooled(params, w, tile);
+    QVERIFY(fromZeros.ok());
+    const Scheme s = params.scheme;
+    if (s != Scheme::TransformerXL && s != Scheme::T5 && s != Scheme::ALiBi && s != Scheme::URPE) {
+        for (std::int64_t k = 0; k < fromZeros->weights.size(); ++k)
+            QVERIFY2(std::abs(fromZeros->weights.at(k) - 1.0 / params.seqLen()) < 1e-7,
+                     qPrintable(QString::number(fromZeros->weights.at(k))));
+    } else {
+        QVERIFY(std::memcmp(fromZeros->weights.raw(), own->weights.raw(),
+                            own->weights.byteSize()) != 0);
+    }
+    // ... for that computation only: the next computes its own again.
+    const Expected<PooledTrace> after = fast.computePooled(params, w, tile);
+    QVERIFY(after.ok());
+    QVERIFY(std::memcmp(after->weights.raw(), own->weights.raw(), own->weights.byteSize()) == 0);
+
+    // Not lent where they cannot be the tile's: other parameters, the whole matrix (which
+    // needs V), or a compute().
+    Params other = params;
+    other.seed += 1;
+    fast.lendProjections(zeroed);
+    const Expected<PooledTrace> otherSeed = fast.computePooled(other, w, tile);
+    QVERIFY(otherSeed.ok());
+    QVERIFY(std::memcmp(otherSeed->weights.raw(), own->weights.raw(), own->weights.byteSize()) ==
+            0); // the weights given are the same: only the parameters' seed differs
+    fast.lendProjections(zeroed);
+    const Expected<PooledTrace> wholeAgain =
+        fast.computePooled(params, w, PoolRequest{16, PoolMode::Mean, false, {}});
+    QVERIFY(wholeAgain.ok());
+    QVERIFY(std::memcmp(wholeAgain->weights.raw(), whole->weights.raw(),
+                        whole->weights.byteSize()) == 0);
+    fast.lendProjections(zeroed);
+    QVERIFY(fast.compute(params, w).ok());
+    const Expected<PooledTrace> afterCompute = fast.computePooled(params, w, tile);
+    QVERIFY(afterCompute.ok());
+    QVERIFY(std::memcmp(afterCompute->weights.raw(), own->weights.raw(), own->weights.byteSize()) ==
+            0);
 }
 
 void TestCpuEngine::pooledBadRequestsAndCancel() {

@@ -439,12 +439,13 @@ std::optional<Trace> CpuFastBackend::computeInputs(const Params& p, const Weight
 
 Expected<Trace> CpuFastBackend::compute(const Params& p, const Weights& w,
                                         const std::atomic<bool>* cancel) {
-    return run(p, w, cancel, nullptr, m_stopAtWeights);
+    m_lent.reset(); // lent to a pooled computation only (lendProjections)
+    return run(p, w, cancel, nullptr, m_stopAtWeights, nullptr);
 }
 
 Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                                     const std::atomic<bool>* cancel, const cpu::RowSink* sink,
-                                    bool toWeights) {
+                                    bool toWeights, const Trace* lent) {
     // With a sink (pooled mode) no n×n tensor is stored: the fused tile pass folds the logits
     // and weights into the sink's accumulators and the trace keeps its O(n·d) tensors. Stopped
     // at the weights, nothing past them is made (pastWeights).
@@ -536,13 +537,32 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         return t;
     };
 
+    // Q and K lent by a trace of the same parameters and weights (lendProjections): a pooled
+    // pass stopped at the weights (a zoom tile) then needs neither the inputs nor W_q and W_k.
+    const Tensor* lentQ = nullptr;
+    const Tensor* lentK = nullptr;
+    if (lent && streaming && toWeights && lent->params == p) {
+        const Shape qk{H, N, dh};
+        const Tensor* q = lent->find("Q");
+        const Tensor* k = lent->find("K");
+        if (q && k && q->dtype() == DType::F32 && k->dtype() == DType::F32 && q->shape() == qk &&
+            k->shape() == qk) {
+            lentQ = q;
+            lentK = k;
+        }
+    }
+    const bool projected = lentQ != nullptr;
+
     // ---- Inputs: E (special rows included), P, X ----
-    Tensor& tE = make("E", {N, D});
-    Tensor& tX = make("X", {N, D});
-    float* pp = isAbsolute(scheme) ? make("P", {N, D}).data<float>() : nullptr;
-    if (Status s = fillInputs(p, w, threads, tE.data<float>(), pp, tX.data<float>()); !s)
-        return s.error();
-    const float* X = tX.data<float>();
+    const float* X = nullptr;
+    if (!projected) {
+        Tensor& tE = make("E", {N, D});
+        Tensor& tX = make("X", {N, D});
+        float* pp = isAbsolute(scheme) ? make("P", {N, D}).data<float>() : nullptr;
+        if (Status s = fillInputs(p, w, threads, tE.data<float>(), pp, tX.data<float>()); !s)
+            return s.error();
+        X = tX.data<float>();
+    }
 
     // ---- Weights in float, row-major ----
     const Scratch::Sizes sizes = Scratch::sizesFor(p); // what prepare() fits ahead
@@ -551,7 +571,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     TensorBuffer<float>& WkT = m_scratch.wk;
     TensorBuffer<float>& WvT = m_scratch.wv;
     TensorBuffer<float>& WoT = m_scratch.wo;
-    {
+    if (!projected) {
         const Eigen::MatrixXd* from[4] = {&w.W_q, &w.W_k, &w.W_v, &w.W_o};
         TensorBuffer<float>* to[4] = {&WqT, &WkT, &WvT, &WoT};
         parallelFor(4, [&](int k) {
@@ -563,10 +583,11 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         });
     }
 
-    Tensor& tQ = make("Q", {H, N, dh});
-    Tensor& tK = make("K", {H, N, dh});
-    float* Q = tQ.data<float>();
-    float* K = tK.data<float>();
+    // Written by the projections (and RoPE's rotation) below, unless lent.
+    float* Qmade = projected ? nullptr : make("Q", {H, N, dh}).data<float>();
+    float* Kmade = projected ? nullptr : make("K", {H, N, dh}).data<float>();
+    const float* Q = projected ? lentQ->data<float>() : Qmade;
+    const float* K = projected ? lentK->data<float>() : Kmade;
     // What this pass makes: everything, or what comes before the weights (pastWeights). The
     // steps past them test their tensors: V, head_out, out, shaw_v_term.
     auto makes = [toWeights](std::string_view name) { return !toWeights || !pastWeights(name); };
@@ -637,7 +658,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const int qBegin = streaming ? sink->rowBegin : 0;
     const int qEnd = streaming ? sink->rowEnd : N;
     // ---- Projections (per head: X · W[:, head columns]) ----
-    {
+    if (!projected) {
         // Full-width products in row blocks (better GEMM shapes; projectionBlockRows), then
         // split per head. OpenBLAS's own threads on one call per matrix measured no faster and
         // left spinning threads behind.
@@ -647,7 +668,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         const int pblk = projectionBlockRows(N, m_threads);
         for (int which = 0; which < (V ? 3 : 2); ++which) {
             const float* Wt = which == 0 ? WqT.data() : (which == 1 ? WkT.data() : WvT.data());
-            float* dst = which == 0 ? Q : (which == 1 ? K : V);
+            float* dst = which == 0 ? Qmade : (which == 1 ? Kmade : V);
             const int from = which == 0 ? qBegin : 0, to = which == 0 ? qEnd : N;
             parallelFor((to - from + pblk - 1) / pblk, [&](int b) {
                 const int r0 = from + b * pblk, rows = std::min(pblk, to - r0);
@@ -662,7 +683,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             });
         }
     }
-    if (scheme == Scheme::RoPE) {
+    if (scheme == Scheme::RoPE && !projected) { // lent Q and K are rotated already
         const int dRot = p.ropeRotatedDims();
         const int pairs = dRot / 2;
         // cos and sin per position and pair, kept: they depend on (n, rotated dims, base,
@@ -688,7 +709,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         }
         const bool inter = p.ropeConvention == RopeConvention::Interleaved;
         parallelFor(2 * H, [&](int task) {
-            float* base = (task < H ? Q : K) + (task % H) * Ndh;
+            float* base = (task < H ? Qmade : Kmade) + (task % H) * Ndh;
             for (int i = task < H ? qBegin : 0; i < (task < H ? qEnd : N); ++i) {
                 float* row = base + static_cast<std::int64_t>(i) * dh;
                 for (int m = 0; m < pairs; ++m) {

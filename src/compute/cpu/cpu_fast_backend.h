@@ -91,6 +91,16 @@ public:
     void setStopAtWeights(bool on) { m_stopAtWeights = on; }
     /** The tensors a pass stopped at the weights leaves out (setStopAtWeights). */
     static bool pastWeights(std::string_view tensor);
+    /**
+     * The next pooled computation that stops at the weights (a zoom tile) takes its queries and
+     * keys from `from`: a trace this engine computed for the same parameters and weights (the
+     * shown pooled trace: its Q and K, after RoPE's rotation, [heads, n, d_h]). It then makes
+     * no inputs and projects nothing, which at n = 16,384 was half of a tile's time: every key
+     * projected again for a few hundred query rows. Used by that computation only (any next
+     * one lets it go); ignored where the parameters differ or the tensors do not fit. The
+     * caller vouches for the weights: the same parameters and input give the same weights.
+     */
+    void lendProjections(std::shared_ptr<const Trace> from) { m_lent = std::move(from); }
     /** The forward pass's flops, about: 8·n·d² (projections) + 4·n²·d (the two n² products). */
     static double forwardFlops(const Params& p);
 
@@ -150,9 +160,10 @@ private:
     /** The threads a computation of these sizes runs on (small ones: one; the forward pass:
      *  at most setForwardThreads'). */
     int threadsFor(const Params& p, bool forward) const;
-    /** The forward pass; with `toWeights`, only as far as the weights (setStopAtWeights). */
+    /** The forward pass; with `toWeights`, only as far as the weights (setStopAtWeights);
+     *  Q and K from `lent` where it qualifies (lendProjections). */
     Expected<Trace> run(const Params& p, const Weights& w, const std::atomic<bool>* cancel,
-                        const cpu::RowSink* sink, bool toWeights);
+                        const cpu::RowSink* sink, bool toWeights, const Trace* lent);
     /** The provided storage of that name if it fits, else a pooled tensor, else a fresh one. */
     Tensor acquire(const std::string& name, DType type, std::vector<std::int64_t> shape);
     /** A pooled tensor of that type and shape, else a fresh one. */
@@ -161,6 +172,7 @@ private:
     int m_threads = 0;
     int m_forwardThreads = 0;
     bool m_stopAtWeights = false;
+    std::shared_ptr<const Trace> m_lent; ///< lendProjections, for the next computation
     std::unique_ptr<cpu::TaskPool> m_workers;
     int m_rowBlock = 0;
     int m_tileCols = 0;

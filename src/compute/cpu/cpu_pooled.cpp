@@ -3,11 +3,15 @@
 // PoolAccumulators, so no h × n × n buffer ever exists.
 #include "cpu_fast_backend.h"
 
+#include <utility>
+
 namespace pe {
 
 Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weights& w,
                                                     const PoolRequest& request,
                                                     const std::atomic<bool>* cancel) {
+    // Lent to this computation only, whatever becomes of it (lendProjections).
+    const std::shared_ptr<const Trace> lent = std::exchange(m_lent, {});
     if (Status s = validate(p); !s)
         return s.error();
     const int N = p.seqLen();
@@ -25,7 +29,7 @@ Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weigh
     sink.logitsPool = &logits;
     sink.weightsPool = &weights;
     // A tile carries its logits and weights alone: the value product would be thrown away.
-    Expected<Trace> t = run(p, w, cancel, &sink, m_stopAtWeights || request.hasTile);
+    Expected<Trace> t = run(p, w, cancel, &sink, m_stopAtWeights || request.hasTile, lent.get());
     if (!t)
         return t.error();
     pt.logits = logits.result();

@@ -299,6 +299,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         deliverEarly(request, w, tokens, pooled, positions, result);
     Expected<Trace> t = Error{"not computed"};
     const qint64 engineStart = timer.nsecsElapsed();
+    bool pooledByFastEngine = false; // a whole pooled trace with Q and K a tile may borrow
     if (pooled) {
         // The reference engine would build the full trace first: stream on the fast one.
         Backend* engine = m_backend.get();
@@ -309,6 +310,19 @@ void ComputeWorker::process(const ComputeRequest& request) {
             engine = m_streaming.get();
             result.device = engine->device();
         }
+        // A zoom tile of the shown pooled trace borrows its Q and K: the same parameters and
+        // input give the same weights (WeightCache, m_embedded), so the tile computes no inputs
+        // and projects no key again (at n = 16,384, half of its time).
+        std::shared_ptr<const Trace> lent;
+#ifdef PE_HAVE_FAST_CPU
+        auto* fastEngine = dynamic_cast<CpuFastBackend*>(engine);
+        pooledByFastEngine = fastEngine != nullptr && !request.tile;
+        if (fastEngine && request.tile && m_pooledShown.params == p &&
+            m_pooledShown.input == request.input && (lent = m_pooledShown.trace.lock())) {
+            fastEngine->lendProjections(lent);
+            ++m_tilesBorrowing;
+        }
+#endif
         Expected<PooledTrace> pt = engine->computePooled(p, w, pool, &m_cancel);
         if (pt) {
             Trace trace = std::move(pt->trace);
@@ -361,7 +375,11 @@ void ComputeWorker::process(const ComputeRequest& request) {
             Held{std::move(reserved).value(), m_recycler->share(std::move(trace))});
         result.trace = std::shared_ptr<const Trace>(held, held->trace.get());
         result.positions = positions;
+        if (pooledByFastEngine)
+            m_pooledShown = {result.trace, p, request.input};
     }
+    if (!request.tile && !pooledByFastEngine)
+        m_pooledShown = {}; // the views show another trace now (or will)
     m_weights->giveBack(w);
     if (!trained)
         m_embedded.E = std::move(w.E);

@@ -166,6 +166,8 @@ public:
     std::uint64_t engineHeldBytes() const { return m_engineHeld.load(); }
     /** Thread-safe: bytes of the traces handed back and waiting for the next computation. */
     std::uint64_t recycledBytes() const;
+    /** Thread-safe: the tiles that borrowed the shown pooled trace's Q and K (m_pooledShown). */
+    int tilesBorrowingProjections() const { return m_tilesBorrowing.load(); }
 
 public Q_SLOTS:
     /** Runs in the worker's thread. Skips the request if it is no longer the newest. */
@@ -253,6 +255,17 @@ private:
         bool seeded = false;
         std::uint64_t seed = 0;
     } m_queryKey;
+    /**
+     * The last whole pooled trace of the fast CPU engine and what it was computed from: a tile
+     * of the same parameters and input borrows its Q and K (CpuFastBackend::lendProjections)
+     * while the views hold it. Not kept alive by this: a trace the views let go of is recycled.
+     */
+    struct PooledShown {
+        std::weak_ptr<const Trace> trace;
+        Params params;
+        InputChoice input;
+    } m_pooledShown;
+    std::atomic<int> m_tilesBorrowing{0};
     /** W_q and W_k of `w` for a trace (Trace::queryKey); `seeded`: drawn from p.seed. */
     std::shared_ptr<const QueryKeyWeights> queryKeyOf(const Params& p, const Weights& w,
                                                       bool seeded);
@@ -302,6 +315,8 @@ public:
     std::uint64_t engineHeldBytes() const { return m_worker->engineHeldBytes(); }
     /** See ComputeWorker::recycledBytes. */
     std::uint64_t recycledBytes() const { return m_worker->recycledBytes(); }
+    /** See ComputeWorker::tilesBorrowingProjections. */
+    int tilesBorrowingProjections() const { return m_worker->tilesBorrowingProjections(); }
 
     bool busy() const { return m_busy; }
     /** Busy with a tile (which a newer tile or trace may supersede). */
