@@ -163,6 +163,7 @@ ComparisonView::ComparisonView(QWidget* parent)
         m_positionTerms.clear(); // held only while the position term is shown
         request();               // the layer's output, where the traces stopped at the weights
         redraw();
+        Q_EMIT tensorChanged();
     });
     connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
     connect(m_sameScale, &QCheckBox::toggled, this, &ComparisonView::redraw);

@@ -51,6 +51,9 @@ public:
     std::vector<Scheme> gallerySchemes() const;
     /** The compared tensor: "weights", "logits" or "out"; false if the name is not offered. */
     bool setTensor(const QString& name);
+    /** The compared tensor is the layer's output ("out"): every pass goes to the end, the
+     *  reference's too (the window asks for it: tensorChanged). */
+    bool comparesOutput() const;
     void setHead(int h);
     /**
      * Takes the trace of a compared scheme, as if this view's worker had computed it (headless
@@ -72,6 +75,8 @@ public:
 Q_SIGNALS:
     void hovered(const QString& text);
     void updated();
+    /** Another tensor is compared (the reference may need the rest of its pass). */
+    void tensorChanged();
 
 protected:
     void showEvent(QShowEvent* e) override;
@@ -84,8 +89,6 @@ private:
     /** Asks this view's worker for scheme `s` under reference parameters `a` (m_requested),
      *  as far as the compared tensor needs (TraceExtent). */
     void ask(Scheme s, const Params& a, const InputChoice& in);
-    /** The compared tensor is the layer's output ("out"): the other passes go to the end. */
-    bool comparesOutput() const;
     /** Whether trace `t` holds what the compared tensor is shown from (a trace computed for
      *  logits or weights stopped there: it has no output). */
     bool covers(const Trace& t) const;

@@ -150,6 +150,9 @@ MainWindow::MainWindow(const Session& initial, bool persist, QWidget* parent)
     connect(m_controller, &ComputeController::busyChanged, this, &MainWindow::onBusy);
     connect(m_views, &TraceViews::hovered, m_hover, &QLabel::setText);
     connect(m_compare, &ComparisonView::hovered, m_hover, &QLabel::setText);
+    // The Stepper's value stages and the Compare tab's output need the pass to the end.
+    connect(m_views, &QTabWidget::currentChanged, this, &MainWindow::completeIfNeeded);
+    connect(m_compare, &ComparisonView::tensorChanged, this, &MainWindow::completeIfNeeded);
     connect(m_stepper, &StepperPanel::hovered, m_hover, &QLabel::setText);
     m_insights = new InsightsPanel; // the "why" pages (insights_panel.h), on their own worker
     m_views->addTab(m_insights, tr("&Insights"));
@@ -401,9 +404,28 @@ void MainWindow::onPanelChanged(const Params& p, const InputChoice& in) {
 void MainWindow::submit(const Session& s) {
     m_current = s;
     // The Encoding and Relative tabs show nothing of the attention: their part comes first.
-    m_controller->submit(s.params, s.input, m_views->earlyPartWanted());
+    m_extent = extentWanted();
+    m_controller->submit(s.params, s.input, m_views->earlyPartWanted(), m_extent);
     m_compare->prepare(s.params, s.input); // B beside A, where the Compare tab is shown
     m_insights->setParams(s.params, s.input);
+}
+
+TraceExtent MainWindow::extentWanted() const {
+    const QWidget* tab = m_views->currentWidget();
+    const bool stepped =
+        tab == m_stepper && m_current.params.seqLen() <= kMaxStepperPositions; // else a note
+    const bool output = tab == m_compare && m_compare->comparesOutput();
+    return stepped || output ? TraceExtent::Whole : TraceExtent::Weights;
+}
+
+void MainWindow::completeIfNeeded() {
+    if (m_extent != TraceExtent::Weights || extentWanted() != TraceExtent::Whole)
+        return;
+    // (Engines that cannot stop at the weights gave the whole pass: nothing to ask again.)
+    const Trace* shown = m_views->trace();
+    if (shown && shown->params == m_current.params && shown->find("out"))
+        return;
+    submit(m_current); // the same parameters, to the end: the views keep what they show
 }
 
 void MainWindow::onEarlyResult(const ComputeResult& r) {

@@ -85,6 +85,15 @@ private:
     void buildMenus();
     void onPanelChanged(const Params& p, const InputChoice& in);
     void submit(const Session& s);
+    /**
+     * How far the main views' forward pass goes: to the end where the tab shown needs more
+     * than the attention weights (the Stepper's value stages, the Compare tab's output), else
+     * to the weights: no value projection, weights · V or W_O (half a short pass's products,
+     * a third of a long pooled one's).
+     */
+    TraceExtent extentWanted() const;
+    /** Asks for the rest of the pass when the tab shown now needs it (extentWanted). */
+    void completeIfNeeded();
     void onResult(const ComputeResult& r);
     /** The inputs (and relative matrices) of the newest request, ahead of its whole result. */
     void onEarlyResult(const ComputeResult& r);
@@ -111,6 +120,7 @@ private:
     ComputeController* m_controller;
     QUndoStack* m_undo;
     Session m_current;
+    TraceExtent m_extent = TraceExtent::Whole; ///< what the last submit() asked for
 
     ComputeResult m_pending;
     QTimer* m_frameTimer;

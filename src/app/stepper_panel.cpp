@@ -373,11 +373,18 @@ QString StepperPanel::shapesText() const {
 }
 
 void StepperPanel::refresh() {
-    m_stale = false;
-    if (!m_trace)
+    if (!m_trace) {
+        m_stale = false;
         return;
+    }
     const Params& p = m_trace->params;
     const int N = p.seqLen();
+    // A trace computed as far as the weights (the window's, made while another tab was shown):
+    // the rest of its pass is on its way (MainWindow::completeIfNeeded), and what is shown
+    // stays until it comes rather than the value stages flashing empty.
+    if (!m_trace->find("out") && N <= kMaxStepperPositions)
+        return;
+    m_stale = false;
     if (N > kMaxStepperPositions) {
         m_message->setText(tr("The stepper shows sequences of up to %1 positions (this one has "
                               "%2): lower n to step through it.")

@@ -47,6 +47,7 @@ private Q_SLOTS:
     void exportsCurrentView();
     void comparisonShowsTheDifference();
     void comparisonGoesOnAfterAFailedComputation();
+    void comparedOutputCompletesTheReference();
     void longWorkShowsProgressAndCancels();
     void chosenColumnsOfP();
     void squareCellsReachEveryMap();
@@ -397,6 +398,28 @@ void TestMainWindow::comparisonGoesOnAfterAFailedComputation() {
     c->setOtherScheme(Scheme::T5);
     QTRY_VERIFY_WITH_TIMEOUT(c->other() && c->other()->params.scheme == Scheme::T5, 8000);
     QCOMPARE(c->other()->params.n, 64);
+}
+
+// The window's pass stops at the weights unless a tab shown needs more: on the Compare tab,
+// comparing the layer's output asks for the rest of A's pass (and B's).
+void TestMainWindow::comparedOutputCompletesTheReference() {
+    ComparisonView* c = m_w->comparison();
+    m_w->views()->setCurrentWidget(c);
+    QTRY_VERIFY_WITH_TIMEOUT(c->other(), 8000);
+    const Trace* a = m_w->views()->trace();
+    QVERIFY(a && a->find("weights") && !a->find("V") && !a->find("head_out") && !a->find("out"));
+    const Params shown = a->params;
+    QVERIFY(c->setTensor(QStringLiteral("out")));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_w->views()->trace()->find("out") && c->other() && c->other()->find("out"), 8000);
+    QCOMPARE(m_w->views()->trace()->params, shown);
+    QTRY_COMPARE_WITH_TIMEOUT(c->left()->shownTensor(), m_w->views()->trace()->find("out"), 8000);
+    QCOMPARE(c->left()->data().rows, shown.seqLen()); // [n, d]
+    QCOMPARE(c->left()->data().cols, shown.d);
+    // Another change on this tab is computed to the end at once.
+    m_w->panel()->lengthBox()->setValue(48);
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->shownParams()->n == 48, 8000);
+    QVERIFY(m_w->views()->trace()->find("out"));
 }
 
 void TestMainWindow::longWorkShowsProgressAndCancels() {

@@ -569,10 +569,24 @@ void TestStepperPanel::windowFeedsTheStepper() {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(QTest::qWaitFor([&] { return w.shownParams() != nullptr; }, 10000));
+    // No tab shown needed more than the weights: the pass stopped there. The Stepper's value
+    // stages need the rest, which it asks for when shown.
+    QVERIFY(w.views()->trace()->find("weights") && !w.views()->trace()->find("out"));
+    const Params shown = *w.shownParams();
     w.views()->setCurrentWidget(w.stepper());
+    QTRY_VERIFY_WITH_TIMEOUT(w.stepper()->trace() && w.stepper()->trace()->find("out") &&
+                                 w.stepper()->trace()->find("V"),
+                             10000);
+    QCOMPARE(w.stepper()->trace()->params, shown);
     QVERIFY(w.stepper()->trace() == w.views()->trace());
     QCOMPARE(w.currentHeatmap(), w.stepper()->currentHeatmap());
     QVERIFY(w.currentHeatmap() != nullptr);
+    // On the Stepper, a change is computed to the end at once.
+    Params next = shown;
+    next.seed += 7;
+    w.applySession(Session{next, w.session().input});
+    QTRY_VERIFY_WITH_TIMEOUT(w.shownParams() && *w.shownParams() == next, 10000);
+    QVERIFY(w.stepper()->trace()->find("out"));
 }
 
 QTEST_MAIN(TestStepperPanel)
