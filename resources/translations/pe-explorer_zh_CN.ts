@@ -340,6 +340,10 @@
         <source>B (%1)</source>
         <translation>B（%1）</translation>
     </message>
+    <message>
+        <source>computing A&apos;s output…</source>
+        <translation>正在计算 A 的输出…</translation>
+    </message>
 </context>
 <context>
     <name>pe::HeatmapView</name>

@@ -411,7 +411,13 @@ void ComparisonView::request() {
     // A reference announced by prepare() comes next: nothing for the current one meanwhile.
     if (!m_a || !isVisible() || m_requestInFlight || m_ahead)
         return;
-    for (Scheme s : shownSchemes()) { // A's own is at hand: B first, then the gallery's
+    for (Scheme s : shownSchemes()) { // B first, then the gallery's
+        // A's own scheme is A: the window computes it as far as this view needs (to the end
+        // when the output is compared: MainWindow::completeIfNeeded). Asked for here while A
+        // stopped at the weights, its result was never A, and was asked for again and again
+        // until the window's complete A came (17 results in a row in a soak run).
+        if (s == m_a->params.scheme)
+            continue;
         if (const Trace* t = traceOf(s); (t && covers(*t)) || m_failed.count(s))
             continue;
         ask(s, m_a->params, m_input);
@@ -520,9 +526,13 @@ void ComparisonView::redraw() {
         computePositionTerms(); // those not at hand, side by side
     Source a = sourceOf(m_a);
     if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k
-        m_left->clear(tr("no %1 for this trace: it takes the whole n × n logits (not pooled) "
-                         "and the weights they were computed with")
-                          .arg(m_tensor->currentText()));
+        // A computed as far as the weights: the window asks for the rest of its pass.
+        if (comparesOutput())
+            m_left->clear(tr("computing A's output…"));
+        else
+            m_left->clear(tr("no %1 for this trace: it takes the whole n × n logits (not "
+                             "pooled) and the weights they were computed with")
+                              .arg(m_tensor->currentText()));
         m_right->clear(QString());
         m_diff->clear(QString());
         for (const auto& [s, v] : m_galleryViews)

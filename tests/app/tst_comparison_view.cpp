@@ -28,9 +28,11 @@ private Q_SLOTS:
     void schemeBIsComputedBesideTheReference();
     void sameParametersAgainKeepTheOtherTraces();
     void otherSchemesStopAtTheWeights();
+    void referenceSchemeIsNotAskedFor();
 
 private:
-    static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in);
+    static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in,
+                                                TraceExtent extent = TraceExtent::Whole);
     static Params small();
 };
 
@@ -43,10 +45,11 @@ Params TestComparisonView::small() {
     return p;
 }
 
-std::shared_ptr<const Trace> TestComparisonView::compute(const Params& p, const InputChoice& in) {
+std::shared_ptr<const Trace> TestComparisonView::compute(const Params& p, const InputChoice& in,
+                                                         TraceExtent extent) {
     ComputeController c(BackendKind::CpuFast);
     QSignalSpy spy(&c, &ComputeController::resultReady);
-    c.submit(p, in);
+    c.submit(p, in, EarlyPart::None, extent);
     if (!spy.wait(10000))
         return nullptr;
     return spy.takeFirst().at(0).value<ComputeResult>().trace;
@@ -323,9 +326,6 @@ void TestComparisonView::otherSchemesStopAtTheWeights() {
     QCOMPARE(v.right()->shownTensor(), b->find("logits"));
 }
 
-QTEST_MAIN(TestComparisonView)
-#include "tst_comparison_view.moc"
-
 // A scheme that cannot be computed for A's parameters (here a learned table shorter than the
 // sequence) is asked for once: its maps say why, the schemes after it are computed, and the
 // view's worker then stays quiet. It was asked for again on each failure, every map redrawn
@@ -584,3 +584,39 @@ void TestComparisonView::sameParametersAgainKeepTheOtherTraces() {
     QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5), 10000);
     QVERIFY(computed.count() >= 2);
 }
+
+// The reference's own scheme is the reference: the window computes it as far as the view needs
+// (to the end when the output is compared). While the reference stopped at the weights, the view
+// asked its worker for that scheme, whose result was never taken as A, again and again.
+void TestComparisonView::referenceSchemeIsNotAskedFor() {
+    const InputChoice in;
+    const Params p = small();
+    auto a = compute(p, in, TraceExtent::Weights);
+    QVERIFY(a && a->find("weights") && !a->find("out"));
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(p.scheme); // B is A's scheme
+    v.setGallerySchemes({p.scheme, Scheme::ALiBi});
+    QVERIFY(v.setTensor(QStringLiteral("out")));
+    auto* worker = v.findChild<ComputeController*>();
+    QVERIFY(worker);
+    QSignalSpy results(worker, &ComputeController::resultReady);
+    v.setReference(a, in);
+    v.show();
+    QTRY_VERIFY_WITH_TIMEOUT(v.traceOf(Scheme::ALiBi) && v.traceOf(Scheme::ALiBi)->find("out"),
+                             15000);
+    QTRY_VERIFY(!worker->busy());
+    QTest::qWait(300);
+    QCOMPARE(results.count(), 1); // ALiBi alone
+    QCOMPARE(v.left()->titleText(), QStringLiteral("computing A's output…"));
+    // The window's complete A: every map shows the output.
+    auto whole = compute(p, in);
+    v.setReference(whole, in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.left()->shownTensor() == whole->find("out"), 5000);
+    QCOMPARE(v.right()->shownTensor(), whole->find("out"));
+    QTest::qWait(300);
+    QCOMPARE(results.count(), 1);
+}
+
+QTEST_MAIN(TestComparisonView)
+#include "tst_comparison_view.moc"
