@@ -134,6 +134,10 @@ private:
     /// Stages with more cells than this are prepared in the background (a d = 4096 W_O stage
     /// took over a second of the GUI thread: regenerating, copying and converting 16.7 M cells).
     static constexpr std::int64_t kInlineStageCells = std::int64_t{1} << 20;
+    /// ... and so are stages whose matrices take more multiply-adds than this to make: an
+    /// absolute scheme's four logit terms at d = 2,048 with one head (n = 344: 1,024² cells at
+    /// most, but 13 GFLOP in double) took a second of the GUI thread in a soak run.
+    static constexpr double kInlineStageFlops = 2e8;
     quint64 m_stageGeneration = 0; ///< of the newest refreshStage
     bool m_stageRunning = false;   ///< a preparation runs, or its result is not yet taken
     bool m_stagePending = false;   ///< a newer stage waits for the running preparation

@@ -103,6 +103,7 @@ private Q_SLOTS:
     void wideTablesAreProbedInTheBackground();
     void outputProjectionShowsTheSeededWo();
     void wideStagesArePreparedInTheBackground();
+    void heavyLogitTermsArePreparedInTheBackground();
     void outputProjectionIsKeptForTheShownTraceOnly();
     void exportsTheStage();
     void zerosInput();
@@ -440,6 +441,47 @@ void TestStepperPanel::wideStagesArePreparedInTheBackground() {
 // The W_O drawn for the Output projection stage is kept for the next stage changes of the same
 // trace, not beyond: the GUI soak (seed 10) found a d = 2,048 W_O (32 MB) held at its end, after
 // the window had moved on to d = 128.
+// An absolute scheme's Logits stage makes its four terms by products with W_q's and W_k's head
+// columns: few cells, much work. At d = 2,048 with one head (learned, n = 344) that took a second
+// of the GUI thread in a soak run; such a stage is prepared in the background too.
+void TestStepperPanel::heavyLogitTermsArePreparedInTheBackground() {
+    Params p = small(Scheme::Sinusoidal);
+    p.n = 64;
+    p.d = 1024;
+    p.heads = 1;
+    Trace t = *makeTrace(p);
+    Weights w;
+    completeWeights(p, w); // the seeded W_q and W_k makeTrace computed with
+    t.queryKey = std::make_shared<const QueryKeyWeights>(QueryKeyWeights{w.W_q, w.W_k});
+    const auto trace = std::make_shared<const Trace>(std::move(t));
+    QVERIFY(canSplitLogits(*trace));
+    m_panel->setTrace(trace);
+    m_panel->setStage(static_cast<int>(StageId::Logits));
+    QVERIFY(m_panel->preparingStage());
+    QVERIFY(m_panel->matrices().empty());
+    QTRY_VERIFY_WITH_TIMEOUT(!m_panel->preparingStage(), 60000);
+    // The four terms, whose sum is the logits.
+    StageMat sum = StageMat::Zero(p.n, p.n);
+    int terms = 0;
+    for (const StageMatrix& m : m_panel->matrices())
+        if (m.label == "e·e" || m.label == "e·p" || m.label == "p·e" || m.label == "p·p") {
+            sum += m.values;
+            ++terms;
+        }
+    QCOMPARE(terms, 4);
+    const StageMat logits = headSlice(*trace->find("logits"), 0);
+    QVERIFY2((sum - logits).cwiseAbs().maxCoeff() < 1e-4, // the trace's logits are floats
+             qPrintable(QString::number((sum - logits).cwiseAbs().maxCoeff())));
+    QCOMPARE(m_panel->shownHeatmaps().size(), m_panel->matrices().size());
+    // A small one stays inline.
+    p.d = 16;
+    p.heads = 2;
+    m_panel->setTrace(makeTrace(p));
+    m_panel->setStage(static_cast<int>(StageId::Logits));
+    QVERIFY(!m_panel->preparingStage());
+    QVERIFY(!m_panel->matrices().empty());
+}
+
 void TestStepperPanel::outputProjectionIsKeptForTheShownTraceOnly() {
     Params p = small(Scheme::Sinusoidal);
     p.d = 64;
