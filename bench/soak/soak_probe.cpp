@@ -39,6 +39,33 @@ std::uint64_t anonymousResidentBytes() {
                : 0;
 }
 
+std::uint64_t openBlasBufferBytes() {
+    std::FILE* f = std::fopen("/proc/self/smaps", "r");
+    if (!f)
+        return 0;
+    constexpr unsigned long long kBuffer = 128ull << 20;
+    std::uint64_t bytes = 0;
+    bool inBuffer = false;
+    char line[1024];
+    while (std::fgets(line, sizeof line, f)) {
+        unsigned long long start = 0, end = 0, kb = 0;
+        char perms[8] = {};
+        int consumed = 0;
+        if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s%n", &start, &end, perms, &consumed) == 3) {
+            // A mapping's header: anonymous when nothing (no path, no [name]) follows the inode.
+            const char* rest = line + consumed;
+            while (*rest == ' ' || *rest == '\t')
+                ++rest;
+            inBuffer = end - start == kBuffer && std::string(perms) == "rw-p" &&
+                       (*rest == '\n' || *rest == '\0');
+        } else if (inBuffer && std::sscanf(line, "Anonymous: %llu kB", &kb) == 1) {
+            bytes += kb * 1024;
+        }
+    }
+    std::fclose(f);
+    return bytes;
+}
+
 std::uint64_t peakResidentBytes() {
     return procFieldBytes("/proc/self/status", "VmHWM:").value_or(0);
 }

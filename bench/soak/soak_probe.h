@@ -24,6 +24,15 @@ std::uint64_t residentBytes();
  * when the machine needs memory, so the resident set moves with other processes' load.
  */
 std::uint64_t anonymousResidentBytes();
+/**
+ * Of the anonymous part, the pages of OpenBLAS's packing buffers: anonymous read-write mappings
+ * of exactly 128 MiB (/proc/self/smaps), which is how OpenBLAS maps each buffer on x86-64
+ * (`alloc_mmap`, BUFFER_SIZE). OpenBLAS keeps them for the process's life, one per sgemm call
+ * running at once, and their touched pages stay resident at their high-water mark: the width of
+ * the widest product packed so far. glibc's arenas (64 MiB heaps) and thread stacks have other
+ * sizes. 0 where smaps is unreadable or OpenBLAS maps another size (then nothing is set apart).
+ */
+std::uint64_t openBlasBufferBytes();
 /** Peak resident set of this process in bytes (VmHWM in /proc/self/status). */
 std::uint64_t peakResidentBytes();
 /** The calling thread's time on a CPU and waiting for one (run queue), from
