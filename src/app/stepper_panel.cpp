@@ -488,18 +488,11 @@ void StepperPanel::refreshStage() {
     m_note->setText(note);
 
     // The largest matrix a stage shows: n × n (per head), n × d, or W_O's d × d; and the
-    // products the Logits stage makes its terms with (an absolute scheme's four, by W_q and
-    // W_k's head columns; RoPE's logits with and without the rotation).
+    // products it is made with (stageFlops: the Logits stage's terms).
     const std::int64_t N = p.seqLen(), D = p.d;
     const std::int64_t cells =
         std::max({N * N, N * D, info.id == StageId::OutputProjection ? D * D : 0});
-    const double n = static_cast<double>(N), dh = p.headDim();
-    double flops = 0.0;
-    if (info.id == StageId::Logits && canSplitLogits(*m_trace))
-        flops = 8.0 * n * p.d * dh + 8.0 * n * n * dh;
-    else if (info.id == StageId::Logits && p.scheme == Scheme::RoPE)
-        flops = 4.0 * n * n * dh;
-    if (cells <= kInlineStageCells && flops <= kInlineStageFlops) {
+    if (cells <= kInlineStageCells && stageFlops(*m_trace, info.id) <= kInlineStageFlops) {
         PreparedStage prepared = prepareStage(*m_trace, info.id, head(), m_wo);
         prepared.generation = m_stageGeneration;
         keepWo(prepared);

@@ -516,6 +516,16 @@ std::vector<StageMatrix> logitTermsRow(const Trace& t, int head, int row) {
     return terms;
 }
 
+double stageFlops(const Trace& t, StageId id) {
+    if (id != StageId::Logits)
+        return 0.0;
+    const Params& p = t.params;
+    const double n = p.seqLen(), dh = p.headDim();
+    if (canSplitLogits(t))
+        return 8.0 * n * p.d * dh + 8.0 * n * n * dh;
+    return p.scheme == Scheme::RoPE ? 4.0 * n * n * dh : 0.0;
+}
+
 std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
                                        const Eigen::MatrixXd* Wo) {
     const Params& p = t.params;

@@ -86,6 +86,12 @@ struct StageMatrix {
  */
 std::vector<StageMatrix> stageMatrices(const Trace& t, StageId id, int head,
                                        const Eigen::MatrixXd* Wo = nullptr);
+/**
+ * The flops stageMatrices(t, id, …) spends on products beyond slicing the trace's tensors: the
+ * Logits stage's terms (logitTerms: an absolute scheme's four by W_q's and W_k's head columns,
+ * 8·n·d·d_h + 8·n²·d_h; RoPE's logits with and without the rotation, 4·n²·d_h); else 0.
+ */
+double stageFlops(const Trace& t, StageId id);
 
 /** Visibility [N, N]: 1 where key j is visible to query i (causal mask, valid length), else 0. */
 StageMat visibilityMask(const Params& p);

@@ -317,8 +317,8 @@ void ComputeWorker::process(const ComputeRequest& request) {
 #ifdef PE_HAVE_FAST_CPU
         auto* fastEngine = dynamic_cast<CpuFastBackend*>(engine);
         pooledByFastEngine = fastEngine != nullptr && !request.tile;
-        if (fastEngine && request.tile && m_pooledShown.params == p &&
-            m_pooledShown.input == request.input && (lent = m_pooledShown.trace.lock())) {
+        if (fastEngine && request.tile && m_pooledShown.input == request.input &&
+            (lent = m_pooledShown.trace.lock()) && lent->params == p) {
             fastEngine->lendProjections(lent);
             ++m_tilesBorrowing;
         }
@@ -376,7 +376,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         result.trace = std::shared_ptr<const Trace>(held, held->trace.get());
         result.positions = positions;
         if (pooledByFastEngine)
-            m_pooledShown = {result.trace, p, request.input};
+            m_pooledShown = {result.trace, request.input};
     }
     if (!request.tile && !pooledByFastEngine)
         m_pooledShown = {}; // the views show another trace now (or will)

@@ -256,13 +256,13 @@ private:
         std::uint64_t seed = 0;
     } m_queryKey;
     /**
-     * The last whole pooled trace of the fast CPU engine and what it was computed from: a tile
-     * of the same parameters and input borrows its Q and K (CpuFastBackend::lendProjections)
-     * while the views hold it. Not kept alive by this: a trace the views let go of is recycled.
+     * The last whole pooled trace of the fast CPU engine and the input it was computed from (its
+     * parameters are its own): a tile of the same parameters and input borrows its Q and K
+     * (CpuFastBackend::lendProjections) while the views hold it. Not kept alive by this: a
+     * trace the views let go of is recycled.
      */
     struct PooledShown {
         std::weak_ptr<const Trace> trace;
-        Params params;
         InputChoice input;
     } m_pooledShown;
     std::atomic<int> m_tilesBorrowing{0};
