@@ -323,6 +323,7 @@ int main(int argc, char** argv) {
     bool withReference = false;
     bool machine = true;
     int rowBlock = 0;
+    std::string extent = "whole"; // whole, weights or weights-alone (CpuFastBackend)
     bool cold = false;
 #ifdef PE_CLI_PATH
     std::string cli = PE_CLI_PATH;
@@ -358,6 +359,8 @@ int main(int argc, char** argv) {
             rowBlock = std::atoi(next().c_str());
         else if (a == "--gemm")
             gemm = next();
+        else if (a == "--extent")
+            extent = next();
         else if (a == "--reference")
             withReference = true;
         else if (a == "--no-machine")
@@ -377,12 +380,17 @@ int main(int argc, char** argv) {
                 "             [--schemes none,t5,shaw,...] [--gemm auto|openblas|eigen|both]\n"
                 "             [--reference] [--no-machine] [--row-block R]\n"
                 "             [--cold [--cli PATH]]  # fresh trace processes against warm runs\n"
-                "             [--gap-ms G]  # idle G ms before each timed run, as between edits\n");
+                "             [--gap-ms G]  # idle G ms before each timed run, as between edits\n"
+                "             [--extent whole|weights|weights-alone]  # how far each pass goes\n");
             return 0;
         } else {
             std::fprintf(stderr, "pe-bench-cpu: unknown option %s\n", a.c_str());
             return 2;
         }
+    }
+    if (extent != "whole" && extent != "weights" && extent != "weights-alone") {
+        std::fprintf(stderr, "pe-bench-cpu: --extent takes whole, weights or weights-alone\n");
+        return 2;
     }
     if (cold && cli.empty()) {
         std::fprintf(stderr, "pe-bench-cpu: --cold needs --cli PATH (pe-explorer-cli)\n");
@@ -408,6 +416,8 @@ int main(int argc, char** argv) {
     CpuFastBackend fast(threads);
     threads = fast.threads();
     fast.setRowBlock(rowBlock);
+    fast.setStopAtWeights(extent != "whole");
+    fast.setWeightsAlone(extent == "weights-alone");
     fast.setProfiling(true);
     cpu::setGemmCounting(true);
     std::fprintf(stderr, "device: %s\n", qPrintable(fast.device()));
@@ -512,8 +522,9 @@ int main(int argc, char** argv) {
                     streams.push_back(r.stream);
                 }
                 std::printf(
-                    "{\"engine\":\"fast\",\"gemm\":\"%s\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,"
-                    "\"heads\":%d,\"threads\":%d,\"repeat\":%d,\"ms_median\":%.3f,"
+                    "{\"engine\":\"fast\",\"gemm\":\"%s\",\"scheme\":\"%s\",\"extent\":\"%s\","
+                    "\"n\":%d,\"d\":%d,\"heads\":%d,\"threads\":%d,\"repeat\":%d,\"ms_median\":%."
+                    "3f,"
                     "\"ms_min\":%.3f,\"ms_first\":%.3f,\"first_minflt\":%ld,\"first_sys_ms\":%.1f,"
                     "\"gflops\":%.2f,"
                     "\"phase_ms\":{\"inputs\":%.2f,\"projections\":%.2f,\"tables\":%.2f,"
@@ -521,10 +532,10 @@ int main(int argc, char** argv) {
                     "\"gemm_gflops\":%.1f,\"sgemm_peak_adjacent_gflops\":%.1f,"
                     "\"gemm_pct_peak\":%.1f,\"npass_gb\":%.3f,\"npass_gbps\":%.1f,"
                     "\"stream_adjacent_gbps\":%.1f,\"npass_pct_stream_bw\":%.1f}\n",
-                    cpu::gemmTarget(), sName.c_str(), p.n, d, heads, threads, repeat, med,
-                    runs.front().ms, first, firstFaults, firstSysMs, flops / (med * 1e6),
-                    pr.inputsMs, pr.projectionsMs, pr.tablesMs, pr.attentionMs, pr.outputMs,
-                    gemmRate(mid), median(peaks), median(gemmPct), pr.npassBytes / 1e9,
+                    cpu::gemmTarget(), sName.c_str(), extent.c_str(), p.n, d, heads, threads,
+                    repeat, med, runs.front().ms, first, firstFaults, firstSysMs,
+                    flops / (med * 1e6), pr.inputsMs, pr.projectionsMs, pr.tablesMs, pr.attentionMs,
+                    pr.outputMs, gemmRate(mid), median(peaks), median(gemmPct), pr.npassBytes / 1e9,
                     npassRate(mid), median(streams), median(npassPct));
                 std::fflush(stdout);
             }

@@ -344,6 +344,10 @@
         <source>computing A&apos;s output…</source>
         <translation>正在计算 A 的输出…</translation>
     </message>
+    <message>
+        <source>computing A&apos;s %1…</source>
+        <translation>正在计算 A 的%1…</translation>
+    </message>
 </context>
 <context>
     <name>pe::HeatmapView</name>

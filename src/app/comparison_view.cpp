@@ -212,17 +212,24 @@ void ComparisonView::ask(Scheme s, const Params& a, const InputChoice& in) {
     m_requestInFlight = true;
     m_requested.emplace(s, paramsUnder(a, s));
     // Logits, weights and their position term need no more of the pass than the weights: half
-    // the products of a short one (the value projection, A·V, W_O) are skipped.
-    m_controller->submit(m_requested->second, in, EarlyPart::None,
-                         comparesOutput() ? TraceExtent::Whole : TraceExtent::Weights);
+    // the products of a short one (the value projection, A·V, W_O) are skipped; the weights
+    // alone need no other n × n tensor either.
+    m_controller->submit(m_requested->second, in, EarlyPart::None, extentNeeded());
 }
 
 bool ComparisonView::comparesOutput() const {
     return m_tensor->currentData().toString() == QLatin1String("out");
 }
 
+TraceExtent ComparisonView::extentNeeded() const {
+    const QString name = m_tensor->currentData().toString();
+    if (name == QLatin1String("weights"))
+        return TraceExtent::WeightsAlone;
+    return name == QLatin1String("out") ? TraceExtent::Whole : TraceExtent::Weights;
+}
+
 bool ComparisonView::covers(const Trace& t) const {
-    return !comparesOutput() || t.find("out");
+    return traceCovers(t, extentNeeded());
 }
 
 void ComparisonView::setColorMap(ColorMapKind k) {
@@ -526,9 +533,11 @@ void ComparisonView::redraw() {
         computePositionTerms(); // those not at hand, side by side
     Source a = sourceOf(m_a);
     if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k
-        // A computed as far as the weights: the window asks for the rest of its pass.
+        // A computed for less than this tensor: the window asks for the rest of its pass.
         if (comparesOutput())
             m_left->clear(tr("computing A's output…"));
+        else if (!covers(*m_a))
+            m_left->clear(tr("computing A's %1…").arg(m_tensor->currentText()));
         else
             m_left->clear(tr("no %1 for this trace: it takes the whole n × n logits (not "
                              "pooled) and the weights they were computed with")

@@ -54,6 +54,10 @@ public:
     /** The compared tensor is the layer's output ("out"): every pass goes to the end, the
      *  reference's too (the window asks for it: tensorChanged). */
     bool comparesOutput() const;
+    /** How far the passes of the compared schemes go, the reference's too (the window asks for
+     *  it: tensorChanged): the weights alone, as far as the weights (logits, position term) or
+     *  the whole pass (the output). */
+    TraceExtent extentNeeded() const;
     void setHead(int h);
     /**
      * Takes the trace of a compared scheme, as if this view's worker had computed it (headless
@@ -89,8 +93,8 @@ private:
     /** Asks this view's worker for scheme `s` under reference parameters `a` (m_requested),
      *  as far as the compared tensor needs (TraceExtent). */
     void ask(Scheme s, const Params& a, const InputChoice& in);
-    /** Whether trace `t` holds what the compared tensor is shown from (a trace computed for
-     *  logits or weights stopped there: it has no output). */
+    /** Whether trace `t` holds what the compared tensor is shown from (extentNeeded: a trace
+     *  computed for the weights has no logits, one for the logits no output). */
     bool covers(const Trace& t) const;
     void redraw();
     void rebuildGallery();

@@ -412,20 +412,24 @@ void MainWindow::submit(const Session& s) {
 
 TraceExtent MainWindow::extentWanted() const {
     const QWidget* tab = m_views->currentWidget();
-    const bool stepped =
-        tab == m_stepper && m_current.params.seqLen() <= kMaxStepperPositions; // else a note
-    const bool output = tab == m_compare && m_compare->comparesOutput();
-    return stepped || output ? TraceExtent::Whole : TraceExtent::Weights;
+    if (tab == m_stepper && m_current.params.seqLen() <= kMaxStepperPositions) // else a note
+        return TraceExtent::Whole;
+    if (tab == m_compare)
+        return m_compare->extentNeeded();
+    // The Relative and Logit terms tabs show the logits and their n × n position terms; the
+    // others no n × n tensor but the weights.
+    return m_views->showsPositionTerms() ? TraceExtent::Weights : TraceExtent::WeightsAlone;
 }
 
 void MainWindow::completeIfNeeded() {
-    if (m_extent != TraceExtent::Weights || extentWanted() != TraceExtent::Whole)
+    const TraceExtent wanted = extentWanted();
+    if (extentCovers(m_extent, wanted))
         return;
     // (Engines that cannot stop at the weights gave the whole pass: nothing to ask again.)
     const Trace* shown = m_views->trace();
-    if (shown && shown->params == m_current.params && shown->find("out"))
+    if (shown && shown->params == m_current.params && traceCovers(*shown, wanted))
         return;
-    submit(m_current); // the same parameters, to the end: the views keep what they show
+    submit(m_current); // the same parameters, further: the views keep what they show
 }
 
 void MainWindow::onEarlyResult(const ComputeResult& r) {

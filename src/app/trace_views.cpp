@@ -444,6 +444,11 @@ EarlyPart TraceViews::earlyPartWanted() const {
     return tab == 0 || tab == 1 ? EarlyPart::Inputs : EarlyPart::None;
 }
 
+bool TraceViews::showsPositionTerms() const {
+    const int tab = currentIndex();
+    return tab == 1 || tab == 2;
+}
+
 void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,
                           std::shared_ptr<const PositionView> positions) {
     // The tab on screen drawn from this trace's early part keeps what it shows: the same values.
@@ -515,6 +520,8 @@ void TraceViews::refreshCurrent() {
         return;
     if (m_earlyTabs > 0 && tab >= m_earlyTabs)
         return; // the early trace has nothing for this tab: drawn when the whole one comes
+    if (m_earlyTabs == 0 && showsPositionTerms() && !m_trace->find("logits"))
+        return; // computed for the weights alone: drawn when the window's next trace comes
     m_stale[static_cast<std::size_t>(tab)] = false;
     switch (tab) {
     case 0:

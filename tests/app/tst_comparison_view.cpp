@@ -281,8 +281,9 @@ void TestComparisonView::mapsSideBySideStartLevel() {
 }
 
 // Comparing weights (and logits, and their position term), B's and the gallery's passes stop at
-// the weights: no value projection, A·V or W_O, whose products were half of each. The layer's
-// output, chosen, has them computed again to the end.
+// the weights: no value projection, A·V or W_O, whose products were half of each; for the
+// weights no other n × n tensor either (no logits, no T5 bias). The logits, chosen, have them
+// computed again as far as the weights, and the layer's output to the end.
 void TestComparisonView::otherSchemesStopAtTheWeights() {
     const InputChoice in;
     auto a = compute(small(), in);
@@ -300,12 +301,21 @@ void TestComparisonView::otherSchemesStopAtTheWeights() {
     const auto whole = compute(pb, in);
     QVERIFY(whole);
     for (const Trace* t : {v.other(), v.traceOf(Scheme::T5)}) {
-        QVERIFY(t->find("weights") && t->find("logits") && t->find("Q") && t->find("K"));
+        QVERIFY(t->find("weights") && t->find("Q") && t->find("K"));
+        QVERIFY(!t->find("logits") && !t->find("bias") && !t->find("rel_index"));
         QVERIFY(!t->find("V") && !t->find("head_out") && !t->find("out"));
     }
     QCOMPARE(v.right()->data().at(5, 3), at(*whole, "weights", 0, 5, 3));
     QCOMPARE(v.difference()->data().at(5, 3),
              at(*a, "weights", 0, 5, 3) - at(*whole, "weights", 0, 5, 3));
+
+    QVERIFY(v.setTensor(QStringLiteral("logits")));
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.other()->find("logits") &&
+                                 v.traceOf(Scheme::T5)->find("bias") &&
+                                 v.right()->shownTensor() == v.other()->find("logits"),
+                             10000);
+    QVERIFY(!v.other()->find("out") && !v.traceOf(Scheme::T5)->find("out"));
+    QCOMPARE(v.right()->data().at(5, 3), at(*whole, "logits", 0, 5, 3));
 
     QVERIFY(v.setTensor(QStringLiteral("out")));
     QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.other()->find("out") &&

@@ -48,6 +48,7 @@ private Q_SLOTS:
     void comparisonShowsTheDifference();
     void comparisonGoesOnAfterAFailedComputation();
     void comparedOutputCompletesTheReference();
+    void weightsAloneUntilATabShowsTheTerms();
     void longWorkShowsProgressAndCancels();
     void chosenColumnsOfP();
     void squareCellsReachEveryMap();
@@ -422,6 +423,39 @@ void TestMainWindow::comparedOutputCompletesTheReference() {
     QVERIFY(m_w->views()->trace()->find("out"));
 }
 
+// The Attention tab shows no n × n tensor but the weights: its pass makes no logits and no
+// position-term tensor (T5's bias, the bucket index). The Logit terms tab, opened, has the same
+// parameters computed with them, and keeps what it showed until they come.
+void TestMainWindow::weightsAloneUntilATabShowsTheTerms() {
+    Session s = m_w->session();
+    s.params.scheme = Scheme::T5;
+    s.params.n = 40;
+    m_w->views()->setCurrentIndex(3);
+    m_w->applySession(s);
+    QVERIFY(waitForShown([](const Params& p) { return p.scheme == Scheme::T5 && p.n == 40; }));
+    const Trace* t = m_w->views()->trace();
+    QVERIFY(t->find("weights") && t->find("Q") && !t->find("logits") && !t->find("bias") &&
+            !t->find("rel_index") && !t->find("out"));
+    const Params shown = t->params;
+    m_w->views()->setCurrentIndex(2);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_w->views()->trace()->find("logits") && m_w->views()->trace()->find("bias"), 8000);
+    QCOMPARE(m_w->views()->trace()->params, shown);
+    // The tab's maps are the new trace's: the logits and the bias among them.
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->views()->findChildren<HeatmapView*>().size() > 0, 8000);
+    bool logitsShown = false, biasShown = false;
+    for (HeatmapView* v : m_w->views()->findChildren<HeatmapView*>()) {
+        logitsShown = logitsShown || v->shownTensor() == m_w->views()->trace()->find("logits");
+        biasShown = biasShown || v->shownTensor() == m_w->views()->trace()->find("bias");
+    }
+    QVERIFY(logitsShown && biasShown);
+    // Back on the Attention tab, the next change leaves them out again.
+    m_w->views()->setCurrentIndex(3);
+    m_w->panel()->lengthBox()->setValue(44);
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->shownParams()->n == 44, 8000);
+    QVERIFY(!m_w->views()->trace()->find("logits") && !m_w->views()->trace()->find("bias"));
+}
+
 void TestMainWindow::longWorkShowsProgressAndCancels() {
     // Seconds of work (pooled DeBERTa at n = 8000; n = 2500 took under 200 ms on a fast
     // machine): the progress bar and Cancel appear after 200 ms.
@@ -753,6 +787,7 @@ void TestMainWindow::identityWeightsShowThePurePositionEffect() {
     s.params.heads = 4;
     s.input.kind = InputKind::Identical;
     s.input.weights = WeightsKind::Identity;
+    m_w->views()->setCurrentIndex(2); // the Logit terms tab: the logits are computed for it
     m_w->applySession(s);
     QVERIFY(waitForShown([&](const Params& p) {
         return int(p.scheme) == scheme && p.n == 48 &&

@@ -330,6 +330,25 @@ void TestCpuEngine::stoppedAtTheWeights() {
     QCOMPARE(k, stopped->tensors.size());
     QVERIFY(!stopped->find("out") && !stopped->find("V") && !stopped->find("head_out"));
 
+    // The weights alone: of the n × n tensors only the weights, the same bit for bit (the
+    // position terms still added to the logits from their tables), and every O(n·d) tensor.
+    fast.setWeightsAlone(true);
+    const Expected<Trace> alone = fast.compute(params, w);
+    QVERIFY2(alone.ok(), alone.ok() ? "" : alone.error().message.c_str());
+    for (const auto& [name, t] : stopped->tensors) {
+        const Tensor* a = alone->find(name);
+        QVERIFY2(CpuFastBackend::termsBeforeWeights(name) == !a, name.c_str());
+        if (a)
+            QVERIFY2(std::memcmp(a->raw(), t.raw(), t.byteSize()) == 0, name.c_str());
+    }
+    QVERIFY(alone->find("weights") && !alone->find("logits"));
+    // Not without setStopAtWeights: the whole trace.
+    fast.setStopAtWeights(false);
+    const Expected<Trace> wholeAgain = fast.compute(params, w);
+    QVERIFY(wholeAgain.ok() && wholeAgain->tensors.size() == whole->tensors.size());
+    fast.setStopAtWeights(true);
+    fast.setWeightsAlone(false);
+
     // The pooled path (a long sequence's): the same cells bit for bit, without the value product
     // of the tile pass or the tensors past the weights.
     PoolRequest request;

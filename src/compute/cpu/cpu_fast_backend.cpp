@@ -405,6 +405,14 @@ bool CpuFastBackend::pastWeights(std::string_view tensor) {
     return tensor == "V" || tensor == "head_out" || tensor == "out" || tensor == "shaw_v_term";
 }
 
+bool CpuFastBackend::termsBeforeWeights(std::string_view tensor) {
+    for (std::string_view t : {"logits", "rel_index", "bias", "shaw_k_term", "txl_ac", "txl_bd",
+                               "c2c", "c2p", "p2c", "urpe_C"})
+        if (tensor == t)
+            return true;
+    return false;
+}
+
 int CpuFastBackend::threadsFor(const Params& p, bool forward) const {
     // Small problems run on one thread: the fork/join of each phase costs more than it saves.
     if (forwardFlops(p) < m_minParallelWork)
@@ -588,11 +596,16 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     float* Kmade = projected ? nullptr : make("K", {H, N, dh}).data<float>();
     const float* Q = projected ? lentQ->data<float>() : Qmade;
     const float* K = projected ? lentK->data<float>() : Kmade;
-    // What this pass makes: everything, or what comes before the weights (pastWeights). The
-    // steps past them test their tensors: V, head_out, out, shaw_v_term.
-    auto makes = [toWeights](std::string_view name) { return !toWeights || !pastWeights(name); };
+    // What this pass makes: everything, or what comes before the weights (pastWeights), and
+    // of the n × n tensors perhaps the weights alone (setWeightsAlone). The steps test their
+    // tensors: V, head_out, out, shaw_v_term; the logits and the position terms.
+    const bool weightsAlone = toWeights && m_weightsAlone && !streaming;
+    auto makes = [toWeights, weightsAlone](std::string_view name) {
+        return !(toWeights && pastWeights(name)) && !(weightsAlone && termsBeforeWeights(name));
+    };
     float* V = makes("V") ? make("V", {H, N, dh}).data<float>() : nullptr;
-    float* logits = streaming ? nullptr : make("logits", {H, N, N}).data<float>();
+    float* logits =
+        streaming || !makes("logits") ? nullptr : make("logits", {H, N, N}).data<float>();
     float* weightsT = streaming ? nullptr : make("weights", {H, N, N}).data<float>();
     float* headOut = makes("head_out") ? make("head_out", {H, N, dh}).data<float>() : nullptr;
     float* outT = makes("out") ? make("out", {N, D}).data<float>() : nullptr;
@@ -727,17 +740,20 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
 
     phase("projections", &Profile::projectionsMs);
     // ---- Component tensors ----
-    std::int32_t* relIndex = !idxOff.empty() && !streaming
+    std::int32_t* relIndex = !idxOff.empty() && !streaming && makes("rel_index")
                                  ? make("rel_index", {N, N}, DType::I32).data<std::int32_t>()
                                  : nullptr;
     // The bias is always added; it is written out only where the contract lists it (t5, alibi).
     const bool addBias = useT5Bias || isAlibi;
-    float* biasT =
-        addBias && hasBias(p) && !streaming ? make("bias", {H, N, N}).data<float>() : nullptr;
-    float* shawK = isShaw && !streaming ? make("shaw_k_term", {H, N, N}).data<float>() : nullptr;
+    float* biasT = addBias && hasBias(p) && !streaming && makes("bias")
+                       ? make("bias", {H, N, N}).data<float>()
+                       : nullptr;
+    float* shawK = isShaw && !streaming && makes("shaw_k_term")
+                       ? make("shaw_k_term", {H, N, N}).data<float>()
+                       : nullptr;
     float* shawV =
         isShaw && makes("shaw_v_term") ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
-    const bool storeNN = !streaming;
+    const bool storeNN = !streaming && !weightsAlone; // the other n × n position terms
     const bool wantC2P = isDeberta && p.debertaC2P;
     const bool wantP2C = isDeberta && p.debertaP2C;
     float* txlAc = isTxl && storeNN ? make("txl_ac", {H, N, N}).data<float>() : nullptr;
@@ -1141,7 +1157,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     rp.add = tc2p && tp2c ? sum : (tc2p ? rowC2p : rowP2c); // one term: as is
                 }
                 // Logits and weights streamed to the trace by the row pass itself.
-                cpu::fusedRow(rp, sRow, sRow, sRow, logits + rowOff, weightsT + rowOff);
+                cpu::fusedRow(rp, sRow, sRow, sRow, logits ? logits + rowOff : nullptr,
+                              weightsT + rowOff);
             }
             cpu::streamFence();
             if (!headOut)
@@ -1192,8 +1209,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     if (cancelled.load())
         return Error{"cancelled"};
     if (profiling) {
-        int written = streaming ? 0 : 2; // logits, weights
-        for (const float* t : {biasT, shawK, txlAc, txlBd, c2c, c2p, p2c, urpeC})
+        int written = streaming ? 0 : 1; // the weights, and the logits where kept
+        for (const float* t : {logits, biasT, shawK, txlAc, txlBd, c2c, c2p, p2c, urpeC})
             written += t != nullptr;
         m_profile.npassThreadSeconds = static_cast<double>(npassNs.load()) * 1e-9;
         m_profile.npassBytes = static_cast<double>(written) * static_cast<double>(H) *

@@ -92,6 +92,17 @@ public:
     /** The tensors a pass stopped at the weights leaves out (setStopAtWeights). */
     static bool pastWeights(std::string_view tensor);
     /**
+     * With setStopAtWeights, the next compute()s keep one n × n tensor only, the weights: no
+     * logits and none of the scheme's n × n position terms (rel_index, T5's and ALiBi's bias,
+     * Shaw's k-term, Transformer-XL's, DeBERTa's and URPE's; termsBeforeWeights), which the
+     * pass still adds to the logits from its tables. For a view that shows the weights and no
+     * more (the Attention tab): at n = 2,048 and 8 heads each of those tensors is 134 MB
+     * written. Pooled computations keep no n × n tensor anyway.
+     */
+    void setWeightsAlone(bool on) { m_weightsAlone = on; }
+    /** The n × n tensors before the weights that setWeightsAlone leaves out. */
+    static bool termsBeforeWeights(std::string_view tensor);
+    /**
      * The next pooled computation that stops at the weights (a zoom tile) takes its queries and
      * keys from `from`: a trace this engine computed for the same parameters and weights (the
      * shown pooled trace: its Q and K, after RoPE's rotation, [heads, n, d_h]). It then makes
@@ -172,6 +183,7 @@ private:
     int m_threads = 0;
     int m_forwardThreads = 0;
     bool m_stopAtWeights = false;
+    bool m_weightsAlone = false;
     std::shared_ptr<const Trace> m_lent; ///< lendProjections, for the next computation
     std::unique_ptr<cpu::TaskPool> m_workers;
     int m_rowBlock = 0;

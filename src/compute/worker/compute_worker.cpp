@@ -28,6 +28,18 @@ Q_LOGGING_CATEGORY(lcWorker, "pe.worker")
 
 namespace pe {
 
+bool traceCovers(const Trace& t, TraceExtent wanted) {
+    switch (wanted) {
+    case TraceExtent::Whole:
+        return t.find("out") != nullptr;
+    case TraceExtent::Weights: // the logits come with the position terms (setWeightsAlone)
+        return t.find("logits") != nullptr;
+    case TraceExtent::WeightsAlone:
+        return t.find("weights") != nullptr;
+    }
+    return false;
+}
+
 ComputeWorker::ComputeWorker(BackendKind kind, QObject* parent)
     : QObject(parent)
     , m_requested(static_cast<int>(kind))
@@ -245,7 +257,8 @@ void ComputeWorker::process(const ComputeRequest& request) {
                                 p.precision == Precision::Float32 &&
                                 CpuFastBackend::forwardFlops(p) < kShortPassFlops;
         fast->setForwardThreads(leaveACore ? std::max(1, fast->threads() - 1) : 0);
-        fast->setStopAtWeights(request.extent == TraceExtent::Weights);
+        fast->setStopAtWeights(request.extent != TraceExtent::Whole);
+        fast->setWeightsAlone(request.extent == TraceExtent::WeightsAlone);
     }
 #endif
     result.backend = m_backend ? m_backend->name() : QString();

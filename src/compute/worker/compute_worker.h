@@ -43,12 +43,23 @@ class WeightCache;
 enum class EarlyPart { None, Inputs };
 
 /**
- * How far a request's forward pass goes: the whole trace, or as far as the attention weights
- * for a view that shows no more than logits, weights or their position term (no V, head_out,
- * out or shaw_v_term, and none of their products: CpuFastBackend::setStopAtWeights; pooled
- * computations too). Engines that cannot stop there give the whole trace.
+ * How far a request's forward pass goes: the whole trace; as far as the attention weights for a
+ * view that shows no more than logits, weights or their position terms (no V, head_out, out or
+ * shaw_v_term, and none of their products: CpuFastBackend::setStopAtWeights; pooled
+ * computations too); or as far as the weights with no other n × n tensor, for a view that shows
+ * the weights and no more (no logits, rel_index or position-term tensors such as T5's bias:
+ * CpuFastBackend::setWeightsAlone; pooled computations keep their pooled logits). Engines that
+ * cannot stop there give more (the whole trace). Each extent covers those after it.
  */
-enum class TraceExtent { Whole, Weights };
+enum class TraceExtent { Whole, Weights, WeightsAlone };
+
+/** Whether a request of extent `made` gives what one of extent `wanted` would. */
+inline bool extentCovers(TraceExtent made, TraceExtent wanted) {
+    return static_cast<int>(made) <= static_cast<int>(wanted);
+}
+
+/** Whether `t` holds what a request of extent `wanted` makes (its output, or its logits). */
+bool traceCovers(const Trace& t, TraceExtent wanted);
 
 struct ComputeRequest {
     quint64 generation = 0;
