@@ -341,10 +341,6 @@
         <translation>B（%1）</translation>
     </message>
     <message>
-        <source>computing A&apos;s output…</source>
-        <translation>正在计算 A 的输出…</translation>
-    </message>
-    <message>
         <source>computing A&apos;s %1…</source>
         <translation>正在计算 A 的%1…</translation>
     </message>

@@ -217,10 +217,6 @@ void ComparisonView::ask(Scheme s, const Params& a, const InputChoice& in) {
     m_controller->submit(m_requested->second, in, EarlyPart::None, extentNeeded());
 }
 
-bool ComparisonView::comparesOutput() const {
-    return m_tensor->currentData().toString() == QLatin1String("out");
-}
-
 TraceExtent ComparisonView::extentNeeded() const {
     const QString name = m_tensor->currentData().toString();
     if (name == QLatin1String("weights"))
@@ -534,9 +530,7 @@ void ComparisonView::redraw() {
     Source a = sourceOf(m_a);
     if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k
         // A computed for less than this tensor: the window asks for the rest of its pass.
-        if (comparesOutput())
-            m_left->clear(tr("computing A's output…"));
-        else if (!covers(*m_a))
+        if (!covers(*m_a))
             m_left->clear(tr("computing A's %1…").arg(m_tensor->currentText()));
         else
             m_left->clear(tr("no %1 for this trace: it takes the whole n × n logits (not "

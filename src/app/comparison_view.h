@@ -51,9 +51,6 @@ public:
     std::vector<Scheme> gallerySchemes() const;
     /** The compared tensor: "weights", "logits" or "out"; false if the name is not offered. */
     bool setTensor(const QString& name);
-    /** The compared tensor is the layer's output ("out"): every pass goes to the end, the
-     *  reference's too (the window asks for it: tensorChanged). */
-    bool comparesOutput() const;
     /** How far the passes of the compared schemes go, the reference's too (the window asks for
      *  it: tensorChanged): the weights alone, as far as the weights (logits, position term) or
      *  the whole pass (the output). */

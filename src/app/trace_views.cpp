@@ -520,7 +520,7 @@ void TraceViews::refreshCurrent() {
         return;
     if (m_earlyTabs > 0 && tab >= m_earlyTabs)
         return; // the early trace has nothing for this tab: drawn when the whole one comes
-    if (m_earlyTabs == 0 && showsPositionTerms() && !m_trace->find("logits"))
+    if (m_earlyTabs == 0 && showsPositionTerms() && !traceCovers(*m_trace, TraceExtent::Weights))
         return; // computed for the weights alone: drawn when the window's next trace comes
     m_stale[static_cast<std::size_t>(tab)] = false;
     switch (tab) {
