@@ -419,12 +419,12 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                     return 1;
                 }
                 // The Compare tab: until scheme B's trace for the new parameters is shown too
-                // (its view computes B once A's result has come).
+                // (its view computes B beside A, or keeps it where B reads none of the change).
                 if (tabIndex == 4 &&
                     !runUntil(
                         [&] {
                             const Trace* b = w.comparison()->other();
-                            return b && b->params == paramsUnder(want, b->params.scheme) &&
+                            return b && sameTrace(b->params, paramsUnder(want, b->params.scheme)) &&
                                    w.comparison()->right()->hasData();
                         },
                         120000)) {

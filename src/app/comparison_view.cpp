@@ -175,10 +175,10 @@ ComparisonView::ComparisonView(QWidget* parent)
         // again, redrawing every map each time: the window never settled). A cancelled one is
         // asked for again.
         if (!r.trace && r.error != QLatin1String("cancelled") && m_a && m_requested &&
-            m_requested->second == paramsUnder(m_a->params, m_requested->first))
+            sameTrace(m_requested->second, paramsUnder(m_a->params, m_requested->first)))
             m_failed[m_requested->first] = r.error.isEmpty() ? tr("not computed") : r.error;
         if (m_ahead && r.trace &&
-            r.trace->params == paramsUnder(m_ahead->a, r.trace->params.scheme)) {
+            sameTrace(r.trace->params, paramsUnder(m_ahead->a, r.trace->params.scheme))) {
             m_ahead->trace = r.trace; // B, before the reference it was computed for
             return;
         }
@@ -204,6 +204,9 @@ void ComparisonView::prepare(const Params& a, const InputChoice& in) {
         return;
     if (m_a && m_a->params == a && m_input == in)
         return; // the same again: what this view holds stays valid (setReference)
+    if (const Trace* t = traceOf(b);
+        t && m_input == in && covers(*t) && sameTrace(t->params, paramsUnder(a, b)))
+        return; // B reads none of what changed: setReference keeps it
     m_ahead = Ahead{a, in, nullptr};
     ask(b, a, in);
 }
@@ -276,7 +279,7 @@ void ComparisonView::addTrace(std::shared_ptr<const Trace> t) {
 
 void ComparisonView::keep(std::shared_ptr<const Trace> t) {
     // A result computed for an earlier reference is not kept.
-    if (!t || !m_a || !(t->params == paramsUnder(m_a->params, t->params.scheme)))
+    if (!t || !m_a || !sameTrace(t->params, paramsUnder(m_a->params, t->params.scheme)))
         return;
     if (comesPooled(t->params)) {
         // A long sequence's trace is mostly its O(n·d) tensors (a few hundred MB at n = 16384):
@@ -371,21 +374,33 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
     // the other schemes' traces, failures and the running request stay valid. They were all
     // computed again.
     const bool same = m_a && a && m_a->params == a->params && m_input == in;
+    const bool sameInput = m_input == in;
     m_a = std::move(a);
     m_input = in;
     if (same) {
         m_positionTerms.erase(m_a->params.scheme); // A's own comes from A's trace
     } else {
-        m_traces.clear();
+        // Another scheme's trace stays where it reads none of what changed (canonical): A's
+        // Shaw k, T5 buckets or its scheme itself mean nothing to B's RoPE. Every one was
+        // computed again, each a whole forward pass (a gallery of ten at n = 2,048: ten).
+        for (auto it = m_traces.begin(); it != m_traces.end();) {
+            const bool valid = m_a && sameInput && it->first != m_a->params.scheme &&
+                               sameTrace(it->second->params, paramsUnder(m_a->params, it->first));
+            if (!valid)
+                m_positionTerms.erase(it->first);
+            it = valid ? std::next(it) : m_traces.erase(it);
+        }
+        if (m_a)
+            m_positionTerms.erase(m_a->params.scheme); // A's own comes from A's trace
         m_failed.clear();
-        m_positionTerms.clear();
-        // What runs now was for the old reference, unless prepare() asked for B of this one:
-        // then it is kept, or still coming.
+        // What runs now was for the old reference, unless prepare() asked for B of this one
+        // (then it is kept, or still coming) or it reads none of what changed.
         const bool announced = m_ahead && m_a && m_ahead->a == m_a->params && m_ahead->input == in;
         if (announced && m_ahead->trace)
             keep(m_ahead->trace);
-        m_requestInFlight = announced && m_requestInFlight && m_requested &&
-                            m_requested->second == paramsUnder(m_a->params, m_requested->first);
+        m_requestInFlight =
+            m_a && (announced || sameInput) && m_requestInFlight && m_requested &&
+            sameTrace(m_requested->second, paramsUnder(m_a->params, m_requested->first));
     }
     m_ahead.reset();
     if (m_a) {

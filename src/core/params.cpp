@@ -164,6 +164,75 @@ bool hasRelIndex(const Params& p) {
            (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5);
 }
 
+Params canonical(const Params& p) {
+    Params c; // the defaults, then what p's scheme reads
+    c.scheme = p.scheme;
+    c.n = p.n;
+    c.d = p.d;
+    c.heads = p.heads;
+    c.norm = p.norm;
+    c.mask = p.mask;
+    c.validLen = p.validLen;
+    c.cls = p.cls;
+    c.sep = p.sep;
+    c.seed = p.seed;
+    c.precision = p.precision;
+    switch (p.scheme) {
+    case Scheme::Sinusoidal:
+        c.base = p.base;
+        c.layout = p.layout;
+        break;
+    case Scheme::Shaw:
+        c.clip = p.clip;
+        break;
+    case Scheme::TransformerXL:
+        c.txlClampLen = p.txlClampLen;
+        break;
+    case Scheme::DeBERTa:
+        c.debertaC2P = p.debertaC2P;
+        c.debertaP2C = p.debertaP2C;
+        if (p.debertaP2C)
+            c.p2cConvention = p.p2cConvention;
+        c.debertaLogBuckets = p.debertaLogBuckets;
+        if (p.debertaLogBuckets) {
+            c.debertaBuckets = p.debertaBuckets;
+            c.debertaMaxPosition = p.debertaMaxPosition;
+        } else {
+            c.clip = p.clip; // the span k
+        }
+        break;
+    case Scheme::RoPE:
+        c.base = p.base;
+        c.ropeConvention = p.ropeConvention;
+        c.ropeDims = p.ropeDims;
+        c.ropeScaling = p.ropeScaling;
+        if (p.ropeScaling != RopeScaling::None)
+            c.ropeScale = p.ropeScale;
+        break;
+    case Scheme::ALiBi:
+        c.alibiMode = p.alibiMode;
+        break;
+    case Scheme::URPE:
+        c.urpeBias = p.urpeBias;
+        break;
+    case Scheme::Mlp:
+        c.base = p.base; // the Fourier features' frequencies
+        c.mlpFeatures = p.mlpFeatures;
+        c.mlpHidden = p.mlpHidden;
+        break;
+    case Scheme::None:
+    case Scheme::Learned:
+    case Scheme::T5: // below, with URPE's T5 bias
+        break;
+    }
+    if (p.scheme == Scheme::T5 || (p.scheme == Scheme::URPE && p.urpeBias == UrpeBias::T5)) {
+        c.buckets = p.buckets;
+        c.maxDistance = p.maxDistance;
+        c.unidirectional = p.unidirectional;
+    }
+    return c;
+}
+
 bool hasBias(const Params& p) {
     return p.scheme == Scheme::T5 || p.scheme == Scheme::ALiBi;
 }

@@ -113,6 +113,19 @@ struct Params {
 /** Checks every parameter; the error names the option at fault (CLI spelling). */
 Status validate(const Params& p);
 
+/**
+ * p with every parameter that its scheme does not read set to its default: two sets of
+ * parameters whose canonical forms are equal give the same trace, tensor for tensor (Shaw's
+ * clip k means nothing to RoPE, nor T5's buckets to ALiBi). learned.table's row count P_max
+ * (learnedRows) is left out too: the trace reads its first rows, the same for every P_max
+ * that holds them (validate checks that it does). Only for parameters that validate.
+ */
+Params canonical(const Params& p);
+/** canonical(a) == canonical(b): a trace computed for a is a trace for b (the same input). */
+inline bool sameTrace(const Params& a, const Params& b) {
+    return canonical(a) == canonical(b);
+}
+
 /** True for schemes that add an encoding P to the input embeddings. */
 bool isAbsolute(Scheme s);
 /** True for schemes that produce a relative index matrix (rel_index). */

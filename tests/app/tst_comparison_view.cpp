@@ -29,6 +29,7 @@ private Q_SLOTS:
     void sameParametersAgainKeepTheOtherTraces();
     void otherSchemesStopAtTheWeights();
     void referenceSchemeIsNotAskedFor();
+    void tracesThatReadNoneOfTheChangeStay();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in,
@@ -626,6 +627,53 @@ void TestComparisonView::referenceSchemeIsNotAskedFor() {
     QCOMPARE(v.right()->shownTensor(), whole->find("out"));
     QTest::qWait(300);
     QCOMPARE(results.count(), 1);
+}
+
+// A's own parameters changed (Shaw's k, A's scheme): the other schemes' traces that read none
+// of them stay (canonical), without a computation, and A − B is drawn at once from A's new
+// trace; those that read the change (DeBERTa's span is k) are computed again. Every one was
+// computed again, each a whole forward pass.
+void TestComparisonView::tracesThatReadNoneOfTheChangeStay() {
+    const InputChoice in;
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::RoPE);
+    v.show();
+    v.setGallerySchemes({Scheme::T5, Scheme::DeBERTa});
+    Params p = small();
+    p.scheme = Scheme::Shaw;
+    v.setReference(compute(p, in), in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::T5) && v.traceOf(Scheme::DeBERTa),
+                             10000);
+    const Trace* b = v.other();
+    const Trace* t5 = v.traceOf(Scheme::T5);
+    auto* worker = v.findChild<ComputeController*>();
+    QSignalSpy computed(worker, &ComputeController::resultReady);
+
+    p.clip = 5; // read by Shaw and DeBERTa alone
+    v.prepare(p, in);
+    auto a = compute(p, in);
+    v.setReference(a, in);
+    QCOMPARE(v.other(), b);
+    QCOMPARE(v.traceOf(Scheme::T5), t5);
+    QVERIFY(!v.traceOf(Scheme::DeBERTa));
+    QCOMPARE(v.difference()->data().at(5, 3),
+             double(at(*a, "weights", 0, 5, 3)) - double(at(*b, "weights", 0, 5, 3)));
+    QTRY_VERIFY_WITH_TIMEOUT(v.traceOf(Scheme::DeBERTa), 10000);
+    QCOMPARE(v.traceOf(Scheme::DeBERTa)->params.clip, 5);
+    QTRY_VERIFY(!worker->busy());
+    QCOMPARE(computed.count(), 1); // DeBERTa alone
+
+    p.scheme = Scheme::ALiBi; // A's scheme: nothing else reads it
+    const Trace* deberta = v.traceOf(Scheme::DeBERTa);
+    v.prepare(p, in);
+    v.setReference(compute(p, in), in);
+    QCOMPARE(v.other(), b);
+    QCOMPARE(v.traceOf(Scheme::T5), t5);
+    QCOMPARE(v.traceOf(Scheme::DeBERTa), deberta);
+    QTest::qWait(300);
+    QCOMPARE(computed.count(), 1);
+    QCOMPARE(v.right()->shownTensor(), b->find("weights"));
 }
 
 QTEST_MAIN(TestComparisonView)

@@ -15,6 +15,7 @@
 
 #include "cpu_fast_backend.h"
 #include "cpu_gemm.h"
+#include "param_changes.h"
 #include "pooling.h"
 #include "trace.h"
 #include "weights.h"
@@ -118,6 +119,7 @@ private Q_SLOTS:
     void recycledBuffersGiveTheSameTrace();
     void stoppedAtTheWeights_data();
     void stoppedAtTheWeights();
+    void canonicalParamsGiveTheSameTrace();
     void inputsAheadAreTheTracesOwn_data();
     void inputsAheadAreTheTracesOwn();
     void externalTensorsStayOutOfThePool();
@@ -287,6 +289,37 @@ void TestCpuEngine::matchesReference() {
     QVERIFY2(got.ok(), got.ok() ? "" : got.error().message.c_str());
     const QString diff = compareTraces(*ref, *got);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// The engine the window and the Compare tab compute with reads no more than canonical() keeps
+// (tests/core/tst_trace checks the reference): a change canonical() calls no change gives the
+// same trace bit for bit, on one engine whose caches (sinusoids, tables) saw the other first.
+void TestCpuEngine::canonicalParamsGiveTheSameTrace() {
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    const auto params = [](Scheme s) {
+        Params p;
+        p.scheme = s;
+        p.n = 11;
+        p.d = 24;
+        p.heads = 3;
+        p.clip = 3;
+        p.seed = 7;
+        return p;
+    };
+    const testing::CanonicalCheck c = testing::checkCanonical(params, [&fast](const Params& p) {
+        if (p.precision != Precision::Float32)
+            return Trace{}; // the reference's own (tst_trace)
+        Weights w;
+        completeWeights(p, w);
+        Expected<Trace> t = fast.compute(p, w);
+        if (!t)
+            qFatal("compute failed: %s", t.error().message.c_str());
+        return std::move(t).value();
+    });
+    QVERIFY2(c.failure.empty(), c.failure.c_str());
+    QVERIFY2(c.same > 200 && c.different > 300,
+             qPrintable(QStringLiteral("%1 same, %2 different").arg(c.same).arg(c.different)));
 }
 
 // A pass stopped at the weights (the Compare tab's other schemes) gives the whole pass's tensors
