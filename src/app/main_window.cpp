@@ -416,8 +416,8 @@ TraceExtent MainWindow::extentWanted() const {
         return TraceExtent::Whole;
     if (tab == m_compare)
         return m_compare->extentNeeded();
-    // The Relative and Logit terms tabs show the logits and their n × n position terms; the
-    // others no n × n tensor but the weights.
+    // The Logit terms tab shows the logits and their n × n position terms (the Relative tab
+    // too, where no tables by offset came); the others no n × n tensor but the weights.
     return m_views->showsPositionTerms() ? TraceExtent::Weights : TraceExtent::WeightsAlone;
 }
 

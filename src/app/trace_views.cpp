@@ -446,7 +446,9 @@ EarlyPart TraceViews::earlyPartWanted() const {
 
 bool TraceViews::showsPositionTerms() const {
     const int tab = currentIndex();
-    return tab == 1 || tab == 2;
+    // The Relative tab's index and bias come from the tables by offset that come with every
+    // result of the window's worker; the trace's own n × n ones only without them.
+    return tab == 2 || (tab == 1 && !tablesByOffset());
 }
 
 void TraceViews::setTrace(std::shared_ptr<const Trace> trace, const PoolInfo& pool,

@@ -57,9 +57,10 @@ public:
                        std::shared_ptr<const PositionView> positions, EarlyPart part);
     /** The early part the tab on screen can be drawn from (None: it needs the forward pass). */
     EarlyPart earlyPartWanted() const;
-    /** Whether the tab on screen shows the logits and their n × n position terms (Relative,
-     *  Logit terms): a trace of the weights alone (TraceExtent::WeightsAlone) lacks them, and
-     *  such a tab keeps what it shows until a trace with them comes. */
+    /** Whether the tab on screen shows the logits and their n × n position terms (Logit terms;
+     *  Relative where no tables by offset came with the trace, which it draws from otherwise):
+     *  a trace of the weights alone (TraceExtent::WeightsAlone) lacks them, and such a tab
+     *  keeps what it shows until a trace with them comes. */
     bool showsPositionTerms() const;
     /** The scheme's position tables that came with the trace (the Encoding tab shows them
      *  where there is no P), and the tab's line on where position enters. */

@@ -223,16 +223,24 @@ void TestMainWindow::relativeTabIsDrawnFromTheTables() {
         QCOMPARE(map->data().values.data(), drawnAtEarly); // not drawn again
         QVERIFY2(!map->titleText().contains(QStringLiteral("pooled")),
                  qPrintable(map->titleText()));
+        // The window's trace holds no n × n index or bias (the weights alone serve this tab):
+        // the maps are the reference trace's.
+        QVERIFY2(!views->trace()->find("rel_index") && !views->trace()->find("bias") &&
+                     !views->trace()->find("urpe_C"),
+                 name.c_str());
+        Weights w;
+        completeWeights(p, w);
+        const Trace ref = std::move(computeTrace(p, w)).value();
         if (s == Scheme::URPE)
-            QVERIFY2(sameAs(index->data(), views->trace()->find("urpe_C"), 0), name.c_str());
+            QVERIFY2(sameAs(index->data(), ref.find("urpe_C"), 0), name.c_str());
         else if (s != Scheme::ALiBi)
-            QVERIFY2(sameAs(index->data(), views->trace()->find("rel_index"), 0), name.c_str());
+            QVERIFY2(sameAs(index->data(), ref.find("rel_index"), 0), name.c_str());
         if (hasBias(p)) {
-            QVERIFY2(sameAs(bias->data(), views->trace()->find("bias"), 0), name.c_str());
+            QVERIFY2(sameAs(bias->data(), ref.find("bias"), 0), name.c_str());
             views->selectHead(2);
             QTRY_VERIFY2(bias->titleText().contains(QStringLiteral("head 2")),
                          qPrintable(bias->titleText()));
-            QVERIFY2(sameAs(bias->data(), views->trace()->find("bias"), 2), name.c_str());
+            QVERIFY2(sameAs(bias->data(), ref.find("bias"), 2), name.c_str());
             views->selectHead(0);
         }
     }
@@ -454,6 +462,24 @@ void TestMainWindow::weightsAloneUntilATabShowsTheTerms() {
     m_w->panel()->lengthBox()->setValue(44);
     QTRY_VERIFY_WITH_TIMEOUT(m_w->shownParams()->n == 44, 8000);
     QVERIFY(!m_w->views()->trace()->find("logits") && !m_w->views()->trace()->find("bias"));
+    // The Relative tab draws its index and bias from the tables by offset that come with every
+    // result: the weights alone serve it, nothing is computed again on opening it or after a
+    // change there, and its bias is T5's.
+    const Trace* alone = m_w->views()->trace();
+    m_w->views()->setCurrentIndex(1);
+    QTest::qWait(300);
+    QCOMPARE(m_w->views()->trace(), alone);
+    QVERIFY(!m_w->controller()->busy());
+    m_w->panel()->lengthBox()->setValue(48);
+    QTRY_VERIFY_WITH_TIMEOUT(m_w->shownParams()->n == 48, 8000);
+    const Trace* relative = m_w->views()->trace();
+    QVERIFY(!relative->find("logits") && !relative->find("bias") && !relative->find("rel_index"));
+    Weights w;
+    completeWeights(relative->params, w);
+    const Trace ref = std::move(computeTrace(relative->params, w)).value();
+    QTRY_COMPARE(m_w->views()->biasMap()->data().cols, 48);
+    QCOMPARE(m_w->views()->biasMap()->data().at(5, 30), ref.find("bias")->at(5 * 48 + 30));
+    QCOMPARE(m_w->views()->relIndexMap()->data().at(30, 5), ref.find("rel_index")->at(30 * 48 + 5));
 }
 
 void TestMainWindow::longWorkShowsProgressAndCancels() {
