@@ -147,6 +147,13 @@ QStringList tokenLabels(const Trace& trace) {
         labels << QString::fromStdString(t);
     return labels;
 }
+
+/** Whether splitting one head of t's logits takes a thread of Qt's pool rather than the GUI
+ *  thread's time: n² · d_h of 2^25 and more (n = 1,024 at d_h = 32: about 4 ms on two cores). */
+bool splitsOffThread(const Trace& t) {
+    const double n = t.params.seqLen();
+    return n * n * t.params.headDim() >= double(1 << 25);
+}
 } // namespace
 
 /** The trace's own terms, then an absolute scheme's four (splitLogits), as the tab shows them. */
@@ -208,6 +215,8 @@ TraceViews::TraceViews(QWidget* parent)
     , m_releaseSpares(new QTimer(this)) {
     // The Toeplitz buffers no view shows are kept for the next change only: once the window has
     // been idle a while it holds what it shows and no more (as the worker's engine does).
+    m_splitWatcher = new QFutureWatcher<void>(this);
+    connect(m_splitWatcher, &QFutureWatcherBase::finished, this, &TraceViews::splitDone);
     m_releaseSpares->setSingleShot(true);
     m_releaseSpares->setInterval(2000);
     connect(m_releaseSpares, &QTimer::timeout, this, [this] {
@@ -1059,6 +1068,13 @@ void TraceViews::refreshTerms() {
     // pooled mode: no n × n matrix there).
     if (!m_poolInfo.pooled && canSplitLogits(*m_trace)) {
         if (!m_split || m_splitOf != m_trace.get() || m_splitHead != h) {
+            if (splitsOffThread(*m_trace)) {
+                // Off the GUI thread (the head's spin box, a drag, stay live); the tab is drawn
+                // as a whole when the terms come, its maps keeping what they show meanwhile.
+                startSplit(h);
+                m_stale[2] = true;
+                return;
+            }
             // Written over in place where the sizes hold (another head, a new trace of the same
             // n), the maps given the new terms below before anything paints; else a new set,
             // the maps keeping the old one until then.
@@ -1186,6 +1202,35 @@ void TraceViews::refreshTerms() {
             v->setSource(byOffset->seqLen, byOffset->seqLen);
     }
     alignTermHeaders(); // the rows may have changed with the terms shown
+}
+
+void TraceViews::startSplit(int head) {
+    if (m_splitJob)
+        return; // splitDone asks for what is wanted then
+    // Into the split shown before the current one, where no map holds it any more.
+    std::shared_ptr<Trace> into = m_splitSpare && m_splitSpare.use_count() == 1
+                                      ? std::move(m_splitSpare)
+                                      : std::make_shared<Trace>();
+    m_splitSpare.reset();
+    m_splitJob = SplitJob{m_trace, head, into};
+    m_splitWatcher->setFuture(QtConcurrent::run(
+        [of = m_trace, head, into = std::move(into)] { splitLogitsInto(*of, head, *into); }));
+}
+
+void TraceViews::splitDone() {
+    if (!m_splitJob)
+        return;
+    SplitJob done = std::move(*m_splitJob);
+    m_splitJob.reset();
+    if (m_trace == done.of && !m_poolInfo.pooled && done.head == m_head->value()) {
+        m_splitSpare = std::exchange(m_split, std::move(done.into));
+        m_splitOf = m_trace.get();
+        m_splitHead = done.head;
+    } else { // another trace or head meanwhile: split that one now
+        m_splitSpare = std::move(done.into);
+    }
+    done.of.reset(); // back to the worker's recycler once no view holds it either
+    refreshCurrent();
 }
 
 void TraceViews::alignTermHeaders() {

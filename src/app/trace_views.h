@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QFutureWatcher>
 #include <QTabWidget>
 
 #include <array>
@@ -193,6 +194,23 @@ private:
     std::shared_ptr<Trace> m_split; ///< reused by the next split (splitLogits' `into`)
     const Trace* m_splitOf = nullptr;
     int m_splitHead = -1;
+    /**
+     * A split too large for the GUI thread (splitsOffThread: 16 ms at n = 2,048 and d = 256,
+     * 190 ms at d = 2,048), running on Qt's pool into a buffer no map shows: the trace (held
+     * until it is done) and head it is for. The tab is drawn when it comes (splitDone).
+     */
+    struct SplitJob {
+        std::shared_ptr<const Trace> of;
+        int head = -1;
+        std::shared_ptr<Trace> into;
+    };
+    std::optional<SplitJob> m_splitJob;
+    std::shared_ptr<Trace> m_splitSpare; ///< the split shown before m_split, for the next job
+    QFutureWatcher<void>* m_splitWatcher = nullptr;
+    /** Starts splitting the trace's head `head` on Qt's pool, unless a split is running. */
+    void startSplit(int head);
+    /** The running split is done: shown if still the trace's and head's, else kept as spare. */
+    void splitDone();
     QSpinBox* m_head;
     QSpinBox* m_query;
     /** What QTabWidget's own layout depends on, as of its last layout (see event()). */

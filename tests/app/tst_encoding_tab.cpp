@@ -40,6 +40,7 @@ private Q_SLOTS:
     void logitTermsSplitAnAbsoluteScheme();
     void termMapsInARowStartLevel();
     void subtitleSaysWhatShapesTheMatrices();
+    void largeSplitsLeaveTheGuiThread();
 
 private:
     void show(Scheme s);
@@ -487,6 +488,60 @@ void TestEncodingTab::subtitleSaysWhatShapesTheMatrices() {
     p.alibiMode = AlibiMode::Causal;
     QVERIFY2(describeParams(p).contains(QStringLiteral(", causal ALiBi")),
              qPrintable(describeParams(p)));
+}
+
+// A split too large for the GUI thread (n = 1,024, d_h = 32; 190 ms at n = 2,048 and d = 2,048)
+// runs on Qt's pool: choosing a head returns at once, the tab keeps what it shows until the
+// terms come, then shows those of the head chosen last, which add up to its logits.
+void TestEncodingTab::largeSplitsLeaveTheGuiThread() {
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(2);
+    const Session before = m_w->session();
+    Session s = before;
+    s.params.scheme = Scheme::Sinusoidal;
+    s.params.n = 1024;
+    s.params.d = 128;
+    s.params.heads = 4;
+    s.params.cls = s.params.sep = false;
+    s.params.mask = MaskKind::None;
+    s.params.validLen = -1;
+    m_w->applySession(s);
+    QVERIFY(QTest::qWaitFor([&] { return m_w->shownParams() && m_w->shownParams()->n == 1024; },
+                            30000));
+    // The four terms the maps show in place, of `head` of the trace shown: their sum is the
+    // head's logits.
+    const auto showsSplitOf = [v](int head) {
+        const std::vector<HeatmapView*>& maps = v->termMaps();
+        if (maps.size() < 5 || !maps[1]->isVisible() ||
+            !maps[1]->titleText().endsWith(QStringLiteral("head %1").arg(head)))
+            return false;
+        const Tensor* logits = v->trace()->find("logits");
+        if (!logits || logits->size() != 4 * 1024 * 1024)
+            return false;
+        for (int k = 1; k < 5; ++k)
+            if (!maps[k]->shownTensor() || maps[k]->shownTensor()->size() != 1024 * 1024)
+                return false; // an earlier trace's terms
+        for (const auto& [i, j] : {std::pair{0, 0}, {5, 900}, {1023, 17}}) {
+            double sum = 0.0;
+            for (int k = 1; k < 5; ++k)
+                sum += maps[k]->shownTensor()->at(std::int64_t(i) * 1024 + j);
+            if (std::abs(sum - logits->at((std::int64_t(head) * 1024 + i) * 1024 + j)) > 1e-4)
+                return false;
+        }
+        return true;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(showsSplitOf(0), 20000);
+    v->selectHead(1);
+    QVERIFY(showsSplitOf(0)); // not split on the GUI thread: head 0's terms until head 1's come
+    v->selectHead(2);
+    QTRY_VERIFY_WITH_TIMEOUT(showsSplitOf(2), 20000);
+    QTest::qWait(200);
+    QVERIFY(showsSplitOf(2)); // and stays: head 1's split, done first, was not shown
+    v->selectHead(0);
+    m_w->applySession(before);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return m_w->shownParams() && *m_w->shownParams() == before.params; }, 30000));
+    v->setCurrentIndex(0);
 }
 
 QTEST_MAIN(TestEncodingTab)
