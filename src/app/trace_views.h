@@ -101,6 +101,8 @@ public:
     HeatmapView* biasMap() const { return m_bias; }
     /** The Relative maps' buffers held now: those shown and those kept for the next change. */
     int toeplitzBuffersHeld() const;
+    /** Whether a logit split no map shows is kept for the next one (released when idle). */
+    bool holdsSpareSplit() const { return m_splitSpare != nullptr; }
     HeatmapView* attentionMap() const { return m_enlarged; }
     LinePlotView* queryRowPlot() const { return m_queryRow; }
     /** One map per logit term present (the first ones; the rest are hidden). */

@@ -537,6 +537,10 @@ void TestEncodingTab::largeSplitsLeaveTheGuiThread() {
     QTRY_VERIFY_WITH_TIMEOUT(showsSplitOf(2), 20000);
     QTest::qWait(200);
     QVERIFY(showsSplitOf(2)); // and stays: head 1's split, done first, was not shown
+    // The split shown before is kept for the next one, and let go once the window is idle.
+    QVERIFY(v->holdsSpareSplit());
+    QTRY_VERIFY_WITH_TIMEOUT(!v->holdsSpareSplit(), 5000);
+    QVERIFY(showsSplitOf(2));
     v->selectHead(0);
     m_w->applySession(before);
     QVERIFY(QTest::qWaitFor(
