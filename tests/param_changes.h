@@ -21,6 +21,18 @@ using ParamChange = std::pair<const char*, std::function<void(Params&)>>;
 static_assert(sizeof(Params) == 144, "Params changed: say in canonical() which schemes read the "
                                      "new field, and change it in parameterChanges()");
 
+/** The parameters the changes below start from: n = 11, d = 24, 3 heads, clip 3, seed 7. */
+inline Params changesBase(Scheme s) {
+    Params p;
+    p.scheme = s;
+    p.n = 11;
+    p.d = 24;
+    p.heads = 3;
+    p.clip = 3;
+    p.seed = 7;
+    return p;
+}
+
 /** Under each of these settings (the scheme's own default first), each change below. */
 inline std::vector<ParamChange> parameterSettings() {
     return {
@@ -41,7 +53,7 @@ inline std::vector<ParamChange> parameterSettings() {
     };
 }
 
-/** Each parameter changed to another value that n = 11, d = 24, 3 heads, clip 3 can take. */
+/** Each parameter changed to another value that changesBase() can take. */
 inline std::vector<ParamChange> parameterChanges() {
     return {
         {"n", [](Params& p) { p.n = 12; }},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "params.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -220,8 +221,12 @@ Params canonical(const Params& p) {
         c.mlpFeatures = p.mlpFeatures;
         c.mlpHidden = p.mlpHidden;
         break;
-    case Scheme::None:
     case Scheme::Learned:
+        // The trace reads the table's first seqLen rows, drawn row by row from one stream: the
+        // same for every P_max that holds them; one that does not is a failure of its own.
+        c.learnedRows = std::min(p.learnedRows, p.seqLen());
+        break;
+    case Scheme::None:
     case Scheme::T5: // below, with URPE's T5 bias
         break;
     }

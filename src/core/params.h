@@ -116,9 +116,9 @@ Status validate(const Params& p);
 /**
  * p with every parameter that its scheme does not read set to its default: two sets of
  * parameters whose canonical forms are equal give the same trace, tensor for tensor (Shaw's
- * clip k means nothing to RoPE, nor T5's buckets to ALiBi). learned.table's row count P_max
- * (learnedRows) is left out too: the trace reads its first rows, the same for every P_max
- * that holds them (validate checks that it does). Only for parameters that validate.
+ * clip k means nothing to RoPE, nor T5's buckets to ALiBi). A generated learned.table's row
+ * count P_max (learnedRows) counts only up to the sequence's length: the trace reads its
+ * first rows, the same for every P_max that holds them. Only for parameters that validate.
  */
 Params canonical(const Params& p);
 /** canonical(a) == canonical(b): a trace computed for a is a trace for b (the same input). */
