@@ -149,10 +149,12 @@ QStringList tokenLabels(const Trace& trace) {
 }
 
 /** Whether splitting one head of t's logits takes a thread of Qt's pool rather than the GUI
- *  thread's time: n² · d_h of 2^25 and more (n = 1,024 at d_h = 32: about 4 ms on two cores). */
+ *  thread's time: n² · d_h of 2^28 and more (n = 2,048 at d_h = 64: 25–30 ms on the slower
+ *  two-core host). Below, the hop to the pool and back cost more than it saved: n = 2,048 at
+ *  d_h = 32 (16 ms) drew 2–3 ms later off the GUI thread. */
 bool splitsOffThread(const Trace& t) {
     const double n = t.params.seqLen();
-    return n * n * t.params.headDim() >= double(1 << 25);
+    return n * n * t.params.headDim() >= double(1 << 28);
 }
 } // namespace
 
