@@ -30,6 +30,7 @@ private Q_SLOTS:
     void otherSchemesStopAtTheWeights();
     void referenceSchemeIsNotAskedFor();
     void tracesThatReadNoneOfTheChangeStay();
+    void requestThatReadsNoneOfTheChangeRunsOn();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in,
@@ -674,6 +675,33 @@ void TestComparisonView::tracesThatReadNoneOfTheChangeStay() {
     QTest::qWait(300);
     QCOMPARE(computed.count(), 1);
     QCOMPARE(v.right()->shownTensor(), b->find("weights"));
+}
+
+// B still computing when A changes in a way B does not read: its request runs on and its result
+// is kept, nothing asked for again (it was asked for again, the first result dropped).
+void TestComparisonView::requestThatReadsNoneOfTheChangeRunsOn() {
+    const InputChoice in;
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::RoPE);
+    v.show();
+    auto* worker = v.findChild<ComputeController*>();
+    QSignalSpy computed(worker, &ComputeController::resultReady);
+    Params p = small();
+    p.scheme = Scheme::Shaw;
+    p.n = 400; // B takes a while: A's change comes while it runs
+    const auto first = compute(p, in);
+    p.clip = 5;
+    const auto second = compute(p, in);
+    v.setReference(first, in);
+    QVERIFY(worker->busy());
+    v.setReference(second, in);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other(), 10000);
+    QTRY_VERIFY(!worker->busy());
+    QTest::qWait(200);
+    QCOMPARE(computed.count(), 1);
+    QVERIFY(sameTrace(v.other()->params, paramsUnder(p, Scheme::RoPE)));
+    QCOMPARE(v.other()->params.clip, 16); // the first request's: not asked for again
 }
 
 QTEST_MAIN(TestComparisonView)
