@@ -1212,10 +1212,9 @@ void TraceViews::startSplit(int head) {
     if (m_splitJob)
         return; // splitDone asks for what is wanted then
     // Into the split shown before the current one, where no map holds it any more.
-    std::shared_ptr<Trace> into = m_splitSpare && m_splitSpare.use_count() == 1
-                                      ? std::move(m_splitSpare)
-                                      : std::make_shared<Trace>();
-    m_splitSpare.reset();
+    std::shared_ptr<Trace> into = std::exchange(m_splitSpare, nullptr);
+    if (!into || into.use_count() != 1)
+        into = std::make_shared<Trace>();
     m_splitJob = SplitJob{m_trace, head, into};
     m_splitWatcher->setFuture(QtConcurrent::run(
         [of = m_trace, head, into = std::move(into)] { splitLogitsInto(*of, head, *into); }));

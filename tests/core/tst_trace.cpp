@@ -39,15 +39,10 @@ MatR mat(const Trace& t, const char* name) {
     return Eigen::Map<const MatR>(x->data<double>(), x->dim(0), x->dim(1));
 }
 
+/** n = 11, d = 24, 3 heads, clip 3, seed 7 (the canonical() tests' base), in double. */
 Params base(Scheme s) {
-    Params p;
-    p.scheme = s;
-    p.n = 11;
-    p.d = 24;
-    p.heads = 3;
-    p.clip = 3;
+    Params p = testing::changesBase(s);
     p.precision = Precision::Float64;
-    p.seed = 7;
     return p;
 }
 
@@ -686,13 +681,8 @@ void TestTrace::estimateGrowsWithN() {
 // canonical() says so and another trace where it does not. The Compare tab keeps the other
 // schemes' traces by it when A's parameters change.
 void TestTrace::canonicalParamsGiveTheSameTrace() {
-    const auto inDouble = [](Scheme s) {
-        Params p = testing::changesBase(s);
-        p.precision = Precision::Float64;
-        return p;
-    };
     const testing::CanonicalCheck c =
-        testing::checkCanonical(inDouble, [](const Params& p) { return run(p); });
+        testing::checkCanonical(base, [](const Params& p) { return run(p); });
     QVERIFY2(c.failure.empty(), c.failure.c_str());
     QVERIFY2(c.same > 200 && c.different > 300,
              qPrintable(QStringLiteral("%1 same, %2 different").arg(c.same).arg(c.different)));
