@@ -126,7 +126,10 @@ template <typename T, typename A> void foldRange(const T* line, std::size_t w, A
 // The per-row folds of poolBins, the views' hot loop (every element of every map shown). They
 // are compiled for AVX-512 and AVX2 as well as the x86-64 baseline (SSE2: two doubles per
 // instruction), and the loader picks the best one the CPU runs (GCC function multiversioning).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+// Not under ThreadSanitizer: the clones' ifunc resolver runs in the dynamic loader before
+// TSan's runtime is up, and the binary crashed there before main().
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
+    !defined(__SANITIZE_THREAD__)
 #define PE_POOL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define PE_POOL_CLONES

@@ -12,7 +12,10 @@ namespace {
 
 // Compiled for AVX-512 and AVX2 as well as the x86-64 baseline, the loader picking the best the
 // CPU runs (as grid.cpp's pooling folds): the level lookups become gathers.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+// Not under ThreadSanitizer: the clones' ifunc resolver runs in the dynamic loader before
+// TSan's runtime is up, and the binary crashed there before main().
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
+    !defined(__SANITIZE_THREAD__)
 #define PE_COLOUR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define PE_COLOUR_CLONES
