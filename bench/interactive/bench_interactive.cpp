@@ -6,6 +6,7 @@
 // Usage: xvfb-run -a -s '-screen 0 1600x1000x24' bench_interactive --latency
 //            [--n 512,2048] [--d 256] [--heads 8] [--changes 40]
 //            [--tabs encoding,relative,terms,attention,compare] [--absolute]
+//            [--compare-tensor weights|logits|position|out]
 // Drives the real window: changes one parameter control at a time (Shaw's clip k, the seed,
 // the scheme between Shaw and T5, T5's max distance; --absolute: the sinusoid's base and the
 // seed, whose Logit terms tab splits the logits into four terms), and measures each change from the
@@ -244,7 +245,8 @@ void statusTimes(const QString& status, double* compute, double* render) {
 }
 
 int latencyBench(const std::vector<std::string>& ns, int d, int heads, int changes,
-                 const std::vector<std::string>& tabs, bool absolute) {
+                 const std::vector<std::string>& tabs, bool absolute,
+                 const std::string& compareTensor) {
     QElapsedTimer clock;
     clock.start();
     const bool verbose = std::getenv("PE_BENCH_VERBOSE") != nullptr; // each change on stderr
@@ -262,6 +264,11 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
     w.show();
     if (!QTest::qWaitForWindowExposed(&w))
         return 1;
+    if (!w.comparison()->setTensor(QString::fromStdString(compareTensor))) {
+        std::fprintf(stderr, "bench_interactive: no tensor %s on the Compare tab\n",
+                     compareTensor.c_str());
+        return 1;
+    }
     ParamsPanel* panel = w.panel();
     auto* clip = qobject_cast<QSpinBox*>(controlLabelled(panel, QStringLiteral("Clip &k")));
     auto* seed = qobject_cast<SeedSpinBox*>(controlLabelled(panel, QStringLiteral("S&eed")));
@@ -425,7 +432,8 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                         [&] {
                             const Trace* b = w.comparison()->other();
                             return b && sameTrace(b->params, paramsUnder(want, b->params.scheme)) &&
-                                   w.comparison()->right()->hasData();
+                                   w.comparison()->right()->hasData() &&
+                                   !w.comparison()->computingPositionTerms();
                         },
                         120000)) {
                     std::fprintf(stderr, "bench_interactive: no scheme B after '%s'\n", name);
@@ -625,6 +633,7 @@ int main(int argc, char** argv) {
             tabs{"encoding", "relative", "terms", "attention"};
         int d = 256, heads = 8, changes = 40;
         bool absolute = false;
+        std::string compareTensor = "weights";
         for (std::size_t k = 1; k < args.size(); k += 2) {
             if (args[k] == "--absolute") {
                 absolute = true;
@@ -643,8 +652,10 @@ int main(int argc, char** argv) {
                 changes = std::max(1, std::atoi(args[k + 1].c_str()));
             else if (args[k] == "--tabs")
                 tabs = split(args[k + 1]);
+            else if (args[k] == "--compare-tensor")
+                compareTensor = args[k + 1];
         }
-        return latencyBench(ns, d, heads, changes, tabs, absolute);
+        return latencyBench(ns, d, heads, changes, tabs, absolute, compareTensor);
     }
     if (!args.empty() && args[0] == "--panel")
         return panelBench(args.size() > 1 ? std::atoi(args[1].c_str()) : 40);

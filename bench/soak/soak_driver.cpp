@@ -437,9 +437,9 @@ QString SoakDriver::compare() {
         return QStringLiteral("gallery of %1 schemes").arg(chosen.size());
     }
     case 2: {
-        const char* tensors[] = {"weights", "logits", "out"};
-        c->setTensor(QLatin1String(tensors[static_cast<int>(u * 3) % 3]));
-        return QStringLiteral("tensor %1").arg(QLatin1String(tensors[static_cast<int>(u * 3) % 3]));
+        const char* tensors[] = {"weights", "logits", "out", "position"};
+        c->setTensor(QLatin1String(tensors[static_cast<int>(u * 4) % 4]));
+        return QStringLiteral("tensor %1").arg(QLatin1String(tensors[static_cast<int>(u * 4) % 4]));
     }
     case 3:
         c->setHead(static_cast<int>(u * 64));

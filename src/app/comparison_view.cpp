@@ -3,6 +3,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -464,26 +465,65 @@ std::shared_ptr<const Tensor> positionTensor(const Trace& t, int head) {
 }
 } // namespace
 
-void ComparisonView::computePositionTerms() const {
+bool ComparisonView::positionTermsReady() {
     const int head = m_head->value();
-    std::vector<std::shared_ptr<const Trace>> wanted;
+    bool ready = true;
+    std::vector<std::shared_ptr<const Trace>> wanted; // computed here
     for (Scheme s : shownSchemes()) {
+        std::shared_ptr<const Trace> t = heldTrace(s);
         const auto it = m_positionTerms.find(s);
-        const bool asked = std::any_of(wanted.begin(), wanted.end(),
-                                       [s](const auto& t) { return t->params.scheme == s; });
-        if (std::shared_ptr<const Trace> t = heldTrace(s);
-            t && !asked && (it == m_positionTerms.end() || it->second.first != head))
+        if (!t || (it != m_positionTerms.end() && it->second.first == head))
+            continue; // nothing to show, or at hand
+        if (m_positionJobs.count(s)) {
+            ready = false; // one at a time: its end asks for what is wanted then
+            continue;
+        }
+        if (!m_blocking && positionPartTakesLong(t->params)) {
+            startPositionTerm(s, std::move(t), head);
+            ready = false;
+            continue;
+        }
+        if (std::none_of(wanted.begin(), wanted.end(),
+                         [s](const auto& w) { return w->params.scheme == s; }))
             wanted.push_back(std::move(t));
     }
     if (wanted.size() < 2)
-        return; // sourceOf computes it
-    // One job per scheme on Qt's pool (each an n × n term and its products: ~0.1 s at
-    // n = 2,048), the GUI thread waiting: a new head with 12 schemes took 1.2 s on one thread.
+        return ready; // sourceOf computes it
+    // One job per scheme on Qt's pool (each an n × n term and its products), the GUI thread
+    // waiting: a new head with 12 schemes took 1.2 s on one thread.
     std::vector<QFuture<std::shared_ptr<const Tensor>>> jobs;
     for (const auto& t : wanted)
         jobs.push_back(QtConcurrent::run([t, head] { return positionTensor(*t, head); }));
     for (std::size_t k = 0; k < wanted.size(); ++k)
         m_positionTerms[wanted[k]->params.scheme] = {head, jobs[k].result()};
+    return ready;
+}
+
+void ComparisonView::startPositionTerm(Scheme s, std::shared_ptr<const Trace> of, int head) {
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const Tensor>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this,
+            [this, s, watcher] { positionTermDone(s, watcher); });
+    m_positionJobs[s] = PositionJob{of, head, watcher};
+    watcher->setFuture(
+        QtConcurrent::run([of = std::move(of), head] { return positionTensor(*of, head); }));
+}
+
+void ComparisonView::positionTermDone(Scheme s, QObject* job) {
+    auto* watcher = static_cast<QFutureWatcher<std::shared_ptr<const Tensor>>*>(job);
+    watcher->deleteLater();
+    const auto it = m_positionJobs.find(s);
+    if (it == m_positionJobs.end() || it->second.watcher != job)
+        return;
+    const PositionJob done = std::move(it->second);
+    m_positionJobs.erase(it);
+    // Kept while its trace is still the scheme's (a new one erased the old term: keep(),
+    // setReference) and the tensor is shown; else dropped. redraw() asks for the term wanted
+    // now (another head's too).
+    const bool shown = m_tensor->currentData().toString() == QLatin1String("position");
+    if (shown && heldTrace(s) == done.of)
+        m_positionTerms[s] = {done.head, watcher->result()};
+    if (shown && isVisible())
+        redraw();
 }
 
 std::vector<Scheme> ComparisonView::shownSchemes() const {
@@ -540,8 +580,10 @@ void ComparisonView::redraw() {
         return;
     const int h = m_head->value();
     const QString valueTitle = m_tensor->currentData().toString();
-    if (valueTitle == QLatin1String("position"))
-        computePositionTerms(); // those not at hand, side by side
+    // Those not at hand; where one is coming from Qt's pool, drawn when it comes (A's, B's and
+    // the gallery's together), the maps keeping what they show meanwhile.
+    if (valueTitle == QLatin1String("position") && !positionTermsReady())
+        return;
     Source a = sourceOf(m_a);
     if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k
         // A computed for less than this tensor: the window asks for the rest of its pass.

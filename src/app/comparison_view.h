@@ -57,6 +57,15 @@ public:
     TraceExtent extentNeeded() const;
     void setHead(int h);
     /**
+     * Headless figures: every map is drawn before the call that changed it returns. Shown in a
+     * window (the default), a long position term (positionPartTakesLong: an absolute scheme's
+     * products at n = 2,048 took the GUI thread 16–190 ms a trace) is computed on Qt's pool
+     * and the maps drawn when it comes.
+     */
+    void setBlocking(bool on) { m_blocking = on; }
+    /** Whether a position term is being computed off the GUI thread (setBlocking). */
+    bool computingPositionTerms() const { return !m_positionJobs.empty(); }
+    /**
      * Takes the trace of a compared scheme, as if this view's worker had computed it (headless
      * figures compute synchronously); kept only if it is for the current reference.
      */
@@ -113,9 +122,17 @@ private:
         bool empty() const { return rows == 0 || cols == 0; }
     };
     Source sourceOf(std::shared_ptr<const Trace> t) const;
-    /** The position terms of the shown schemes' traces for the current head that are not at
-     *  hand, computed side by side into m_positionTerms. */
-    void computePositionTerms() const;
+    /**
+     * The position terms of the shown schemes' traces for the current head that are not at
+     * hand, into m_positionTerms: computed side by side now, or, where one takes long
+     * (positionPartTakesLong) and the view does not block, started on Qt's pool. False while
+     * one of them is still coming: the maps keep what they show until positionTermDone draws.
+     */
+    bool positionTermsReady();
+    /** Starts the position term of trace `of`'s head `head` (scheme s's) on Qt's pool. */
+    void startPositionTerm(Scheme s, std::shared_ptr<const Trace> of, int head);
+    /** The term of job `job` (scheme s's) came: kept if still its trace's and head's. */
+    void positionTermDone(Scheme s, QObject* job);
     /** A's scheme, B's and the gallery's (repeats possible). */
     std::vector<Scheme> shownSchemes() const;
     /** The trace of a compared scheme (A's own for A's scheme), shared; else null. */
@@ -132,6 +149,15 @@ private:
      *  doubles (null where the trace has none): computed once, not again on each trace's
      *  arrival; dropped with the trace or another tensor. */
     mutable std::map<Scheme, std::pair<int, std::shared_ptr<const Tensor>>> m_positionTerms;
+    /** A position term on Qt's pool (one per scheme at a time): its trace, held until it is
+     *  done, its head and its QFutureWatcher. */
+    struct PositionJob {
+        std::shared_ptr<const Trace> of;
+        int head = 0;
+        QObject* watcher = nullptr;
+    };
+    std::map<Scheme, PositionJob> m_positionJobs;
+    bool m_blocking = false; ///< setBlocking
     /** A − B of the slices A's and B's maps show ([1, rows, cols] doubles): made again only
      *  when one of them changes. */
     struct Difference {

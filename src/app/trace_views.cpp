@@ -148,14 +148,6 @@ QStringList tokenLabels(const Trace& trace) {
     return labels;
 }
 
-/** Whether splitting one head of t's logits takes a thread of Qt's pool rather than the GUI
- *  thread's time: n² · d_h of 2^28 and more (n = 2,048 at d_h = 64: 25–30 ms on the slower
- *  two-core host). Below, the hop to the pool and back cost more than it saved: n = 2,048 at
- *  d_h = 32 (16 ms) drew 2–3 ms later off the GUI thread. */
-bool splitsOffThread(const Trace& t) {
-    const double n = t.params.seqLen();
-    return n * n * t.params.headDim() >= double(1 << 28);
-}
 } // namespace
 
 /** The trace's own terms, then an absolute scheme's four (splitLogits), as the tab shows them. */
@@ -1072,7 +1064,7 @@ void TraceViews::refreshTerms() {
     // pooled mode: no n × n matrix there).
     if (!m_poolInfo.pooled && canSplitLogits(*m_trace)) {
         if (!m_split || m_splitOf != m_trace.get() || m_splitHead != h) {
-            if (splitsOffThread(*m_trace)) {
+            if (splitTakesLong(m_trace->params)) {
                 // Off the GUI thread (the head's spin box, a drag, stay live); the tab is drawn
                 // as a whole when the terms come, its maps keeping what they show meanwhile.
                 startSplit(h);

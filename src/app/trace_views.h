@@ -197,7 +197,7 @@ private:
     const Trace* m_splitOf = nullptr;
     int m_splitHead = -1;
     /**
-     * A split too large for the GUI thread (splitsOffThread: 16 ms at n = 2,048 and d = 256,
+     * A split too large for the GUI thread (splitTakesLong: 16 ms at n = 2,048 and d = 256,
      * 190 ms at d = 2,048), running on Qt's pool into a buffer no map shows: the trace (held
      * until it is done) and head it is for. The tab is drawn when it comes (splitDone).
      */

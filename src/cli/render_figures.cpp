@@ -260,6 +260,7 @@ FigureMaker::FigureMaker(std::shared_ptr<const Trace> trace,
     m_views->refreshAll();
     if (!compared.empty()) {
         ComparisonView& c = m_views->compare;
+        c.setBlocking(true); // the figure is drawn once, now
         c.setColorMap(style.colorMap);
         c.setPoolMode(style.pool);
         c.setReference(m_trace, InputChoice{});

@@ -220,4 +220,14 @@ std::optional<StageMat> positionPart(const Trace& t, int head) {
     return sum;
 }
 
+bool splitTakesLong(const Params& p) {
+    const double n = p.seqLen();
+    return n * n * p.headDim() >= double(1 << 28);
+}
+
+bool positionPartTakesLong(const Params& p) {
+    const double n = p.seqLen();
+    return n * n >= double(1 << 20) || (isAbsolute(p.scheme) && splitTakesLong(p));
+}
+
 } // namespace pe

@@ -44,4 +44,17 @@ void splitLogitsInto(const Trace& t, int head, Trace& out);
  */
 std::optional<StageMat> positionPart(const Trace& t, int head);
 
+/**
+ * Whether splitting one head of the logits of a trace with parameters p (splitLogits) is long
+ * enough to take a thread of a pool rather than a GUI thread's time: n²·d_h of 2^28 and more
+ * (n = 2,048 at d_h = 64: 25–30 ms on a two-core host; 190 ms at d_h = 256). Below, the hop
+ * to the pool and back cost more than it saved: n = 2,048 at d_h = 32 (16 ms) drew 2–3 ms
+ * later off the GUI thread.
+ */
+bool splitTakesLong(const Params& p);
+
+/** The same for positionPart of one head: an absolute scheme's products as splitTakesLong, or
+ *  for any scheme an n × n term of 2^20 cells and more (its sums and copies in doubles). */
+bool positionPartTakesLong(const Params& p);
+
 } // namespace pe

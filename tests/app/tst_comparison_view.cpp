@@ -31,6 +31,7 @@ private Q_SLOTS:
     void referenceSchemeIsNotAskedFor();
     void tracesThatReadNoneOfTheChangeStay();
     void requestThatReadsNoneOfTheChangeRunsOn();
+    void longPositionTermsLeaveTheGuiThread();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in,
@@ -702,6 +703,63 @@ void TestComparisonView::requestThatReadsNoneOfTheChangeRunsOn() {
     QCOMPARE(computed.count(), 1);
     QVERIFY(sameTrace(v.other()->params, paramsUnder(p, Scheme::RoPE)));
     QCOMPARE(v.other()->params.clip, 16); // the first request's: not asked for again
+}
+
+// A position term of 2^20 cells and more is computed on Qt's pool: the maps keep what they
+// show until it comes, then show the term of the trace and head current then (a job for a head
+// no longer shown is dropped). A blocking view (render's figures) draws it at once.
+void TestComparisonView::longPositionTermsLeaveTheGuiThread() {
+    const InputChoice in;
+    Params p = small();
+    p.n = 1024;
+    p.d = 16;
+    p.heads = 2;
+    auto a = compute(p, in);
+    QVERIFY(a && a->queryKey);
+    QVERIFY(positionPartTakesLong(a->params));
+    auto termAt = [](const HeatmapView* m, int i, int j) {
+        const Tensor* x = m->shownTensor();
+        return x && x->dim(1) == 1024 ? x->at(std::int64_t(i) * 1024 + j) : -1e300;
+    };
+    const StageMat head0 = *positionPart(*a, 0);
+    const StageMat head1 = *positionPart(*a, 1);
+    QVERIFY(std::abs(head0(700, 3) - head1(700, 3)) > 1e-9);
+
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::Sinusoidal); // A's own: nothing asked of the view's worker
+    QVERIFY(v.setTensor(QStringLiteral("position")));
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    v.setReference(a, in);
+    QVERIFY(v.computingPositionTerms());
+    QVERIFY(!v.left()->shownTensor()); // not drawn yet
+    v.setHead(1);                      // while head 0's term is computed
+    QVERIFY(v.computingPositionTerms());
+    QTRY_VERIFY_WITH_TIMEOUT(!v.computingPositionTerms() && v.left()->shownTensor(), 10000);
+    QCOMPARE(termAt(v.left(), 700, 3), head1(700, 3));
+    QCOMPARE(termAt(v.right(), 12, 900), head1(12, 900));
+    // A new reference while its predecessor's term is computed: the new one's is shown.
+    p.seed += 1;
+    auto next = compute(p, in);
+    QVERIFY(next && next->queryKey);
+    const StageMat nextTerm = *positionPart(*next, 1);
+    QVERIFY(std::abs(nextTerm(700, 3) - head1(700, 3)) > 1e-9);
+    v.setReference(a, InputChoice{}); // the same again: A's own term computed again
+    QVERIFY(v.computingPositionTerms());
+    v.setReference(next, in);
+    QTRY_VERIFY_WITH_TIMEOUT(!v.computingPositionTerms(), 10000);
+    QCOMPARE(termAt(v.left(), 700, 3), nextTerm(700, 3));
+
+    ComparisonView blocking;
+    blocking.setBlocking(true);
+    blocking.resize(1200, 900);
+    blocking.setOtherScheme(Scheme::Sinusoidal);
+    QVERIFY(blocking.setTensor(QStringLiteral("position")));
+    blocking.show();
+    blocking.setReference(a, in);
+    QVERIFY(!blocking.computingPositionTerms());
+    QCOMPARE(termAt(blocking.left(), 700, 3), head0(700, 3));
 }
 
 QTEST_MAIN(TestComparisonView)
