@@ -369,7 +369,9 @@ int latencyBench(const std::vector<std::string>& ns, int d, int heads, int chang
                                                       : 4; // compare
             w.views()->setCurrentIndex(tabIndex);
             Session s = w.session();
-            s.params.scheme = Scheme::Shaw;
+            // --absolute: the sinusoid, whose base its cycle changes (this set Shaw for every
+            // run until 2026-12-07, so --absolute measured Shaw with a parameter it ignores).
+            s.params.scheme = absolute ? Scheme::Sinusoidal : Scheme::Shaw;
             s.params.n = n;
             s.params.d = d;
             s.params.heads = heads;

@@ -222,7 +222,7 @@ std::optional<StageMat> positionPart(const Trace& t, int head) {
 
 bool splitTakesLong(const Params& p) {
     const double n = p.seqLen();
-    return n * n * p.headDim() >= double(1 << 28);
+    return n * n * p.headDim() >= double(1 << 26);
 }
 
 bool positionPartTakesLong(const Params& p) {

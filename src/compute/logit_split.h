@@ -46,10 +46,10 @@ std::optional<StageMat> positionPart(const Trace& t, int head);
 
 /**
  * Whether splitting one head of the logits of a trace with parameters p (splitLogits) is long
- * enough to take a thread of a pool rather than a GUI thread's time: n²·d_h of 2^28 and more
- * (n = 2,048 at d_h = 64: 25–30 ms on a two-core host; 190 ms at d_h = 256). Below, the hop
- * to the pool and back cost more than it saved: n = 2,048 at d_h = 32 (16 ms) drew 2–3 ms
- * later off the GUI thread.
+ * enough to take a thread of a pool rather than a GUI thread's time: n²·d_h of 2^26 and more
+ * (n = 2,048 at d_h = 32: 16 ms alone and 46–48 ms of the GUI thread's render time a change on
+ * a two-core host, beside the engine; 190 ms at d_h = 256). Off the GUI thread the Logit terms
+ * tab drew as soon at n = 2,048 and d_h = 32 (p50 101–106 against 105–106 ms).
  */
 bool splitTakesLong(const Params& p);
 
