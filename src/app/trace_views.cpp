@@ -699,6 +699,7 @@ void TraceViews::refreshEncoding() {
             m_p->hide(); // no empty axes: the note says why
             m_gram->clear(QString());
             m_gram->hide();
+            m_gramOf = {};
             m_pColumns->hide();
             m_encodingNote->setText(where.isEmpty() ? why : where + u'\n' + why);
             m_encodingNote->show();
@@ -708,6 +709,7 @@ void TraceViews::refreshEncoding() {
         m_encodingNote->setText(where);
         m_encodingNote->show();
         const QString subtitle = describeParams(m_trace->params);
+        m_gramOf = {}; // the similarity map shows a table
         HeatmapView* slots[] = {m_p, m_gram};
         for (std::size_t k = 0; k < 2; ++k) {
             if (k < m_positions->maps.size()) {
@@ -750,7 +752,16 @@ void TraceViews::refreshEncoding() {
                         : infoFor(tr("position similarity P·Pᵀ"), tr("p_i · p_j"), br, br);
     g.xTitle = tr("position j");
     g.yTitle = tr("position i");
-    m_gram->setData(gram(p), g);
+    // P·Pᵀ depends on P alone: a change that keeps P (the seed, the heads, the mask, …) shows
+    // the map's own similarity again rather than computing it (n = 2,048, d = 256: the rank
+    // update and its mirror took the GUI thread ~95 ms a change).
+    const Grid& shown = m_gram->data();
+    const bool sameP = m_gramOf.rows == p.rows && m_gramOf.cols == p.cols &&
+                       m_gramOf.values == p.values && shown.rows == p.rows && shown.cols == p.rows;
+    Grid similarity = sameP ? shown : gram(p);
+    if (!sameP)
+        m_gramOf = p;
+    m_gram->setData(std::move(similarity), g);
 
     const int d = p.cols;
     std::vector<int> cols;

@@ -230,6 +230,7 @@ private:
     LinePlotView* m_pColumns;
     QLineEdit* m_columns;
     HeatmapView* m_gram;
+    Grid m_gramOf; ///< the P whose P·Pᵀ m_gram shows; empty when it shows something else
     QLabel* m_encodingNote;
     QWidget* m_columnsRow; ///< "columns of P:" and its edit (absolute schemes only)
     std::shared_ptr<const PositionView> m_positions;

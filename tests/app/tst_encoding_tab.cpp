@@ -41,6 +41,7 @@ private Q_SLOTS:
     void termMapsInARowStartLevel();
     void subtitleSaysWhatShapesTheMatrices();
     void largeSplitsLeaveTheGuiThread();
+    void similarityFollowsP();
 
 private:
     void show(Scheme s);
@@ -547,6 +548,56 @@ void TestEncodingTab::largeSplitsLeaveTheGuiThread() {
     QVERIFY(QTest::qWaitFor(
         [&] { return m_w->shownParams() && *m_w->shownParams() == before.params; }, 30000));
     v->setCurrentIndex(0);
+}
+
+// The similarity map is P·Pᵀ of the P shown, whatever changed: a change that keeps P (the seed)
+// shows the same similarity under the new parameters' subtitle, one that changes P (the base)
+// its new similarity.
+void TestEncodingTab::similarityFollowsP() {
+    TraceViews* v = m_w->views();
+    v->setCurrentIndex(0);
+    const Session before = m_w->session();
+    Session s = before;
+    s.params.scheme = Scheme::Sinusoidal;
+    s.params.n = 48;
+    s.params.d = 16;
+    s.params.cls = s.params.sep = false;
+    const auto apply = [&] {
+        m_w->applySession(s);
+        QVERIFY(QTest::qWaitFor(
+            [&] { return m_w->shownParams() && *m_w->shownParams() == s.params; }, 30000));
+        QTest::qWait(30);
+    };
+    // The map's cells against P·Pᵀ of the position map's P, and the subtitle's seed.
+    const auto matchesP = [v](std::uint64_t seed) {
+        const Grid& p = v->positionMap()->data();
+        const Grid& g = v->similarityMap()->data();
+        if (p.rows != 48 || g.rows != 48 || g.cols != 48 ||
+            !v->similarityMap()->info().subtitle.contains(QStringLiteral("seed=%1").arg(seed)))
+            return false;
+        for (const auto& [i, j] : {std::pair{0, 0}, {3, 40}, {47, 12}, {20, 21}}) {
+            double dot = 0.0;
+            for (int c = 0; c < p.cols; ++c)
+                dot += p.at(i, c) * p.at(j, c);
+            if (std::abs(g.at(i, j) - dot) > 1e-12)
+                return false;
+        }
+        return true;
+    };
+    apply();
+    QVERIFY(matchesP(s.params.seed));
+    const double corner = v->similarityMap()->data().at(3, 40);
+    s.params.seed += 1; // P is the same
+    apply();
+    QVERIFY(matchesP(s.params.seed));
+    QCOMPARE(v->similarityMap()->data().at(3, 40), corner);
+    s.params.base = 100; // another P
+    apply();
+    QVERIFY(matchesP(s.params.seed));
+    QVERIFY(std::abs(v->similarityMap()->data().at(3, 40) - corner) > 1e-6);
+    m_w->applySession(before);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return m_w->shownParams() && *m_w->shownParams() == before.params; }, 30000));
 }
 
 QTEST_MAIN(TestEncodingTab)
