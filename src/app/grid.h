@@ -41,6 +41,9 @@ Grid sliceHead(const Tensor& t, int head);
 int headCount(const Tensor& t);
 /** P·Pᵀ for P [n, d]. */
 Grid gram(const Grid& p);
+/** P·Pᵀ into `out` as a [1, n, n] tensor of doubles (its buffer reused where the shape holds),
+ *  which a map reads in place (HeatmapView::setSlice). */
+void gramInto(const Grid& p, Tensor& out);
 /** Row `r` of a grid. */
 std::vector<double> row(const Grid& g, int r);
 

@@ -219,6 +219,7 @@ TraceViews::TraceViews(QWidget* parent)
             if (b && b.use_count() == 1)
                 b.reset();
         m_splitSpare.reset();
+        m_similarity.spare.reset(); // a map holds its own while it shows it
     });
     // Head and query selectors, shared by every tab. (The parameters line is every plot's
     // subtitle; repeated here it pushed the tabs behind the tab bar's scroll arrows.)
@@ -699,7 +700,7 @@ void TraceViews::refreshEncoding() {
             m_p->hide(); // no empty axes: the note says why
             m_gram->clear(QString());
             m_gram->hide();
-            m_gramOf = {};
+            m_similarity = {};
             m_pColumns->hide();
             m_encodingNote->setText(where.isEmpty() ? why : where + u'\n' + why);
             m_encodingNote->show();
@@ -709,7 +710,7 @@ void TraceViews::refreshEncoding() {
         m_encodingNote->setText(where);
         m_encodingNote->show();
         const QString subtitle = describeParams(m_trace->params);
-        m_gramOf = {}; // the similarity map shows a table
+        m_similarity = {}; // the similarity map shows a table
         HeatmapView* slots[] = {m_p, m_gram};
         for (std::size_t k = 0; k < 2; ++k) {
             if (k < m_positions->maps.size()) {
@@ -753,15 +754,23 @@ void TraceViews::refreshEncoding() {
     g.xTitle = tr("position j");
     g.yTitle = tr("position i");
     // P·Pᵀ depends on P alone: a change that keeps P (the seed, the heads, the mask, …) shows
-    // the map's own similarity again rather than computing it (n = 2,048, d = 256: the rank
-    // update and its mirror took the GUI thread ~95 ms a change).
-    const Grid& shown = m_gram->data();
-    const bool sameP = m_gramOf.rows == p.rows && m_gramOf.cols == p.cols &&
-                       m_gramOf.values == p.values && shown.rows == p.rows && shown.cols == p.rows;
-    Grid similarity = sameP ? shown : gram(p);
-    if (!sameP)
-        m_gramOf = p;
-    m_gram->setData(std::move(similarity), g);
+    // the same similarity again, under the new subtitle, rather than computing it (n = 2,048,
+    // d = 256: the rank update and its mirror took the GUI thread ~95 ms a change). A new one
+    // is written into the buffer shown before the current one, where the map has let go of
+    // it, and read in place: a fresh n × n grid and its copy were 64 MB of new pages.
+    const bool sameP = m_similarity.tensor && m_similarity.of.rows == p.rows &&
+                       m_similarity.of.cols == p.cols && m_similarity.of.values == p.values;
+    if (!sameP) {
+        std::shared_ptr<Tensor> next = m_similarity.spare.use_count() == 1
+                                           ? std::move(m_similarity.spare)
+                                           : std::make_shared<Tensor>();
+        gramInto(p, *next);
+        m_similarity.spare = std::exchange(m_similarity.tensor, std::move(next));
+        m_similarity.of = p;
+        m_releaseSpares->start();
+    }
+    if (!m_gram->showsSlice(m_similarity.tensor.get(), 0) || !(m_gram->info() == g))
+        m_gram->setSlice(m_similarity.tensor, m_similarity.tensor.get(), 0, g);
 
     const int d = p.cols;
     std::vector<int> cols;

@@ -230,7 +230,14 @@ private:
     LinePlotView* m_pColumns;
     QLineEdit* m_columns;
     HeatmapView* m_gram;
-    Grid m_gramOf; ///< the P whose P·Pᵀ m_gram shows; empty when it shows something else
+    /** P·Pᵀ as m_gram shows it ([1, n, n] doubles, read in place), the P it was made from,
+     *  and the one shown before (its buffer reused once the map lets go of it); empty while
+     *  m_gram shows something else. */
+    struct Similarity {
+        std::shared_ptr<Tensor> tensor;
+        Grid of;
+        std::shared_ptr<Tensor> spare;
+    } m_similarity;
     QLabel* m_encodingNote;
     QWidget* m_columnsRow; ///< "columns of P:" and its edit (absolute schemes only)
     std::shared_ptr<const PositionView> m_positions;

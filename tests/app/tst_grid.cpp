@@ -18,6 +18,7 @@ private Q_SLOTS:
     void binnedEqualsPooled();
     void gramOfSinusoidRows();
     void gramOfALargeGridIsEveryDotProduct();
+    void gramIntoWritesOverItsBuffer();
     void sliceHeadPicksTheHead();
     void meanSkipsMaskedEntries();
     void poolSliceEqualsPoolOfSlice_data();
@@ -109,6 +110,27 @@ void TestGrid::gramOfALargeGridIsEveryDotProduct() {
             QVERIFY(qAbs(g.at(i, j) - s) < 1e-11);
             QVERIFY(qAbs(g.at(i, j) - g.at(j, i)) < 1e-11);
         }
+}
+
+// gramInto: the same matrix as gram, as a [1, n, n] tensor of doubles, written over in place
+// where the shape holds (no fresh 32 MB at n = 2,048), also over a larger matrix before it.
+void TestGrid::gramIntoWritesOverItsBuffer() {
+    Grid p{301, 67, {}};
+    for (int k = 0; k < p.rows * p.cols; ++k)
+        p.values.push_back(std::cos(0.21 * k) - 0.02 * (k % 7));
+    Tensor out;
+    gramInto(p, out);
+    QCOMPARE(out.shape(), (std::vector<std::int64_t>{1, 301, 301}));
+    const double* buffer = out.data<double>();
+    std::fill(out.data<double>(), out.data<double>() + out.size(), 7.0); // a former matrix
+    for (double& v : p.values)
+        v *= 0.5;
+    gramInto(p, out);
+    QCOMPARE(out.data<double>(), buffer);
+    const Grid g = gram(p);
+    for (int i = 0; i < 301; i += 3)
+        for (int j = 0; j < 301; j += 11)
+            QCOMPARE(out.at(std::int64_t(i) * 301 + j), g.at(i, j));
 }
 
 void TestGrid::sliceHeadPicksTheHead() {
