@@ -227,7 +227,7 @@ bool splitTakesLong(const Params& p) {
 
 bool positionPartTakesLong(const Params& p) {
     const double n = p.seqLen();
-    return n * n >= double(1 << 20) || (isAbsolute(p.scheme) && splitTakesLong(p));
+    return n * n >= double(1 << 20) || splitTakesLong(p);
 }
 
 } // namespace pe

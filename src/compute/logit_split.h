@@ -53,8 +53,9 @@ std::optional<StageMat> positionPart(const Trace& t, int head);
  */
 bool splitTakesLong(const Params& p);
 
-/** The same for positionPart of one head: an absolute scheme's products as splitTakesLong, or
- *  for any scheme an n × n term of 2^20 cells and more (its sums and copies in doubles). */
+/** The same for positionPart of one head: the products of an absolute scheme's split, RoPE's
+ *  content term or URPE's terms (splitTakesLong's size), or for any scheme an n × n term of
+ *  2^20 cells and more (its sums and copies in doubles). */
 bool positionPartTakesLong(const Params& p);
 
 } // namespace pe

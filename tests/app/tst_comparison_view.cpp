@@ -751,6 +751,27 @@ void TestComparisonView::longPositionTermsLeaveTheGuiThread() {
     QTRY_VERIFY_WITH_TIMEOUT(!v.computingPositionTerms(), 10000);
     QCOMPARE(termAt(v.left(), 700, 3), nextTerm(700, 3));
 
+    // Below 2^20 cells, a term whose products are long goes too: RoPE's content term of
+    // n = 512 at d_h = 256 (n²·d_h = 2^26), as an absolute scheme's split.
+    Params rope = p;
+    rope.scheme = Scheme::RoPE;
+    rope.n = 512;
+    rope.d = 256;
+    rope.heads = 1;
+    auto r = compute(rope, in);
+    QVERIFY(r && positionPartTakesLong(r->params));
+    ComparisonView ropeView;
+    ropeView.resize(1200, 900);
+    ropeView.setOtherScheme(Scheme::RoPE);
+    QVERIFY(ropeView.setTensor(QStringLiteral("position")));
+    ropeView.show();
+    ropeView.setReference(r, in);
+    QVERIFY(ropeView.computingPositionTerms());
+    const StageMat ropeTerm = *positionPart(*r, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!ropeView.computingPositionTerms() && ropeView.left()->shownTensor(),
+                             10000);
+    QCOMPARE(ropeView.left()->shownTensor()->at(std::int64_t(300) * 512 + 7), ropeTerm(300, 7));
+
     ComparisonView blocking;
     blocking.setBlocking(true);
     blocking.resize(1200, 900);
