@@ -131,7 +131,7 @@ private:
     bool positionTermsReady();
     /** Starts the position term of trace `of`'s head `head` (scheme s's) on Qt's pool. */
     void startPositionTerm(Scheme s, std::shared_ptr<const Trace> of, int head);
-    /** The term of job `job` (scheme s's) came: kept if still its trace's and head's. */
+    /** The term of job `job` (scheme s's) came: kept if its trace is still the scheme's. */
     void positionTermDone(Scheme s, QObject* job);
     /** A's scheme, B's and the gallery's (repeats possible). */
     std::vector<Scheme> shownSchemes() const;
