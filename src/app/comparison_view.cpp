@@ -22,6 +22,7 @@
 #include "allocator.h"
 #include "flow_layout.h"
 #include "logit_split.h"
+#include "spare_buffer.h"
 #include "trace_views.h"
 
 namespace pe {
@@ -672,9 +673,7 @@ void ComparisonView::redraw() {
         if (!current) {
             // Into the buffer A − B was drawn from before this one, where the map has let go
             // of it: 32 MB at n = 2,048, whose fresh pages were a third of the making.
-            std::shared_ptr<Tensor> next = m_difference.spare.use_count() == 1
-                                               ? std::move(m_difference.spare)
-                                               : std::make_shared<Tensor>();
+            std::shared_ptr<Tensor> next = takeSpare(m_difference.spare);
             sliceDifference(*a.tensor, a.head, *b.tensor, b.head, *next);
             m_difference.spare = std::exchange(m_difference.tensor, std::move(next));
         }

@@ -24,6 +24,7 @@
 #include "line_plot_view.h"
 #include "logit_split.h"
 #include "relative_tables.h"
+#include "spare_buffer.h"
 #include "stages.h"
 
 namespace pe {
@@ -761,9 +762,7 @@ void TraceViews::refreshEncoding() {
     const bool sameP = m_similarity.tensor && m_similarity.of.rows == p.rows &&
                        m_similarity.of.cols == p.cols && m_similarity.of.values == p.values;
     if (!sameP) {
-        std::shared_ptr<Tensor> next = m_similarity.spare.use_count() == 1
-                                           ? std::move(m_similarity.spare)
-                                           : std::make_shared<Tensor>();
+        std::shared_ptr<Tensor> next = takeSpare(m_similarity.spare);
         gramInto(p, *next);
         m_similarity.spare = std::exchange(m_similarity.tensor, std::move(next));
         m_similarity.of = p;
@@ -1224,9 +1223,7 @@ void TraceViews::startSplit(int head) {
     if (m_splitJob)
         return; // splitDone asks for what is wanted then
     // Into the split shown before the current one, where no map holds it any more.
-    std::shared_ptr<Trace> into = std::exchange(m_splitSpare, nullptr);
-    if (!into || into.use_count() != 1)
-        into = std::make_shared<Trace>();
+    std::shared_ptr<Trace> into = takeSpare(m_splitSpare);
     m_splitJob = SplitJob{m_trace, head, into};
     m_splitWatcher->setFuture(QtConcurrent::run(
         [of = m_trace, head, into = std::move(into)] { splitLogitsInto(*of, head, *into); }));
