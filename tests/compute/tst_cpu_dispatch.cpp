@@ -307,6 +307,24 @@ void TestCpuDispatch::eigenGemmOnEveryBuild() {
                 QVERIFY2(std::abs(C1[at] - want) < 1e-4, v.name);
                 QVERIFY2(std::abs(C2[at] - want) < 1e-4, v.name);
             }
+        // The Gram matrix's lower triangle of A (as doubles, with a row stride past its width)
+        // in two row bands; the strict upper triangle keeps what it held.
+        std::vector<double> Ad(A.begin(), A.end());
+        std::vector<double> G(static_cast<std::size_t>(m) * (m + 3), -7.0);
+        v.gramLowerRows(0, 11, k - 1, Ad.data(), k, G.data(), m + 3);
+        v.gramLowerRows(11, m, k - 1, Ad.data(), k, G.data(), m + 3);
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < m; ++j) {
+                double want = -7.0;
+                if (j <= i) {
+                    want = 0.0;
+                    for (int r = 0; r < k - 1; ++r)
+                        want += Ad[static_cast<std::size_t>(i) * k + r] *
+                                Ad[static_cast<std::size_t>(j) * k + r];
+                }
+                QVERIFY2(std::abs(G[static_cast<std::size_t>(i) * (m + 3) + j] - want) < 1e-12,
+                         v.name);
+            }
     }
     QVERIFY(ran >= 1);
 }

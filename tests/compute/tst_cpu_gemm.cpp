@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "cpu_gemm.h"
@@ -40,6 +41,7 @@ private Q_SLOTS:
     void matchesFloat64_data();
     void matchesFloat64();
     void defaultIsTheFasterLibrary();
+    void gramLowerRowsOnBothLibraries();
 };
 
 void TestCpuGemm::openBlasCoreForUnknownModels() {
@@ -245,6 +247,45 @@ void TestCpuGemm::defaultIsTheFasterLibrary() {
     setGemmLibrary(GemmLibrary::OpenBlas);
     QCOMPARE(gemmLibrary(), haveOpenBlas() ? GemmLibrary::OpenBlas : GemmLibrary::Eigen);
     setGemmLibrary(expected);
+}
+
+// gramLowerRows (the Encoding tab's P·Pᵀ, by row bands): on OpenBLAS (dgemm and dsyrk) and on
+// Eigen, three bands (the first empty) give the lower triangle of A·Aᵀ in double to round-off,
+// past the kernels' panels and with row strides past the widths; the strict upper triangle and
+// C's padding keep what they held.
+void TestCpuGemm::gramLowerRowsOnBothLibraries() {
+    const int n = 203, k = 91, lda = k + 5, ldc = n + 2;
+    std::mt19937 rng(5);
+    std::normal_distribution<double> nd;
+    std::vector<double> a(static_cast<std::size_t>(n) * lda);
+    for (double& x : a)
+        x = nd(rng);
+    for (GemmLibrary lib : {GemmLibrary::OpenBlas, GemmLibrary::Eigen}) {
+        std::vector<double> c(static_cast<std::size_t>(n) * ldc, 3.5);
+        for (auto [r0, r1] : {std::pair{0, 0}, std::pair{0, 144}, std::pair{144, n}})
+            gramLowerRows(lib, r0, r1, k, a.data(), lda, c.data(), ldc);
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < ldc; ++j) {
+                const double got = c[static_cast<std::size_t>(i) * ldc + j];
+                if (j > i) {
+                    QCOMPARE(got, 3.5);
+                    continue;
+                }
+                double want = 0, size = 0;
+                for (int p = 0; p < k; ++p) {
+                    const double t = a[static_cast<std::size_t>(i) * lda + p] *
+                                     a[static_cast<std::size_t>(j) * lda + p];
+                    want += t;
+                    size += std::abs(t);
+                }
+                QVERIFY2(std::abs(got - want) <= 1e-14 * (1 + size),
+                         qPrintable(QStringLiteral("(%1, %2): %3 against %4")
+                                        .arg(i)
+                                        .arg(j)
+                                        .arg(got, 0, 'g', 17)
+                                        .arg(want, 0, 'g', 17)));
+            }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCpuGemm)

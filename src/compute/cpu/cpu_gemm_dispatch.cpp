@@ -29,7 +29,8 @@ namespace pe::cpu {
     void gemmAB_##t(int, int, int, float, const float*, int, const float*, int, float, float*,     \
                     int);                                                                          \
     void gemmABt_##t(int, int, int, float, const float*, int, const float*, int, float, float*,    \
-                     int);
+                     int);                                                                         \
+    void gramLowerRows_##t(int, int, int, const double*, int, double*, int);
 PE_DECLARE_GEMM(avx512)
 PE_DECLARE_GEMM(avx2)
 PE_DECLARE_GEMM(base)
@@ -37,6 +38,7 @@ PE_DECLARE_GEMM(base)
 void gemmAB_generic(int, int, int, float, const float*, int, const float*, int, float, float*, int);
 void gemmABt_generic(int, int, int, float, const float*, int, const float*, int, float, float*,
                      int);
+void gramLowerRows_generic(int, int, int, const double*, int, double*, int);
 #endif
 
 namespace {
@@ -44,14 +46,15 @@ namespace {
 struct GemmTable {
     GemmFunction ab;
     GemmFunction abt;
+    GramRowsFunction gramLowerRows;
     const char* name;
 };
 
 GemmTable pickEigen() {
     for (const EigenGemmVariant& v : eigenGemmVariants())
         if (v.supported)
-            return {v.ab, v.abt, v.name};
-    return {nullptr, nullptr, "none"}; // unreachable: the last variant runs everywhere
+            return {v.ab, v.abt, v.gramLowerRows, v.name};
+    return {nullptr, nullptr, nullptr, "none"}; // unreachable: the last variant runs everywhere
 }
 
 const GemmTable& eigen() {
@@ -136,6 +139,33 @@ void gemmABt(GemmLibrary lib, int m, int n, int k, float alpha, const float* A, 
     gemm(lib, true, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+void gramLowerRows(GemmLibrary lib, int r0, int r1, int k, const double* A, int lda, double* C,
+                   int ldc) {
+    if (r0 < 0 || r1 <= r0)
+        return;
+#ifdef PE_HAVE_OPENBLAS
+    if (useBlas(lib) && k > 0) {
+        (void)openBlasReady();
+        const int h = r1 - r0;
+        const double* below = A + static_cast<std::ptrdiff_t>(r0) * lda;
+        double* rows = C + static_cast<std::ptrdiff_t>(r0) * ldc;
+        if (r0 > 0)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, h, r0, k, 1.0, below, lda, A, lda,
+                        0.0, rows, ldc);
+        cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, h, k, 1.0, below, lda, 0.0, rows + r0,
+                    ldc);
+        return;
+    }
+#else
+    (void)lib;
+#endif
+    eigen().gramLowerRows(r0, r1, k, A, lda, C, ldc);
+}
+
+void gramLowerRows(int r0, int r1, int k, const double* A, int lda, double* C, int ldc) {
+    gramLowerRows(g_library.get(), r0, r1, k, A, lda, C, ldc);
+}
+
 void gemmAB(int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
             float beta, float* C, int ldc) {
     gemmAB(g_library.get(), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -172,11 +202,11 @@ GemmLibrary defaultGemmLibrary() {
 std::vector<EigenGemmVariant> eigenGemmVariants() {
 #ifdef PE_GEMM_X86_VARIANTS
     const CpuFeatures cpu = cpuFeatures();
-    return {{"avx512", gemmAB_avx512, gemmABt_avx512, cpu.avx512},
-            {"avx2", gemmAB_avx2, gemmABt_avx2, cpu.avx2 && cpu.fma},
-            {"sse2", gemmAB_base, gemmABt_base, true}};
+    return {{"avx512", gemmAB_avx512, gemmABt_avx512, gramLowerRows_avx512, cpu.avx512},
+            {"avx2", gemmAB_avx2, gemmABt_avx2, gramLowerRows_avx2, cpu.avx2 && cpu.fma},
+            {"sse2", gemmAB_base, gemmABt_base, gramLowerRows_base, true}};
 #else
-    return {{"generic", gemmAB_generic, gemmABt_generic, true}};
+    return {{"generic", gemmAB_generic, gemmABt_generic, gramLowerRows_generic, true}};
 #endif
 }
 
