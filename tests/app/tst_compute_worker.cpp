@@ -2,7 +2,14 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <cerrno>
 #include <cstring>
+
+#include <QDir>
+#include <QFile>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "compute_worker.h"
 #include "insights_worker.h"
@@ -40,6 +47,7 @@ private Q_SLOTS:
     void queryKeyWeightsAreKeptOnlyForTheNextAbsoluteRequest();
     void traceReturnedWhileIdleIsFreed();
     void refusedRequestLeavesNothingHeld();
+    void computeThreadsRunBelowTheGuiThread();
 };
 
 namespace {
@@ -564,6 +572,38 @@ void TestComputeWorker::embeddingsFollowSeedAndWidth() {
     p.d = 16;
     p.seed -= 1;
     QCOMPARE(embeddings(p), first);
+}
+
+// The window draws a change's early part while the forward pass runs: the compute thread, and
+// the engine's pool threads it starts, run 5 nice levels below the GUI thread (which keeps its
+// own), so the scheduler lets the drawing have the core they share.
+void TestComputeWorker::computeThreadsRunBelowTheGuiThread() {
+    errno = 0;
+    const int gui = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+    QCOMPARE(errno, 0);
+    if (gui > 14)
+        QSKIP("this process already runs at nice 15 or more");
+    ComputeController c(BackendKind::CpuFast);
+    Params p = small(Scheme::Shaw);
+    p.n = 384;
+    p.d = 128;
+    const ComputeResult r = runOne(c, p); // the engine and its pool exist now
+    QVERIFY2(r.trace && r.error.isEmpty(), qPrintable(r.error));
+    int computeThreads = 0;
+    const QString tasks = QStringLiteral("/proc/self/task");
+    for (const QString& tid : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks + u'/' + tid + QStringLiteral("/comm"));
+        if (!comm.open(QIODevice::ReadOnly) || comm.readAll().trimmed() != "pe-compute")
+            continue;
+        ++computeThreads;
+        errno = 0;
+        const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(tid.toInt()));
+        QCOMPARE(errno, 0);
+        QCOMPARE(nice, gui + 5);
+    }
+    QVERIFY(computeThreads >= 1);
+    QCOMPARE(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())), gui);
+    qInfo("%d compute threads at nice %d", computeThreads, gui + 5);
 }
 
 QTEST_GUILESS_MAIN(TestComputeWorker)
