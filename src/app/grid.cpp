@@ -9,10 +9,6 @@
 #include "cpu_gemm.h"
 #endif
 
-#ifdef PE_HAVE_FAST_CPU
-#include "cpu_gemm.h"
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <limits>

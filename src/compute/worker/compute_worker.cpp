@@ -40,13 +40,14 @@ namespace {
  * pool threads, which it starts, inherit it). The window draws a change's early part (P and
  * P·Pᵀ, the relative maps) while the forward pass runs: at equal priority the scheduler shared
  * the cores between them, and the drawing, which is all the Encoding and Relative tabs wait
- * for, took twice its CPU time in wall time. Five levels give the GUI thread three quarters of
- * a core the two share and leave the compute thread all of an idle one. Measured on 2 cores
- * (bench_interactive --latency, d = 256, 8 heads; sgemm peak 136.5 GFLOP/s), old against new,
- * two rounds: Encoding tab, sinusoid, n = 2,048 p50 93.2/109.0 → 67.5/81.1 ms (an earlier pair
- * of rounds: 94.2/85.8 → 70.9/65.2); Relative tab p50 55.0/63.3 → 39.3/41.3; the tabs that wait
- * for the forward pass unchanged within the host's noise (Attention, three rounds, p50
- * 96.2/88.1/82.2 against 89.8/91.0/89.2).
+ * for, took half as long again as its CPU time (a base change: 70 ms of CPU, 90 of wall time).
+ * Five levels give the GUI thread three quarters of a core the two share and leave the compute
+ * thread all of an idle one. Measured on 2 cores (bench_interactive --latency, d = 256,
+ * 8 heads; sgemm peak 136.5 GFLOP/s), old against new, two rounds: Encoding tab, sinusoid,
+ * n = 2,048 p50 93.2/109.0 → 67.5/81.1 ms (an earlier pair of rounds: 94.2/85.8 → 70.9/65.2);
+ * Relative tab p50 55.0/63.3 → 39.3/41.3; the tabs that wait for the forward pass unchanged
+ * within the host's noise (Attention, three rounds, p50 96.2/88.1/82.2 against
+ * 89.8/91.0/89.2).
  */
 constexpr int kComputeNiceSteps = 5;
 
