@@ -167,7 +167,10 @@ ComparisonView::ComparisonView(QWidget* parent)
         redraw();
         Q_EMIT tensorChanged();
     });
-    connect(m_head, &QSpinBox::valueChanged, this, &ComparisonView::redraw);
+    connect(m_head, &QSpinBox::valueChanged, this, [this] {
+        request(); // where the other traces hold another head alone
+        redraw();
+    });
     connect(m_sameScale, &QCheckBox::toggled, this, &ComparisonView::redraw);
     connect(m_controller, &ComputeController::resultReady, this, [this](const ComputeResult& r) {
         trimMemoryWhenIdle();
@@ -219,7 +222,21 @@ void ComparisonView::ask(Scheme s, const Params& a, const InputChoice& in) {
     // Logits, weights and their position term need no more of the pass than the weights: half
     // the products of a short one (the value projection, A·V, W_O) are skipped; the weights
     // alone need no other n × n tensor either.
-    m_controller->submit(m_requested->second, in, EarlyPart::None, extentNeeded());
+    m_controller->submit(m_requested->second, in, EarlyPart::None, extentNeeded(), headNeeded(a));
+}
+
+int ComparisonView::headNeeded(const Params& a) const {
+    const QString name = m_tensor->currentData().toString();
+    const bool oneHead = (name == QLatin1String("weights") || name == QLatin1String("logits")) &&
+                         a.seqLen() >= kOneHeadFrom;
+    return oneHead ? m_head->value() : -1;
+}
+
+bool ComparisonView::holdsShownHead(const Trace& t) const {
+    const QString name = m_tensor->currentData().toString();
+    if (name == QLatin1String("weights") || name == QLatin1String("logits"))
+        return t.holdsHead(m_head->value());
+    return t.onlyHead < 0;
 }
 
 TraceExtent ComparisonView::extentNeeded() const {
@@ -230,7 +247,7 @@ TraceExtent ComparisonView::extentNeeded() const {
 }
 
 bool ComparisonView::covers(const Trace& t) const {
-    return traceCovers(t, extentNeeded());
+    return traceCovers(t, extentNeeded()) && holdsShownHead(t);
 }
 
 void ComparisonView::setColorMap(ColorMapKind k) {
@@ -289,6 +306,7 @@ void ComparisonView::keep(std::shared_ptr<const Trace> t) {
         auto kept = std::make_shared<Trace>();
         kept->params = t->params;
         kept->tokens = t->tokens;
+        kept->onlyHead = t->onlyHead;
         for (int k = 0; k < m_tensor->count(); ++k)
             if (const Tensor* x = t->find(m_tensor->itemData(k).toString().toStdString()))
                 kept->tensors.emplace_back(m_tensor->itemData(k).toString().toStdString(), *x);
@@ -473,7 +491,7 @@ bool ComparisonView::positionTermsReady() {
     for (Scheme s : shownSchemes()) {
         std::shared_ptr<const Trace> t = heldTrace(s);
         const auto it = m_positionTerms.find(s);
-        if (!t || (it != m_positionTerms.end() && it->second.first == head))
+        if (!t || !holdsShownHead(*t) || (it != m_positionTerms.end() && it->second.first == head))
             continue; // nothing to show, or at hand
         if (m_positionJobs.count(s)) {
             ready = false; // one at a time: its end asks for what is wanted then
@@ -536,7 +554,7 @@ std::vector<Scheme> ComparisonView::shownSchemes() const {
 
 ComparisonView::Source ComparisonView::sourceOf(std::shared_ptr<const Trace> t) const {
     Source s;
-    if (!t)
+    if (!t || !holdsShownHead(*t)) // one head's trace, of another head: computed anew
         return s;
     s.trace = t;
     const std::string name = m_tensor->currentData().toString().toStdString();
@@ -552,7 +570,7 @@ ComparisonView::Source ComparisonView::sourceOf(std::shared_ptr<const Trace> t) 
         x = it->second.second.get();
     } else {
         s.owner = t;
-        s.head = m_head->value();
+        s.head = t->onlyHead < 0 ? m_head->value() : 0; // the shown head (holdsShownHead)
         x = t->find(name);
     }
     // The tensor itself, shown in place as the main views show theirs (HeatmapView::setSlice:

@@ -31,6 +31,13 @@ class ComparisonView : public QWidget {
 public:
     explicit ComparisonView(QWidget* parent = nullptr);
 
+    /**
+     * From this many positions the other schemes' passes for weights or logits make the shown
+     * head's alone (an eighth of the n² work with 8 heads); another head is then computed
+     * when chosen. Shorter passes make every head: a new head is drawn at once.
+     */
+    static constexpr int kOneHeadFrom = 1024;
+
     /** The current trace (scheme A) and its input; B is recomputed with A's other parameters. */
     void setReference(std::shared_ptr<const Trace> a, const InputChoice& in);
     /**
@@ -100,8 +107,15 @@ private:
      *  as far as the compared tensor needs (TraceExtent). */
     void ask(Scheme s, const Params& a, const InputChoice& in);
     /** Whether trace `t` holds what the compared tensor is shown from (extentNeeded: a trace
-     *  computed for the weights has no logits, one for the logits no output). */
+     *  computed for the weights has no logits, one for the logits no output; a trace of one
+     *  head, the shown head: headNeeded). */
     bool covers(const Trace& t) const;
+    /** The head whose n² work alone a pass under `a` makes (ComputeRequest::head), −1 for
+     *  every head: from kOneHeadFrom positions where weights or logits are shown. */
+    int headNeeded(const Params& a) const;
+    /** Whether the shown head can be read from `t`: the weights and logits of the shown head
+     *  (Trace::holdsHead); the position term and the output from a trace of every head. */
+    bool holdsShownHead(const Trace& t) const;
     void redraw();
     void rebuildGallery();
     /** Keeps trace t if it is for the current reference (what this view can show of it). */

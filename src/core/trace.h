@@ -41,6 +41,15 @@ struct Trace {
     std::vector<std::pair<std::string, Tensor>> tensors; ///< in the contract's order
     std::vector<std::string> tokens;                     ///< one label per position
     std::shared_ptr<const QueryKeyWeights> queryKey;     ///< absolute schemes, where attached
+    /**
+     * −1: every head. Else the [heads, n, n] tensors (logits, weights, the position terms) hold
+     * this head alone, shaped [1, n, n]: a pass for a view that shows one head (the fast CPU
+     * engine's setOnlyHead). Not the trace contract's shape: such a trace is never exported.
+     */
+    int onlyHead = -1;
+
+    /** Whether the n × n tensors hold head `head` (onlyHead); index it as head 0 if onlyHead. */
+    bool holdsHead(int head) const { return onlyHead < 0 || onlyHead == head; }
 
     const Tensor* find(std::string_view name) const;
     Tensor* find(std::string_view name);

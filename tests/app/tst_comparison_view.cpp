@@ -32,6 +32,7 @@ private Q_SLOTS:
     void tracesThatReadNoneOfTheChangeStay();
     void requestThatReadsNoneOfTheChangeRunsOn();
     void longPositionTermsLeaveTheGuiThread();
+    void longSequencesComputeTheShownHeadAlone();
 
 private:
     static std::shared_ptr<const Trace> compute(const Params& p, const InputChoice& in,
@@ -781,6 +782,60 @@ void TestComparisonView::longPositionTermsLeaveTheGuiThread() {
     blocking.setReference(a, in);
     QVERIFY(!blocking.computingPositionTerms());
     QCOMPARE(termAt(blocking.left(), 700, 3), head0(700, 3));
+}
+
+// From kOneHeadFrom positions the other schemes' passes for the weights or logits make the shown
+// head alone (an eighth of the n² work with 8 heads): B's map is that head of B's whole trace,
+// A − B too; another head is computed when chosen; the position term, which needs more than
+// one head's tensors, is computed from a pass of every head.
+void TestComparisonView::longSequencesComputeTheShownHeadAlone() {
+    const InputChoice in;
+    Params p = small();
+    p.n = ComparisonView::kOneHeadFrom;
+    p.d = 16;
+    const auto a = compute(p, in);
+    QVERIFY(a);
+    const auto whole = compute(paramsUnder(p, Scheme::RoPE), in);
+    QVERIFY(whole);
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::RoPE);
+    QVERIFY(v.setTensor(QStringLiteral("weights")));
+    v.setHead(2);
+    v.setReference(a, in);
+    v.show();
+    QTRY_VERIFY_WITH_TIMEOUT(v.other(), 10000);
+    QCOMPARE(v.other()->onlyHead, 2);
+    QCOMPARE(v.other()->find("weights")->dim(0), 1);
+    QVERIFY(v.right()->info().title.contains(QStringLiteral("head 2")));
+    QCOMPARE(v.right()->data().at(700, 300), at(*whole, "weights", 2, 700, 300));
+    QCOMPARE(v.difference()->data().at(700, 300),
+             at(*a, "weights", 2, 700, 300) - at(*whole, "weights", 2, 700, 300));
+
+    // Another head: B's trace holds head 2 alone, so head 3 is computed.
+    v.setHead(3);
+    QCOMPARE(v.right()->info().title, QStringLiteral("computing B…")); // not head 2's values
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.other()->onlyHead == 3 &&
+                                 v.right()->info().title.contains(QStringLiteral("head 3")),
+                             10000);
+    QCOMPARE(v.right()->data().at(1000, 20), at(*whole, "weights", 3, 1000, 20));
+    QCOMPARE(v.difference()->data().at(1000, 20),
+             at(*a, "weights", 3, 1000, 20) - at(*whole, "weights", 3, 1000, 20));
+
+    // The logits: that head's again.
+    QVERIFY(v.setTensor(QStringLiteral("logits")));
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.other()->find("logits") &&
+                                 v.right()->shownTensor() == v.other()->find("logits"),
+                             10000);
+    QCOMPARE(v.other()->onlyHead, 3);
+    QCOMPARE(v.right()->data().at(5, 900), at(*whole, "logits", 3, 5, 900));
+
+    // The position term: from a trace of every head.
+    QVERIFY(v.setTensor(QStringLiteral("position")));
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.other()->onlyHead == -1 &&
+                                 v.right()->info().title.contains(QStringLiteral("head 3")),
+                             20000);
+    QCOMPARE(v.other()->find("logits")->dim(0), p.heads);
 }
 
 QTEST_MAIN(TestComparisonView)

@@ -119,6 +119,8 @@ private Q_SLOTS:
     void recycledBuffersGiveTheSameTrace();
     void stoppedAtTheWeights_data();
     void stoppedAtTheWeights();
+    void oneHeadIsThatHeadOfTheWholePass_data() { stoppedAtTheWeights_data(); }
+    void oneHeadIsThatHeadOfTheWholePass();
     void canonicalParamsGiveTheSameTrace();
     void inputsAheadAreTheTracesOwn_data();
     void inputsAheadAreTheTracesOwn();
@@ -404,6 +406,71 @@ void TestCpuEngine::stoppedAtTheWeights() {
     QVERIFY(ref.ok());
     const QString diff = compareTraces(*ref, *again);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+// One head's pass (the Compare tab's other schemes at a long n): each [heads, n, n] tensor is
+// that head of the pass of every head, bit for bit, as [1, n, n]; every other tensor the same.
+// Not for a whole pass or a pooled one, nor for a head out of range: every head.
+void TestCpuEngine::oneHeadIsThatHeadOfTheWholePass() {
+    QFETCH(Params, params);
+    params.heads = 4;
+    const std::int64_t N = params.seqLen();
+    Weights w;
+    completeWeights(params, w);
+    CpuFastBackend fast(2);
+    fast.setMinParallelWork(0);
+    fast.setStopAtWeights(true);
+    for (const bool alone : {false, true}) {
+        fast.setWeightsAlone(alone);
+        fast.setOnlyHead(-1);
+        const Expected<Trace> all = fast.compute(params, w);
+        QVERIFY2(all.ok(), all.ok() ? "" : all.error().message.c_str());
+        QCOMPARE(all->onlyHead, -1);
+        for (const int head : {0, 2, 3}) {
+            fast.setOnlyHead(head);
+            const Expected<Trace> one = fast.compute(params, w);
+            QVERIFY2(one.ok(), one.ok() ? "" : one.error().message.c_str());
+            QCOMPARE(one->onlyHead, head);
+            QVERIFY(one->holdsHead(head) && !one->holdsHead(head == 0 ? 1 : 0));
+            QCOMPARE(one->tensors.size(), all->tensors.size());
+            int perHead = 0;
+            for (std::size_t k = 0; k < all->tensors.size(); ++k) {
+                const auto& [name, t] = all->tensors[k];
+                const auto& [oneName, o] = one->tensors[k];
+                QCOMPARE(oneName, name);
+                const bool nn = t.rank() == 3 && t.dim(1) == N && t.dim(2) == N;
+                if (!nn) {
+                    QCOMPARE(o.shape(), t.shape());
+                    QVERIFY2(std::memcmp(o.raw(), t.raw(), t.byteSize()) == 0, name.c_str());
+                    continue;
+                }
+                ++perHead;
+                QCOMPARE(o.shape(), (std::vector<std::int64_t>{1, N, N}));
+                const std::size_t slice = o.byteSize();
+                QVERIFY2(std::memcmp(o.raw(), static_cast<const char*>(t.raw()) + head * slice,
+                                     slice) == 0,
+                         name.c_str());
+            }
+            QVERIFY(perHead >= 1); // the weights at least
+        }
+    }
+    // A head out of range, and the whole pass: every head.
+    fast.setWeightsAlone(false);
+    fast.setOnlyHead(params.heads);
+    const Expected<Trace> outside = fast.compute(params, w);
+    QVERIFY(outside.ok() && outside->onlyHead == -1 &&
+            outside->find("weights")->dim(0) == params.heads);
+    fast.setOnlyHead(1);
+    fast.setStopAtWeights(false);
+    const Expected<Trace> whole = fast.compute(params, w);
+    QVERIFY(whole.ok() && whole->onlyHead == -1 && whole->find("out") &&
+            whole->find("weights")->dim(0) == params.heads);
+    // Pooled: every head's cells.
+    fast.setStopAtWeights(true);
+    PoolRequest request;
+    request.resolution = 4;
+    const Expected<PooledTrace> pooled = fast.computePooled(params, w, request);
+    QVERIFY(pooled.ok() && pooled->weights.dim(0) == params.heads && pooled->trace.onlyHead == -1);
 }
 
 void TestCpuEngine::recycledBuffersGiveTheSameTrace() {

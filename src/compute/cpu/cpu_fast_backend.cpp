@@ -600,13 +600,17 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // of the n × n tensors perhaps the weights alone (setWeightsAlone). The steps test their
     // tensors: V, head_out, out, shaw_v_term; the logits and the position terms.
     const bool weightsAlone = toWeights && m_weightsAlone && !streaming;
+    // One head's n² work (setOnlyHead): its [heads, n, n] tensors are [1, n, n].
+    const bool oneHead = toWeights && !streaming && m_onlyHead >= 0 && m_onlyHead < H;
+    const int hFirst = oneHead ? m_onlyHead : 0;
+    const int hCount = oneHead ? 1 : H;
     auto makes = [toWeights, weightsAlone](std::string_view name) {
         return !(toWeights && pastWeights(name)) && !(weightsAlone && termsBeforeWeights(name));
     };
     float* V = makes("V") ? make("V", {H, N, dh}).data<float>() : nullptr;
     float* logits =
-        streaming || !makes("logits") ? nullptr : make("logits", {H, N, N}).data<float>();
-    float* weightsT = streaming ? nullptr : make("weights", {H, N, N}).data<float>();
+        streaming || !makes("logits") ? nullptr : make("logits", {hCount, N, N}).data<float>();
+    float* weightsT = streaming ? nullptr : make("weights", {hCount, N, N}).data<float>();
     float* headOut = makes("head_out") ? make("head_out", {H, N, dh}).data<float>() : nullptr;
     float* outT = makes("out") ? make("out", {N, D}).data<float>() : nullptr;
 
@@ -746,22 +750,22 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // The bias is always added; it is written out only where the contract lists it (t5, alibi).
     const bool addBias = useT5Bias || isAlibi;
     float* biasT = addBias && hasBias(p) && !streaming && makes("bias")
-                       ? make("bias", {H, N, N}).data<float>()
+                       ? make("bias", {hCount, N, N}).data<float>()
                        : nullptr;
     float* shawK = isShaw && !streaming && makes("shaw_k_term")
-                       ? make("shaw_k_term", {H, N, N}).data<float>()
+                       ? make("shaw_k_term", {hCount, N, N}).data<float>()
                        : nullptr;
     float* shawV =
         isShaw && makes("shaw_v_term") ? make("shaw_v_term", {H, N, dh}).data<float>() : nullptr;
     const bool storeNN = !streaming && !weightsAlone; // the other n × n position terms
     const bool wantC2P = isDeberta && p.debertaC2P;
     const bool wantP2C = isDeberta && p.debertaP2C;
-    float* txlAc = isTxl && storeNN ? make("txl_ac", {H, N, N}).data<float>() : nullptr;
-    float* txlBd = isTxl && storeNN ? make("txl_bd", {H, N, N}).data<float>() : nullptr;
-    float* c2c = isDeberta && storeNN ? make("c2c", {H, N, N}).data<float>() : nullptr;
-    float* c2p = wantC2P && storeNN ? make("c2p", {H, N, N}).data<float>() : nullptr;
-    float* p2c = wantP2C && storeNN ? make("p2c", {H, N, N}).data<float>() : nullptr;
-    float* urpeC = isUrpe && storeNN ? make("urpe_C", {H, N, N}).data<float>() : nullptr;
+    float* txlAc = isTxl && storeNN ? make("txl_ac", {hCount, N, N}).data<float>() : nullptr;
+    float* txlBd = isTxl && storeNN ? make("txl_bd", {hCount, N, N}).data<float>() : nullptr;
+    float* c2c = isDeberta && storeNN ? make("c2c", {hCount, N, N}).data<float>() : nullptr;
+    float* c2p = wantC2P && storeNN ? make("c2p", {hCount, N, N}).data<float>() : nullptr;
+    float* p2c = wantP2C && storeNN ? make("p2c", {hCount, N, N}).data<float>() : nullptr;
+    float* urpeC = isUrpe && storeNN ? make("urpe_C", {hCount, N, N}).data<float>() : nullptr;
 
     if (relIndex)
         parallelFor(
@@ -779,7 +783,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     }
     if (isShaw || isDeberta) {
         const int qRows = qEnd - qBegin;
-        parallelFor(H, [&](int h) {
+        parallelFor(hCount, [&](int k) {
+            const int h = hFirst + k;
             const float* q = Q + h * Ndh + static_cast<std::int64_t>(qBegin) * dh;
             const std::size_t at = static_cast<std::size_t>(h) * N + qBegin; // the first row
             if (isShaw)
@@ -841,7 +846,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     const int rowBegin = streaming ? sink->rowBegin : 0;
     const int rowEnd = streaming ? sink->rowEnd : N;
     const int blocks = (rowEnd - rowBegin + bs - 1) / bs;
-    const int tasks = H * blocks;
+    const int tasks = hCount * blocks;
     const int validLen = p.validLen < 0 ? N : std::min(p.validLen, N);
     const bool causal = p.mask == MaskKind::Causal;
     const int normInt = static_cast<int>(p.norm);
@@ -864,7 +869,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     TensorBuffer<float>& vChunks = m_scratch.valueChunks;
     Scratch::fit(keyPanels, sizes.keyPanels); // H × panelSize
     Scratch::fit(vChunks, sizes.valueChunks); // H × chunkSize
-    parallelFor(H, [&](int h) {
+    parallelFor(hCount, [&](int k) {
+        const int h = hFirst + k;
         cpu::packPanels(K + h * Ndh, N, dh, dh, keyPanels.data() + h * panelSize);
         if (V)
             cpu::packValueChunks(V + h * Ndh, N, dh, dh, vChunks.data() + h * chunkSize);
@@ -1048,12 +1054,12 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             const float* A = S; // the block's weights, for A·V
             TensorBuffer<float>& scratch = mine.rowTerms;
             TensorBuffer<float>& wsum = mine.offsetSums;
-            const int h = task / blocks;
+            const int h = hFirst + task / blocks;
             const int i0 = rowBegin + (task % blocks) * bs;
             const int i1 = std::min(rowEnd, i0 + bs);
             const int rows = i1 - i0;
             const std::size_t elems = static_cast<std::size_t>(rows) * N;
-            const std::int64_t headOff = h * NN;
+            const std::int64_t headOff = (h - hFirst) * NN; // in the n × n tensors
             const std::int64_t blockOff = headOff + static_cast<std::int64_t>(i0) * N;
             const float* Qh = Q + h * Ndh;
 
@@ -1213,7 +1219,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         for (const float* t : {logits, biasT, shawK, txlAc, txlBd, c2c, c2p, p2c, urpeC})
             written += t != nullptr;
         m_profile.npassThreadSeconds = static_cast<double>(npassNs.load()) * 1e-9;
-        m_profile.npassBytes = static_cast<double>(written) * static_cast<double>(H) *
+        m_profile.npassBytes = static_cast<double>(written) * static_cast<double>(hCount) *
                                static_cast<double>(NN) * sizeof(float);
     }
     phase("attention", &Profile::attentionMs);
@@ -1241,6 +1247,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     Trace trace;
     trace.params = p;
     trace.tokens = defaultTokens(p);
+    trace.onlyHead = oneHead ? hFirst : -1;
     for (const std::string& name : traceTensorNames(p)) {
         auto it = out.find(name);
         if (it == out.end() && (streaming || !makes(name)))

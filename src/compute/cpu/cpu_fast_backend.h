@@ -103,6 +103,15 @@ public:
     /** The n × n tensors before the weights that setWeightsAlone leaves out. */
     static bool termsBeforeWeights(std::string_view tensor);
     /**
+     * With setStopAtWeights, the next compute()s do the n² work of head `head` alone: each
+     * [heads, n, n] tensor (the logits, the weights and the scheme's position terms) holds that
+     * head only, shaped [1, n, n], and the trace says so (Trace::onlyHead). Q and K keep every
+     * head. For a view that shows one head's weights or logits (the Compare tab's other
+     * schemes): at n = 2,048 and 8 heads, an eighth of the pass's time. −1 (the default), a
+     * head out of range, a pooled computation or a whole pass: every head.
+     */
+    void setOnlyHead(int head) { m_onlyHead = head; }
+    /**
      * The next pooled computation that stops at the weights (a zoom tile) takes its queries and
      * keys from `from`: a trace this engine computed for the same parameters and weights (the
      * shown pooled trace: its Q and K, after RoPE's rotation, [heads, n, d_h]). It then makes
@@ -184,6 +193,7 @@ private:
     int m_forwardThreads = 0;
     bool m_stopAtWeights = false;
     bool m_weightsAlone = false;
+    int m_onlyHead = -1;
     std::shared_ptr<const Trace> m_lent; ///< lendProjections, for the next computation
     std::unique_ptr<cpu::TaskPool> m_workers;
     int m_rowBlock = 0;

@@ -297,6 +297,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         fast->setForwardThreads(leaveACore ? std::max(1, fast->threads() - 1) : 0);
         fast->setStopAtWeights(request.extent != TraceExtent::Whole);
         fast->setWeightsAlone(request.extent == TraceExtent::WeightsAlone);
+        fast->setOnlyHead(request.extent != TraceExtent::Whole ? request.head : -1);
     }
 #endif
     result.backend = m_backend ? m_backend->name() : QString();
@@ -547,8 +548,8 @@ quint64 ComputeController::submitTile(const Params& p, const InputChoice& in, Po
 }
 
 quint64 ComputeController::submit(const Params& p, const InputChoice& in, EarlyPart early,
-                                  TraceExtent extent) {
-    return post(ComputeRequest{++m_generation, p, in, false, {}, early, extent});
+                                  TraceExtent extent, int head) {
+    return post(ComputeRequest{++m_generation, p, in, false, {}, early, extent, head});
 }
 
 quint64 ComputeController::post(const ComputeRequest& req) {

@@ -69,6 +69,9 @@ struct ComputeRequest {
     PoolRegion region; ///< positions, when `tile`
     EarlyPart early = EarlyPart::None;
     TraceExtent extent = TraceExtent::Whole;
+    /** ≥ 0: with an extent short of Whole, the n² work of this head alone where the engine can
+     *  (CpuFastBackend::setOnlyHead; see Trace::onlyHead). −1: every head. */
+    int head = -1;
 };
 
 /**
@@ -295,10 +298,11 @@ public:
 
     /**
      * Queues a computation; returns its generation number. With `early`, that part comes first
-     * through earlyResultReady() where the engine can give it; `extent` says how far it goes.
+     * through earlyResultReady() where the engine can give it; `extent` says how far it goes,
+     * and `head` (≥ 0, short of the whole pass) which head's n × n tensors alone it makes.
      */
     quint64 submit(const Params& p, const InputChoice& in, EarlyPart early = EarlyPart::None,
-                   TraceExtent extent = TraceExtent::Whole);
+                   TraceExtent extent = TraceExtent::Whole, int head = -1);
     /**
      * Queues the logits and weights of `region` (positions) at full resolution, or pooled to
      * the pooled-mode resolution when larger; newest wins like submit().
