@@ -104,6 +104,7 @@ PooledTrace startPooledTrace(const PoolRequest& r, int seqLen) {
 void adoptPooledTensors(const PoolRequest& r, Trace&& from, PooledTrace& to) {
     to.trace.params = from.params;
     to.trace.tokens = std::move(from.tokens);
+    to.trace.onlyHead = from.onlyHead;
     if (r.hasTile) // a tile computes only its rows: its head_out and out are partial
         return;
     const std::vector<std::string> keep = pooledTraceTensorNames(from.params);

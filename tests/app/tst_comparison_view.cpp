@@ -165,6 +165,15 @@ void TestComparisonView::pooledMapsCountPositions() {
     v.show();
     v.setReference(compute(p, in), in);
     QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.right()->hasData(), 20000);
+    // B pooled the shown head alone (ComparisonView::kOneHeadFrom): head 1 of B's own pooled
+    // trace of every head.
+    QCOMPARE(v.other()->onlyHead, 0);
+    v.setHead(1);
+    QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.other()->onlyHead == 1 && v.right()->hasData(), 20000);
+    QCOMPARE(v.other()->find("weights")->dim(0), 1);
+    const auto b = compute(paramsUnder(p, Scheme::ALiBi), in);
+    QVERIFY(b && b->find("weights")->dim(0) == 2);
+    QCOMPARE(v.right()->data().at(900, 17), at(*b, "weights", 1, 900, 17));
     for (HeatmapView* map : {v.left(), v.right(), v.difference()}) {
         QCOMPARE(map->data().rows, 1024);
         QCOMPARE(map->sourceRows(), 2100);

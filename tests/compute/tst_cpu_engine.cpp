@@ -410,7 +410,7 @@ void TestCpuEngine::stoppedAtTheWeights() {
 
 // One head's pass (the Compare tab's other schemes at a long n): each [heads, n, n] tensor is
 // that head of the pass of every head, bit for bit, as [1, n, n]; every other tensor the same.
-// Not for a whole pass or a pooled one, nor for a head out of range: every head.
+// So for a pooled pass, its cells. Not for a whole pass nor a head out of range: every head.
 void TestCpuEngine::oneHeadIsThatHeadOfTheWholePass() {
     QFETCH(Params, params);
     params.heads = 4;
@@ -465,12 +465,28 @@ void TestCpuEngine::oneHeadIsThatHeadOfTheWholePass() {
     const Expected<Trace> whole = fast.compute(params, w);
     QVERIFY(whole.ok() && whole->onlyHead == -1 && whole->find("out") &&
             whole->find("weights")->dim(0) == params.heads);
-    // Pooled: every head's cells.
+    // Pooled and stopped at the weights: that head's cells of every head's, bit for bit.
     fast.setStopAtWeights(true);
     PoolRequest request;
     request.resolution = 4;
+    fast.setOnlyHead(-1);
     const Expected<PooledTrace> pooled = fast.computePooled(params, w, request);
     QVERIFY(pooled.ok() && pooled->weights.dim(0) == params.heads && pooled->trace.onlyHead == -1);
+    fast.setOnlyHead(1);
+    const Expected<PooledTrace> pooledOne = fast.computePooled(params, w, request);
+    QVERIFY(pooledOne.ok());
+    QCOMPARE(pooledOne->trace.onlyHead, 1);
+    for (const auto& [all, one] : {std::pair{&pooled->logits, &pooledOne->logits},
+                                   std::pair{&pooled->weights, &pooledOne->weights}}) {
+        QCOMPARE(one->shape(), (std::vector<std::int64_t>{1, all->dim(1), all->dim(2)}));
+        QVERIFY(std::memcmp(one->raw(), static_cast<const char*>(all->raw()) + one->byteSize(),
+                            one->byteSize()) == 0);
+    }
+    // Not for a whole pooled pass.
+    fast.setStopAtWeights(false);
+    const Expected<PooledTrace> pooledWhole = fast.computePooled(params, w, request);
+    QVERIFY(pooledWhole.ok() && pooledWhole->weights.dim(0) == params.heads &&
+            pooledWhole->trace.onlyHead == -1 && !pooledWhole->out.empty());
 }
 
 void TestCpuEngine::recycledBuffersGiveTheSameTrace() {

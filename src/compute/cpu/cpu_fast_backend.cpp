@@ -601,8 +601,8 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // tensors: V, head_out, out, shaw_v_term; the logits and the position terms.
     const bool weightsAlone = toWeights && m_weightsAlone && !streaming;
     // One head's n² work (setOnlyHead): its [heads, n, n] tensors are [1, n, n].
-    const bool oneHead = toWeights && !streaming && m_onlyHead >= 0 && m_onlyHead < H;
-    const int hFirst = oneHead ? m_onlyHead : 0;
+    const bool oneHead = headAlone(p, toWeights) >= 0;
+    const int hFirst = oneHead ? headAlone(p, toWeights) : 0;
     const int hCount = oneHead ? 1 : H;
     auto makes = [toWeights, weightsAlone](std::string_view name) {
         return !(toWeights && pastWeights(name)) && !(weightsAlone && termsBeforeWeights(name));
@@ -903,7 +903,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                 return;
             }
             const DenormalGuard denormals;
-            const int h = task / blocks;
+            const int h = hFirst + task / blocks;
             const int i0 = rowBegin + (task % blocks) * bs;
             const int i1 = std::min(rowEnd, i0 + bs);
             const int rows = i1 - i0;
@@ -994,8 +994,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
             }
             if (cells > 0) {
                 // The weights' entries are all finite: no counts, each cell counts its area.
-                weightAcc.addCells(h, i0 - rowBegin, i1 - rowBegin, weightPart.data(), nullptr);
-                logitAcc.addCells(h, i0 - rowBegin, i1 - rowBegin, logitPart.data(),
+                weightAcc.addCells(h - hFirst, i0 - rowBegin, i1 - rowBegin, weightPart.data(),
+                                   nullptr);
+                logitAcc.addCells(h - hFirst, i0 - rowBegin, i1 - rowBegin, logitPart.data(),
                                   poolMax ? nullptr : logitCount.data());
             }
         };

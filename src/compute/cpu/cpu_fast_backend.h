@@ -106,9 +106,10 @@ public:
      * With setStopAtWeights, the next compute()s do the n² work of head `head` alone: each
      * [heads, n, n] tensor (the logits, the weights and the scheme's position terms) holds that
      * head only, shaped [1, n, n], and the trace says so (Trace::onlyHead). Q and K keep every
-     * head. For a view that shows one head's weights or logits (the Compare tab's other
-     * schemes): at n = 2,048 and 8 heads, an eighth of the pass's time. −1 (the default), a
-     * head out of range, a pooled computation or a whole pass: every head.
+     * head. A pooled computation stopped at the weights pools that head alone: its cells are
+     * [1, cells, cells]. For a view that shows one head's weights or logits (the Compare tab's
+     * other schemes): at n = 2,048 and 8 heads, an eighth of the pass's time. −1 (the
+     * default), a head out of range or a whole pass: every head.
      */
     void setOnlyHead(int head) { m_onlyHead = head; }
     /**
@@ -184,6 +185,10 @@ private:
      *  Q and K from `lent` where it qualifies (lendProjections). */
     Expected<Trace> run(const Params& p, const Weights& w, const std::atomic<bool>* cancel,
                         const cpu::RowSink* sink, bool toWeights, const Trace* lent);
+    /** The head a pass (`toWeights` as run's) makes alone (setOnlyHead), −1 for every head. */
+    int headAlone(const Params& p, bool toWeights) const {
+        return toWeights && m_onlyHead >= 0 && m_onlyHead < p.heads ? m_onlyHead : -1;
+    }
     /** The provided storage of that name if it fits, else a pooled tensor, else a fresh one. */
     Tensor acquire(const std::string& name, DType type, std::vector<std::int64_t> shape);
     /** A pooled tensor of that type and shape, else a fresh one. */

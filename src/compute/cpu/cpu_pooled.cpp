@@ -21,15 +21,17 @@ Expected<PooledTrace> CpuFastBackend::computePooled(const Params& p, const Weigh
         return Backend::computePooled(p, w, request, cancel);
 
     PooledTrace pt = startPooledTrace(request, N);
-    PoolAccumulator logits(p.heads, pt.region, request.resolution, request.mode);
-    PoolAccumulator weights(p.heads, pt.region, request.resolution, request.mode);
+    // A tile carries its logits and weights alone: the value product would be thrown away.
+    const bool toWeights = m_stopAtWeights || request.hasTile;
+    const int heads = headAlone(p, toWeights) >= 0 ? 1 : p.heads; // setOnlyHead
+    PoolAccumulator logits(heads, pt.region, request.resolution, request.mode);
+    PoolAccumulator weights(heads, pt.region, request.resolution, request.mode);
     cpu::RowSink sink;
     sink.rowBegin = pt.region.r0;
     sink.rowEnd = pt.region.r1;
     sink.logitsPool = &logits;
     sink.weightsPool = &weights;
-    // A tile carries its logits and weights alone: the value product would be thrown away.
-    Expected<Trace> t = run(p, w, cancel, &sink, m_stopAtWeights || request.hasTile, lent.get());
+    Expected<Trace> t = run(p, w, cancel, &sink, toWeights, lent.get());
     if (!t)
         return t.error();
     pt.logits = logits.result();
