@@ -603,6 +603,12 @@ void ComparisonView::redraw() {
     // the gallery's together), the maps keeping what they show meanwhile.
     if (valueTitle == QLatin1String("position") && !positionTermsReady())
         return;
+    // Another head, where B's trace holds one head alone (kOneHeadFrom): the maps keep the head
+    // they show until B's comes (request()), then A, B and A − B change together, with no
+    // "computing B…" in between.
+    if (const auto b = heldTrace(schemeB());
+        b && !b->holdsHead(h) && m_requestInFlight && m_left->hasData())
+        return;
     Source a = sourceOf(m_a);
     if (a.empty()) { // the position term of a pooled trace, or one without W_q, W_k
         // A computed for less than this tensor: the window asks for the rest of its pass.
