@@ -44,16 +44,20 @@ void TestLogitSplit::equalsTheStepperTerms_data() {
     QTest::addColumn<bool>("float64");
     QTest::addColumn<bool>("special");
     QTest::addColumn<int>("n");
+    QTest::addColumn<int>("heads");
     for (Scheme s : {Scheme::Sinusoidal, Scheme::Learned, Scheme::Mlp})
         for (bool f64 : {false, true}) {
             const std::string name = std::string(toString(s)) + (f64 ? " f64" : " f32");
-            QTest::newRow(name.c_str()) << static_cast<int>(s) << f64 << false << 37;
+            QTest::newRow(name.c_str()) << static_cast<int>(s) << f64 << false << 37 << 3;
         }
     QTest::newRow("sinusoidal f32 cls sep causal")
-        << static_cast<int>(Scheme::Sinusoidal) << false << true << 37;
+        << static_cast<int>(Scheme::Sinusoidal) << false << true << 37 << 3;
     // Long enough for the four products to run side by side.
     QTest::newRow("learned f32 n=530")
-        << static_cast<int>(Scheme::Learned) << false << false << 530;
+        << static_cast<int>(Scheme::Learned) << false << false << 530 << 3;
+    // A head width that is no multiple of a vector, keys past the last whole panel.
+    QTest::newRow("sinusoidal f32 d_h=12 n=45")
+        << static_cast<int>(Scheme::Sinusoidal) << false << false << 45 << 4;
 }
 
 void TestLogitSplit::equalsTheStepperTerms() {
@@ -61,11 +65,12 @@ void TestLogitSplit::equalsTheStepperTerms() {
     QFETCH(bool, float64);
     QFETCH(bool, special);
     QFETCH(int, n);
+    QFETCH(int, heads);
     Params p;
     p.scheme = static_cast<Scheme>(scheme);
     p.n = n;
     p.d = 48;
-    p.heads = 3;
+    p.heads = heads;
     p.seed = 5;
     p.precision = float64 ? Precision::Float64 : Precision::Float32;
     if (special) {
