@@ -225,18 +225,17 @@ void ComparisonView::ask(Scheme s, const Params& a, const InputChoice& in) {
     m_controller->submit(m_requested->second, in, EarlyPart::None, extentNeeded(), headNeeded(a));
 }
 
-int ComparisonView::headNeeded(const Params& a) const {
+bool ComparisonView::comparesHeadSlices() const {
     const QString name = m_tensor->currentData().toString();
-    const bool oneHead = (name == QLatin1String("weights") || name == QLatin1String("logits")) &&
-                         a.seqLen() >= kOneHeadFrom;
-    return oneHead ? m_head->value() : -1;
+    return name == QLatin1String("weights") || name == QLatin1String("logits");
+}
+
+int ComparisonView::headNeeded(const Params& a) const {
+    return comparesHeadSlices() && a.seqLen() >= kOneHeadFrom ? m_head->value() : -1;
 }
 
 bool ComparisonView::holdsShownHead(const Trace& t) const {
-    const QString name = m_tensor->currentData().toString();
-    if (name == QLatin1String("weights") || name == QLatin1String("logits"))
-        return t.holdsHead(m_head->value());
-    return t.onlyHead < 0;
+    return comparesHeadSlices() ? t.holdsHead(m_head->value()) : t.onlyHead < 0;
 }
 
 TraceExtent ComparisonView::extentNeeded() const {

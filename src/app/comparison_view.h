@@ -110,6 +110,9 @@ private:
      *  computed for the weights has no logits, one for the logits no output; a trace of one
      *  head, the shown head: headNeeded). */
     bool covers(const Trace& t) const;
+    /** Whether the compared tensor is one head's slice of a trace tensor (weights, logits),
+     *  which a trace of that head alone holds. */
+    bool comparesHeadSlices() const;
     /** The head whose n² work alone a pass under `a` makes (ComputeRequest::head), −1 for
      *  every head: from kOneHeadFrom positions where weights or logits are shown. */
     int headNeeded(const Params& a) const;

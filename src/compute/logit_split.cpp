@@ -32,17 +32,10 @@ template <typename T> void productABt(const RowMat<T>& a, const RowMat<T>& b, T 
         // them, c written once. The GEMM library first wrote c with zeros (beta = 0) and packed
         // b in its own way: at n = 2,048, d_h = 32 the Logit terms tab's four products took
         // 10–16 ms more CPU a change (of about 165 beside the GUI thread).
-        const int lanes = cpu::tileLanes();
-        const int whole = n / lanes * lanes; // keys in whole panels; the rest by GEMM
+        std::vector<float> panels(static_cast<std::size_t>(cpu::panelFloats(n, k)));
+        cpu::packPanels(b.data(), n, k, k, panels.data());
         const RowMat<float> scaled = alpha * a;
-        if (whole > 0) {
-            std::vector<float> panels(static_cast<std::size_t>(cpu::panelFloats(whole, k)));
-            cpu::packPanels(b.data(), whole, k, k, panels.data());
-            cpu::dotKeyPanels(m, scaled.data(), k, panels.data(), whole, c, n);
-        }
-        if (whole < n)
-            cpu::gemmABt(m, n - whole, k, 1.0f, scaled.data(), k,
-                         b.data() + static_cast<std::ptrdiff_t>(whole) * k, k, 0.0f, c + whole, n);
+        cpu::dotKeys(m, scaled.data(), k, panels.data(), b.data(), n, c, n);
         return;
     }
 #endif

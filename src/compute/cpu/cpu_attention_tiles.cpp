@@ -1082,6 +1082,16 @@ void dotKeyPanels(int rows, const float* q, int dh, const float* keyPanels, int 
     HWY_DYNAMIC_DISPATCH(DotKeyPanelsImpl)(rows, q, dh, keyPanels, keys, s, sStride);
 }
 
+void dotKeys(int rows, const float* q, int dh, const float* keyPanels, const float* keys, int n,
+             float* s, int sStride) {
+    const int whole = n / tileLanes() * tileLanes();
+    if (whole > 0)
+        dotKeyPanels(rows, q, dh, keyPanels, whole, s, sStride);
+    if (whole < n)
+        gemmABt(rows, n - whole, dh, 1.0f, q, dh, keys + static_cast<std::int64_t>(whole) * dh, dh,
+                0.0f, s + whole, sStride);
+}
+
 void weighValues(int rows, const float* p, int pStride, int keys, const float* valueChunks,
                  int packedKeys, int dh, float* o, int oStride) {
     const GemmCallCounter counter(rows, dh, keys);

@@ -54,6 +54,14 @@ void dotKeyPanels(int rows, const float* q, int dh, const float* keyPanels, int 
                   int sStride);
 
 /**
+ * s[r][j] = q_r · k_j for rows [0, rows) and every key j < n: the keys in whole panels
+ * (⌊n / lanes⌋ · lanes of them) from their packPanels panels by dotKeyPanels, the rest from
+ * `keys` (row-major, dh floats a row) by GEMM. Writes exactly columns [0, n) of each row.
+ */
+void dotKeys(int rows, const float* q, int dh, const float* keyPanels, const float* keys, int n,
+             float* s, int sStride);
+
+/**
  * o[r][c] = Σ_{j < keys} p[r][j] · v_j[c] for rows [0, rows), from values packed by
  * packValueChunks for `packedKeys` ≥ keys keys: the value product of a block of rows. Writes
  * columns [0, dh rounded up to lanes) of each o row (oStride at least that).

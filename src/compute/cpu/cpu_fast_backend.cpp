@@ -601,8 +601,9 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
     // tensors: V, head_out, out, shaw_v_term; the logits and the position terms.
     const bool weightsAlone = toWeights && m_weightsAlone && !streaming;
     // One head's n² work (setOnlyHead): its [heads, n, n] tensors are [1, n, n].
-    const bool oneHead = headAlone(p, toWeights) >= 0;
-    const int hFirst = oneHead ? headAlone(p, toWeights) : 0;
+    const int alone = headAlone(p, toWeights);
+    const bool oneHead = alone >= 0;
+    const int hFirst = oneHead ? alone : 0;
     const int hCount = oneHead ? 1 : H;
     auto makes = [toWeights, weightsAlone](std::string_view name) {
         return !(toWeights && pastWeights(name)) && !(weightsAlone && termsBeforeWeights(name));
@@ -1015,7 +1016,6 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
         m_scratch.workers.resize(static_cast<std::size_t>(std::min(threads, pool.threads())));
         std::vector<Scratch::Worker>& workerScratch = m_scratch.workers;
         const int lanes = cpu::tileLanes();
-        const int nPanelKeys = N / lanes * lanes; // keys in whole panels; the rest by GEMM
         const int dhPad = (dh + lanes - 1) / lanes * lanes;
         // S = alpha · q_block · K_hᵀ (row stride N): whole panels by the kernel, the last keys
         // (fewer than a vector) by GEMM; alpha folded into a copy of the block's queries.
@@ -1027,11 +1027,7 @@ Expected<Trace> CpuFastBackend::run(const Params& p, const Weights& w,
                     sq[e] = alpha * q[e];
                 q = sq;
             }
-            cpu::dotKeyPanels(rows, q, dh, keyPanels.data() + h * panelSize, nPanelKeys, S, N);
-            if (nPanelKeys < N)
-                cpu::gemmABt(rows, N - nPanelKeys, dh, 1.0f, q, dh,
-                             K + h * Ndh + static_cast<std::int64_t>(nPanelKeys) * dh, dh, 0.0f,
-                             S + nPanelKeys, N);
+            cpu::dotKeys(rows, q, dh, keyPanels.data() + h * panelSize, K + h * Ndh, N, S, N);
         };
         auto blockTask = [&](int task, int worker) {
             if (cancelled.load(std::memory_order_relaxed))

@@ -297,7 +297,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
         fast->setForwardThreads(leaveACore ? std::max(1, fast->threads() - 1) : 0);
         fast->setStopAtWeights(request.extent != TraceExtent::Whole);
         fast->setWeightsAlone(request.extent == TraceExtent::WeightsAlone);
-        fast->setOnlyHead(request.extent != TraceExtent::Whole ? request.head : -1);
+        fast->setOnlyHead(request.head); // the engine makes every head of a whole pass
     }
 #endif
     result.backend = m_backend ? m_backend->name() : QString();
