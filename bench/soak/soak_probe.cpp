@@ -178,7 +178,9 @@ void RepeatWatcher::watchEach(QObject* root, QString (*describe)(const Result&))
 
 void RepeatWatcher::watch(QObject* root) {
     watchEach<ComputeController, ComputeResult>(root, [](const ComputeResult& r) {
-        return r.trace ? describeParams(r.trace->params) : QStringLiteral("failed: ") + r.error;
+        // A failed result's own parameters: refusals of different schemes are not one repeat.
+        return r.trace ? describeParams(r.trace->params)
+                       : describeParams(r.params) + QStringLiteral(", failed: ") + r.error;
     });
     watchEach<InsightsController, InsightResult>(root, [](const InsightResult& r) {
         const std::string_view page = toString(r.page);

@@ -344,6 +344,10 @@
         <source>computing A&apos;s %1…</source>
         <translation>正在计算 A 的%1…</translation>
     </message>
+    <message>
+        <source>%1 waits for memory that other views hold: %2</source>
+        <translation>%1 正在等待其他视图释放内存：%2</translation>
+    </message>
 </context>
 <context>
     <name>pe::HeatmapView</name>

@@ -10,6 +10,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -39,6 +40,13 @@ bool comesPooled(const Params& p) {
 
 } // namespace
 
+namespace {
+/** What the Compare tab's traces hold of the process's memory budget is held under this name. */
+constexpr const char* kMemoryHolder = "the Compare tab's trace";
+/** How often a scheme refused for memory that others hold looks for room again. */
+constexpr int kMemoryPollMs = 100;
+} // namespace
+
 Params paramsUnder(const Params& a, Scheme s) {
     Params p = a;
     p.scheme = s;
@@ -50,8 +58,11 @@ Params paramsUnder(const Params& a, Scheme s) {
 
 ComparisonView::ComparisonView(QWidget* parent)
     : QWidget(parent)
-    , m_controller(new ComputeController(BackendKind::CpuFast, this)) {
-    m_controller->setMemoryBudget(MemoryBudget::process(), "the Compare tab's trace");
+    , m_controller(new ComputeController(BackendKind::CpuFast, this))
+    , m_memoryPoll(new QTimer(this)) {
+    m_controller->setMemoryBudget(MemoryBudget::process(), kMemoryHolder);
+    m_memoryPoll->setInterval(kMemoryPollMs);
+    connect(m_memoryPoll, &QTimer::timeout, this, &ComparisonView::retryWhereMemoryFits);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     // The controls in groups that wrap onto a second line in a narrow window (they set the
@@ -179,9 +190,19 @@ ComparisonView::ComparisonView(QWidget* parent)
         // say why on its map and go on to the next, rather than ask again (it asked again and
         // again, redrawing every map each time: the window never settled). A cancelled one is
         // asked for again.
+        // A refusal for memory that other holders keep lasts only while they keep it (the
+        // window's old trace while its views change over to the new one): asked for again
+        // once the budget has room (retryWhereMemoryFits), it was kept as the scheme's failure
+        // until A changed, and each scheme after it was refused in turn.
         if (!r.trace && r.error != QLatin1String("cancelled") && m_a && m_requested &&
-            sameTrace(m_requested->second, paramsUnder(m_a->params, m_requested->first)))
+            sameTrace(m_requested->second, paramsUnder(m_a->params, m_requested->first))) {
             m_failed[m_requested->first] = r.error.isEmpty() ? tr("not computed") : r.error;
+            if (r.refusedBytes > 0 && r.refusedBytes <= MemoryBudget::process()->total()) {
+                m_waitingForMemory[m_requested->first] = r.refusedBytes;
+                if (isVisible())
+                    m_memoryPoll->start();
+            }
+        }
         if (m_ahead && r.trace &&
             sameTrace(r.trace->params, paramsUnder(m_ahead->a, r.trace->params.scheme))) {
             m_ahead->trace = r.trace; // B, before the reference it was computed for
@@ -268,7 +289,7 @@ void ComparisonView::setPoolMode(PoolMode m) {
     m_poolMode = m;
     if (m_a && comesPooled(m_a->params)) {
         m_traces.clear();
-        m_failed.clear();
+        forgetFailures();
         m_positionTerms.clear();
         m_requestInFlight = false;
         request();
@@ -411,7 +432,7 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
         }
         if (m_a)
             m_positionTerms.erase(m_a->params.scheme); // A's own comes from A's trace
-        m_failed.clear();
+        forgetFailures();
         // What runs now was for the old reference, unless prepare() asked for B of this one
         // (then it is kept, or still coming) or it reads none of what changed.
         const bool announced = m_ahead && m_a && m_ahead->a == m_a->params && m_ahead->input == in;
@@ -433,14 +454,41 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
         redraw();
 }
 
+void ComparisonView::forgetFailures() {
+    m_failed.clear();
+    m_waitingForMemory.clear();
+    m_memoryPoll->stop();
+}
+
+void ComparisonView::retryWhereMemoryFits() {
+    const std::uint64_t room = MemoryBudget::process()->availableTo(kMemoryHolder);
+    bool retry = false;
+    for (auto it = m_waitingForMemory.begin(); it != m_waitingForMemory.end();) {
+        const bool fits = it->second <= room;
+        if (fits)
+            m_failed.erase(it->first);
+        retry = retry || fits;
+        it = fits ? m_waitingForMemory.erase(it) : std::next(it);
+    }
+    if (m_waitingForMemory.empty())
+        m_memoryPoll->stop();
+    if (retry) {
+        request();
+        redraw(); // "computing …" in place of the refusal
+    }
+}
+
 void ComparisonView::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
+    if (!m_waitingForMemory.empty())
+        m_memoryPoll->start();
     request();
     redraw();
 }
 
 void ComparisonView::hideEvent(QHideEvent* e) {
     QWidget::hideEvent(e);
+    m_memoryPoll->stop();       // looked at again when shown
     m_difference.spare.reset(); // kept for the next change only while the tab is shown
 }
 
@@ -666,6 +714,9 @@ void ComparisonView::redraw() {
         const auto f = m_failed.find(s);
         if (f == m_failed.end())
             return isB ? tr("computing B…") : tr("computing %1…").arg(name);
+        if (m_waitingForMemory.count(s))
+            return tr("%1 waits for memory that other views hold: %2")
+                .arg(isB ? tr("B (%1)").arg(name) : name, f->second);
         return tr("%1 cannot be computed for A's parameters: %2")
             .arg(isB ? tr("B (%1)").arg(name) : name, f->second);
     };

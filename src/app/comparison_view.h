@@ -3,6 +3,7 @@
 
 #include <QWidget>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@ class QComboBox;
 class QGridLayout;
 class QSpinBox;
 class QPushButton;
+class QTimer;
 
 namespace pe {
 
@@ -185,6 +187,18 @@ private:
     /** Why a scheme's trace could not be computed for the current reference (a learned table
      *  shorter than the sequence, too little memory): not asked for again until A changes. */
     std::map<Scheme, QString> m_failed;
+    /**
+     * Of those, the ones refused for memory that other holders keep (the window's trace that
+     * the new reference replaces, still held while the views change over): the bytes each
+     * asked for. Polled by m_memoryPoll while the tab is shown, each is asked for again once
+     * the budget has room for it.
+     */
+    std::map<Scheme, std::uint64_t> m_waitingForMemory;
+    QTimer* m_memoryPoll;
+    /** Forgets every failure (a new reference, another pooling). */
+    void forgetFailures();
+    /** Asks again for the schemes in m_waitingForMemory that fit in the budget now. */
+    void retryWhereMemoryFits();
     /** The scheme and parameters of the last request, to know what a failure was for. */
     std::optional<std::pair<Scheme, Params>> m_requested;
     /** The reference prepare() announced, and B's trace for it once computed. */

@@ -2,6 +2,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QMenu>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -23,6 +24,7 @@ private Q_SLOTS:
     void positionTermOfEveryScheme();
     void pooledMapsCountPositions();
     void schemeThatFailsIsAskedForOnce();
+    void schemeRefusedForHeldMemoryIsAskedAgainWhenFreed();
     void tensorsAreShownInPlace();
     void arrivingTraceRedrawsOnlyItsMap();
     void schemeBIsComputedBesideTheReference();
@@ -390,6 +392,64 @@ void TestComparisonView::schemeThatFailsIsAskedForOnce() {
     QTRY_VERIFY_WITH_TIMEOUT(v.other() && v.traceOf(Scheme::ALiBi), 15000);
     QCOMPARE(v.right()->data().rows, 30);
     QVERIFY(v.right()->titleText().startsWith(QLatin1String("B: learned")));
+}
+
+// A scheme refused for memory that another holder keeps (the window's old trace, while its
+// views change over to the new one) is asked for again once that memory is let go, and only
+// then: its map says it waits, the worker stays quiet meanwhile. It was kept as the scheme's
+// failure until A changed (a soak run: B and three gallery schemes refused one after another,
+// none computed). A request larger than the whole budget stays a failure.
+void TestComparisonView::schemeRefusedForHeldMemoryIsAskedAgainWhenFreed() {
+    const InputChoice in;
+    auto a = compute(small(), in);
+    QVERIFY(a);
+    const std::shared_ptr<MemoryBudget> budget = MemoryBudget::process();
+    const std::uint64_t total = budget->total();
+    const auto restore = qScopeGuard([&] { budget->setTotal(total); });
+    budget->setTotal(std::uint64_t{64} << 20);
+    Expected<MemoryBudget::Reservation> held = budget->reserve(
+        "the window's old trace", budget->availableTo("the window's old trace") - 4096);
+    QVERIFY(held);
+    ComparisonView v;
+    v.resize(1200, 900);
+    v.setOtherScheme(Scheme::RoPE);
+    auto* worker = v.findChild<ComputeController*>();
+    QVERIFY(worker);
+    QSignalSpy results(worker, &ComputeController::resultReady);
+    v.setReference(a, in);
+    v.show();
+    QTRY_COMPARE_WITH_TIMEOUT(results.count(), 1, 15000);
+    const auto refused = results.at(0).at(0).value<ComputeResult>();
+    QVERIFY(!refused.trace);
+    QVERIFY(refused.params.scheme == Scheme::RoPE); // a failed result says what it was for
+    QVERIFY(refused.refusedBytes > 4096);
+    QVERIFY2(v.right()->titleText().startsWith(
+                 QLatin1String("B (rope) waits for memory that other views hold: ")),
+             qPrintable(v.right()->titleText()));
+    QVERIFY(v.right()->titleText().contains(QLatin1String("the window's old trace holds")));
+    QTest::qWait(400); // polled meanwhile: no room, no request
+    QCOMPARE(results.count(), 1);
+    QVERIFY(!v.other());
+    held->release();
+    QTRY_VERIFY_WITH_TIMEOUT(v.other(), 15000);
+    QCOMPARE(results.count(), 2);
+    QVERIFY(v.right()->titleText().startsWith(QLatin1String("B: rope")));
+    // More than the whole budget: a failure of this reference, not asked for again.
+    Params p = small();
+    p.n = 20;
+    budget->setTotal(total);
+    auto c = compute(p, in);
+    QVERIFY(c);
+    budget->setTotal(4096);
+    v.setReference(c, in);
+    QTRY_COMPARE_WITH_TIMEOUT(results.count(), 3, 15000);
+    QVERIFY(results.at(2).at(0).value<ComputeResult>().refusedBytes > 4096);
+    QVERIFY2(v.right()->titleText().startsWith(
+                 QLatin1String("B (rope) cannot be computed for A's parameters: ")),
+             qPrintable(v.right()->titleText()));
+    budget->setTotal(total);
+    QTest::qWait(400);
+    QCOMPARE(results.count(), 3);
 }
 
 // The maps of a trace's tensor read it in place, as the main views do (no full-size double

@@ -236,6 +236,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
     timer.start();
     ComputeResult result;
     result.generation = request.generation;
+    result.params = request.params;
     result.weights = describeWeights(request.input, request.params.seed);
 
     const Params& p = request.params;
@@ -278,6 +279,7 @@ void ComputeWorker::process(const ComputeRequest& request) {
                            .arg(p.heads)
                            .arg(QString::fromStdString(formatGigabytes(need)))
                            .arg(QString::fromStdString(reserved.error().message));
+        result.refusedBytes = need;
         deliver(std::move(result));
         return;
     }
@@ -456,6 +458,7 @@ void ComputeWorker::deliverEarly(const ComputeRequest& request, const Weights& w
     ComputeResult early;
     early.generation = request.generation;
     early.early = request.early;
+    early.params = p;
     early.trace = m_recycler->share(std::move(*inputs)); // its buffers come back, too
     early.positions = positions;
     early.weights = whole.weights;

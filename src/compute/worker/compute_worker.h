@@ -114,12 +114,21 @@ struct ComputeResult {
     EarlyPart early = EarlyPart::None;
     std::shared_ptr<const Trace> trace; ///< null on error
     QString error;                      ///< empty on success
-    double computeMs = 0;               ///< weights + embeddings + forward pass
-    double engineMs = 0; ///< the forward pass alone (Backend::compute / computePooled)
-    QString backend;     ///< Backend::name()
-    QString device;      ///< Backend::device(), e.g. the GPU's name
-    QString backendNote; ///< why the requested backend was not used, if so
-    PoolInfo pool;       ///< pooled mode or a tile: what logits/weights hold
+    /** The request's parameters, on success and failure alike (a failed result has no trace to
+     *  say which scheme, n, … failed). */
+    Params params;
+    /**
+     * Where the request was refused for memory: the bytes it asked of the budget, else 0. At most
+     * the budget's total, the refusal lasts only while other holders keep what they hold (the
+     * trace a new one is replacing): the same request fits once they let go.
+     */
+    std::uint64_t refusedBytes = 0;
+    double computeMs = 0; ///< weights + embeddings + forward pass
+    double engineMs = 0;  ///< the forward pass alone (Backend::compute / computePooled)
+    QString backend;      ///< Backend::name()
+    QString device;       ///< Backend::device(), e.g. the GPU's name
+    QString backendNote;  ///< why the requested backend was not used, if so
+    PoolInfo pool;        ///< pooled mode or a tile: what logits/weights hold
     QString
         weights; ///< which W_q..W_o were used: describeWeights(), e.g. "weights: random, seed 0"
     /** The scheme's position tables from the weights used (positionView); null for tiles. */
