@@ -273,11 +273,10 @@ int soak(int argc, char** argv, const Options& o) {
     QStringList failures;
     const GuiHeartbeat::Gap& own = heartbeat.longestOwn();
     if (heartbeat.ownStalls() > o.maxStalls)
-        failures << QStringLiteral("%1 stalls over 1 s (longest: %2 ms, GUI thread cpu %3 ms, %4)")
+        failures << QStringLiteral("%1 stalls over 1 s (longest: %2 ms, %3, %4)")
                         .arg(heartbeat.ownStalls())
                         .arg(own.ms, 0, 'f', 0)
-                        .arg(own.cpuMs, 0, 'f', 0)
-                        .arg(own.context);
+                        .arg(own.describe(), own.context);
     if (growth > o.maxGrowthMb)
         failures << QStringLiteral("anonymous resident memory outside OpenBLAS's buffers grew "
                                    "by %1 MB after action %2 (bound %3 MB)")

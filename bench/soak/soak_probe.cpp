@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "compute_worker.h"
@@ -81,7 +82,35 @@ ThreadTimes threadTimes() {
         t.runQueueMs = static_cast<double>(waitNs) / 1e6;
     }
     std::fclose(f);
+    if (std::FILE* s = std::fopen("/proc/thread-self/status", "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, s))
+            if (std::sscanf(line, "voluntary_ctxt_switches: %lld", &t.sleeps) == 1)
+                break;
+        std::fclose(s);
+    }
+    // stat: "pid (comm) state ppid … minflt cminflt majflt …": fields 10 and 12, counted after
+    // the last ')' (a thread's name may hold spaces and parentheses).
+    if (std::FILE* s = std::fopen("/proc/thread-self/stat", "r")) {
+        char line[1024];
+        if (std::fgets(line, sizeof line, s))
+            if (const char* close = std::strrchr(line, ')'))
+                std::sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %*u %lld %*u %lld", &t.minorFaults,
+                            &t.majorFaults);
+        std::fclose(s);
+    }
     return t;
+}
+
+QString GuiHeartbeat::Gap::describe() const {
+    return QStringLiteral("GUI thread cpu %1 ms, run queue %2 ms, blocked %3 ms (%4 sleeps, %5 "
+                          "page faults, %6 major)")
+        .arg(cpuMs, 0, 'f', 0)
+        .arg(runQueueMs, 0, 'f', 0)
+        .arg(blockedMs(), 0, 'f', 0)
+        .arg(sleeps)
+        .arg(minorFaults)
+        .arg(majorFaults);
 }
 
 GuiHeartbeat::GuiHeartbeat(int stallMs, QObject* parent)
@@ -139,6 +168,9 @@ void GuiHeartbeat::tick() {
     gap.ms = now - m_lastMs;
     gap.cpuMs = times.cpuMs - m_last.cpuMs;
     gap.runQueueMs = times.runQueueMs - m_last.runQueueMs;
+    gap.sleeps = times.sleeps - m_last.sleeps;
+    gap.minorFaults = times.minorFaults - m_last.minorFaults;
+    gap.majorFaults = times.majorFaults - m_last.majorFaults;
     m_lastMs = now;
     m_lastTickMs = now;
     m_last = times;
@@ -158,8 +190,8 @@ void GuiHeartbeat::tick() {
         if (longestOwn)
             m_longestOwn = gap;
         if (m_reportOver > 0 && gap.ms > m_reportOver)
-            std::fprintf(stderr, "soak: gap %.0f ms (GUI thread cpu %.0f, run queue %.0f) %s\n",
-                         gap.ms, gap.cpuMs, gap.runQueueMs, qPrintable(gap.context));
+            std::fprintf(stderr, "soak: gap %.0f ms (%s) %s\n", gap.ms, qPrintable(gap.describe()),
+                         qPrintable(gap.context));
     }
     const std::uint64_t rss = residentBytes();
     if (rss > m_peak)

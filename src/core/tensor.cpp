@@ -83,7 +83,10 @@ void freeTensorBytes(void* p, std::size_t bytes) noexcept {
         return;
 #ifdef __linux__
     if (bytes >= kLargeTensorBytes) {
-        ::munmap(p, roundUp(bytes, kHugePage));
+        char* const base = static_cast<char*>(p);
+        forEachUnmapPiece(roundUp(bytes, kHugePage), [base](std::size_t at, std::size_t length) {
+            ::munmap(base + at, length);
+        });
         return;
     }
 #endif

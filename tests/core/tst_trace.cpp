@@ -2,6 +2,7 @@
 // Properties of the reference forward pass (SPEC §0, §3–§10) and of its validation.
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void cancelStopsTheRun();
     void estimateGrowsWithN();
     void canonicalParamsGiveTheSameTrace();
+    void largeBlocksAreUnmappedInPieces();
 };
 
 void TestTrace::namesAndShapes_data() {
@@ -689,4 +691,34 @@ void TestTrace::canonicalParamsGiveTheSameTrace() {
 }
 
 QTEST_GUILESS_MAIN(TestTrace)
+
+// A large tensor's block goes back in consecutive pieces of at most kUnmapPieceBytes (each
+// munmap holds the address-space lock only for its piece: pe-bench-unmap measures what that
+// spares the other threads), covering the block exactly; and such a tensor starts zeroed.
+void TestTrace::largeBlocksAreUnmappedInPieces() {
+    using detail::kUnmapPieceBytes;
+    for (const std::size_t bytes :
+         {std::size_t{0}, std::size_t{4096}, kUnmapPieceBytes - 4096, kUnmapPieceBytes,
+          kUnmapPieceBytes + 4096, 3 * kUnmapPieceBytes, std::size_t{8} << 30}) {
+        std::size_t next = 0;
+        int pieces = 0;
+        detail::forEachUnmapPiece(bytes, [&](std::size_t at, std::size_t length) {
+            QCOMPARE(at, next);
+            QVERIFY(length > 0 && length <= kUnmapPieceBytes);
+            next = at + length;
+            ++pieces;
+        });
+        QCOMPARE(next, bytes);
+        QCOMPARE(pieces, static_cast<int>((bytes + kUnmapPieceBytes - 1) / kUnmapPieceBytes));
+    }
+    QCOMPARE(kUnmapPieceBytes % (std::size_t{2} << 20), std::size_t{0}); // whole huge pages
+    for (int round = 0; round < 2; ++round) { // freed and mapped again: zero, not the old values
+        Tensor t(DType::F32, {static_cast<std::int64_t>(kUnmapPieceBytes / 4 * 2 + 1000)});
+        const float* x = t.data<float>();
+        QCOMPARE(x[0], 0.0f);
+        QCOMPARE(x[t.size() - 1], 0.0f);
+        std::fill(t.data<float>(), t.data<float>() + t.size(), 1.0f);
+    }
+}
+
 #include "tst_trace.moc"
