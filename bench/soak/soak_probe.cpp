@@ -102,15 +102,32 @@ ThreadTimes threadTimes() {
     return t;
 }
 
+double machineStealMs() {
+    std::FILE* f = std::fopen("/proc/stat", "r");
+    if (!f)
+        return 0.0;
+    unsigned long long user, nice, system, idle, iowait, irq, softirq, steal = 0;
+    const int read = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice,
+                                 &system, &idle, &iowait, &irq, &softirq, &steal);
+    std::fclose(f);
+    const long ticks = ::sysconf(_SC_CLK_TCK);
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (read != 8 || ticks <= 0 || cpus <= 0)
+        return 0.0;
+    return static_cast<double>(steal) * 1000.0 / static_cast<double>(ticks) /
+           static_cast<double>(cpus);
+}
+
 QString GuiHeartbeat::Gap::describe() const {
     return QStringLiteral("GUI thread cpu %1 ms, run queue %2 ms, blocked %3 ms (%4 sleeps, %5 "
-                          "page faults, %6 major)")
+                          "page faults, %6 major), host steal %7 ms")
         .arg(cpuMs, 0, 'f', 0)
         .arg(runQueueMs, 0, 'f', 0)
         .arg(blockedMs(), 0, 'f', 0)
         .arg(sleeps)
         .arg(minorFaults)
-        .arg(majorFaults);
+        .arg(majorFaults)
+        .arg(stealMs, 0, 'f', 0);
 }
 
 GuiHeartbeat::GuiHeartbeat(int stallMs, QObject* parent)
@@ -127,6 +144,7 @@ void GuiHeartbeat::start() {
     m_lastMs = 0.0;
     m_lastTickMs = 0.0;
     m_last = threadTimes();
+    m_lastSteal = machineStealMs();
     m_peak = residentBytes();
     m_timer->start();
     if (m_dumpAfter > 0 && !m_watchdog.joinable())
@@ -171,10 +189,13 @@ void GuiHeartbeat::tick() {
     gap.sleeps = times.sleeps - m_last.sleeps;
     gap.minorFaults = times.minorFaults - m_last.minorFaults;
     gap.majorFaults = times.majorFaults - m_last.majorFaults;
+    const double steal = machineStealMs();
+    gap.stealMs = steal - m_lastSteal;
+    m_lastSteal = steal;
     m_lastMs = now;
     m_lastTickMs = now;
     m_last = times;
-    const double own = gap.ms - gap.runQueueMs;
+    const double own = gap.ownMs();
     if (gap.ms > 100.0)
         ++m_over100;
     if (gap.ms > m_stallMs)
@@ -182,7 +203,7 @@ void GuiHeartbeat::tick() {
     if (own > m_stallMs)
         ++m_ownStalls;
     const bool longest = gap.ms > m_longest.ms;
-    const bool longestOwn = own > m_longestOwn.ms - m_longestOwn.runQueueMs;
+    const bool longestOwn = own > m_longestOwn.ownMs();
     if (longest || longestOwn || (m_reportOver > 0 && gap.ms > m_reportOver)) {
         gap.context = m_context ? m_context() : QString();
         if (longest)

@@ -47,14 +47,21 @@ struct ThreadTimes {
     long long majorFaults = 0;
 };
 ThreadTimes threadTimes();
+/**
+ * Time the hypervisor did not run this machine's CPUs (the steal column of /proc/stat's cpu
+ * line), averaged over the CPUs, in ms since boot; 0 where unreadable or on bare metal. A gap
+ * the whole virtual machine was paused for shows here and nowhere in the thread's own times.
+ */
+double machineStealMs();
 
 /**
  * A 10 ms timer on the GUI thread. A gap between two of its ticks is time the GUI thread spent
  * on something else (a slot, a paint, a synchronous call) or waiting for a CPU that other
  * threads held: a gap over `stallMs` is a stall. Each gap is split into the GUI thread's own
  * CPU time, its wait in the run queue (a loaded machine, or the worker threads) and the rest
- * (blocked: a lock, a GL call); an "own" stall is one whose gap, less the run-queue wait, is
- * still over `stallMs`. Each tick also samples the resident set, so the peak between two quiet
+ * (blocked: a lock, a GL call, or the virtual machine not run by its host); an "own" stall is
+ * one whose gap, less the run-queue wait and the host's steal over it (Gap::ownMs), is still
+ * over `stallMs`. Each tick also samples the resident set, so the peak between two quiet
  * points is seen.
  */
 class GuiHeartbeat : public QObject {
@@ -77,7 +84,8 @@ public:
 
     /** Gaps over stallMs of wall-clock time. */
     int stalls() const { return m_stalls; }
-    /** Gaps over stallMs without their run-queue wait: the GUI thread busy or blocked. */
+    /** Gaps over stallMs without their run-queue wait and the host's steal (Gap::ownMs): the
+     *  GUI thread busy or blocked. */
     int ownStalls() const { return m_ownStalls; }
     /** Gaps over 100 ms (noticeable, not yet stalls). */
     int gapsOver100Ms() const { return m_over100; }
@@ -85,9 +93,16 @@ public:
         double ms = 0.0, cpuMs = 0.0, runQueueMs = 0.0;
         /** The GUI thread's sleeps and page faults in the gap (ThreadTimes). */
         long long sleeps = 0, minorFaults = 0, majorFaults = 0;
-        /** Neither on a CPU nor waiting for one: asleep (a lock, a wait, a fault's I/O). */
+        /** The machine's CPUs not run by the hypervisor meanwhile (machineStealMs). */
+        double stealMs = 0.0;
+        /** Neither on a CPU nor waiting for one: asleep (a lock, a wait, a fault's I/O), or
+         *  the whole machine paused (stealMs). */
         double blockedMs() const { return ms - cpuMs - runQueueMs; }
-        /** "GUI thread cpu 56 ms, run queue 108 ms, blocked 885 ms (3 sleeps, 12 faults)". */
+        /** The gap less the waits that say nothing about the window: for a CPU in this
+         *  machine (run queue) and for the host to run the machine at all (steal). */
+        double ownMs() const { return ms - runQueueMs - stealMs; }
+        /** "GUI thread cpu 56 ms, run queue 108 ms, blocked 885 ms (3 sleeps, 12 page faults,
+         *  0 major), host steal 4 ms". */
         QString describe() const;
         QString context;
     };
@@ -106,6 +121,7 @@ private:
     int m_reportOver = 0;
     double m_lastMs = 0.0;
     ThreadTimes m_last;
+    double m_lastSteal = 0.0;
     Gap m_longest;
     Gap m_longestOwn;
     int m_stalls = 0;

@@ -38,13 +38,11 @@ bool comesPooled(const Params& p) {
     return p.seqLen() > ComputeWorker::kDefaultPoolThreshold;
 }
 
-} // namespace
-
-namespace {
 /** What the Compare tab's traces hold of the process's memory budget is held under this name. */
 constexpr const char* kMemoryHolder = "the Compare tab's trace";
 /** How often a scheme refused for memory that others hold looks for room again. */
 constexpr int kMemoryPollMs = 100;
+
 } // namespace
 
 Params paramsUnder(const Params& a, Scheme s) {

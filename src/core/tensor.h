@@ -31,8 +31,9 @@ inline constexpr std::size_t kLargeTensorBytes = std::size_t{4} << 20;
  * A large block goes back to the system in pieces of at most this many bytes, one munmap each.
  * Each munmap holds the process's address-space lock while the kernel frees its pages; every
  * other thread's mmap or munmap waits meanwhile (a malloc of a few megabytes among them). One
- * call for an 8 GB block of 4 KB pages held it for 957 ms on a 2-core Zen 3: the GUI thread
- * stood still that long behind the worker freeing an old trace. 32 MB is 2–5 ms of it.
+ * call for an 8 GB block of 4 KB pages held it for 770–957 ms on a 2-core Zen 3 (pe-bench-unmap):
+ * a GUI thread that allocated then, behind a worker freeing an old trace, stood still as long.
+ * A piece of 32 MB is a few ms of it.
  */
 inline constexpr std::size_t kUnmapPieceBytes = std::size_t{32} << 20;
 /** Calls unmap(offset, length) for consecutive pieces of [0, bytes), each of at most
