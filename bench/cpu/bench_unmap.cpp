@@ -20,8 +20,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tensor.h"
 
@@ -74,20 +76,27 @@ void report(const char* how, bool hugePages, double gb, double freeMs, const Pro
     std::fflush(stdout);
 }
 
-void tensorCase(std::size_t bytes, bool hugePages) {
-    auto* t = new pe::Tensor(pe::DType::F32, {static_cast<std::int64_t>(bytes / 4)});
-    char* p = reinterpret_cast<char*>(t->data<float>());
-    if (!hugePages)
-        ::madvise(p, bytes, MADV_NOHUGEPAGE);
-    touch(p, bytes);
+/** Frees with `release` while the probe runs and reports how long that took and held it up. */
+template <class Release>
+void timeRelease(const char* how, bool hugePages, std::size_t bytes, Release release) {
     Probe probe;
     probe.start();
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     const auto t0 = Clock::now();
-    delete t; // detail::freeTensorBytes: in pieces
+    release();
     const double ms = msSince(t0);
     probe.finish();
-    report("tensor, in pieces", hugePages, double(bytes) / (1 << 30), ms, probe);
+    report(how, hugePages, double(bytes) / (1 << 30), ms, probe);
+}
+
+void tensorCase(std::size_t bytes, bool hugePages) {
+    auto t = std::make_unique<pe::Tensor>(pe::DType::F32,
+                                          std::vector<std::int64_t>{std::int64_t(bytes / 4)});
+    char* p = reinterpret_cast<char*>(t->data<float>());
+    if (!hugePages)
+        ::madvise(p, bytes, MADV_NOHUGEPAGE);
+    touch(p, bytes);
+    timeRelease("tensor, in pieces", hugePages, bytes, [&t] { t.reset(); }); // freeTensorBytes
 }
 
 void oneCallCase(std::size_t bytes, bool hugePages) {
@@ -98,14 +107,7 @@ void oneCallCase(std::size_t bytes, bool hugePages) {
     }
     ::madvise(raw, bytes, hugePages ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     touch(static_cast<char*>(raw), bytes);
-    Probe probe;
-    probe.start();
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    const auto t0 = Clock::now();
-    ::munmap(raw, bytes);
-    const double ms = msSince(t0);
-    probe.finish();
-    report("one munmap", hugePages, double(bytes) / (1 << 30), ms, probe);
+    timeRelease("one munmap", hugePages, bytes, [raw, bytes] { ::munmap(raw, bytes); });
 }
 
 } // namespace

@@ -194,12 +194,12 @@ ComparisonView::ComparisonView(QWidget* parent)
         // until A changed, and each scheme after it was refused in turn.
         if (!r.trace && r.error != QLatin1String("cancelled") && m_a && m_requested &&
             sameTrace(m_requested->second, paramsUnder(m_a->params, m_requested->first))) {
-            m_failed[m_requested->first] = r.error.isEmpty() ? tr("not computed") : r.error;
-            if (r.refusedBytes > 0 && r.refusedBytes <= MemoryBudget::process()->total()) {
-                m_waitingForMemory[m_requested->first] = r.refusedBytes;
-                if (isVisible())
-                    m_memoryPoll->start();
-            }
+            const bool waits =
+                r.refusedBytes > 0 && r.refusedBytes <= MemoryBudget::process()->total();
+            m_failed[m_requested->first] = {r.error.isEmpty() ? tr("not computed") : r.error,
+                                            waits ? r.refusedBytes : 0};
+            if (waits && isVisible())
+                m_memoryPoll->start();
         }
         if (m_ahead && r.trace &&
             sameTrace(r.trace->params, paramsUnder(m_ahead->a, r.trace->params.scheme))) {
@@ -452,25 +452,24 @@ void ComparisonView::setReference(std::shared_ptr<const Trace> a, const InputCho
         redraw();
 }
 
+bool ComparisonView::waitsForMemory() const {
+    return std::any_of(m_failed.begin(), m_failed.end(),
+                       [](const auto& f) { return f.second.waitsForBytes > 0; });
+}
+
 void ComparisonView::forgetFailures() {
     m_failed.clear();
-    m_waitingForMemory.clear();
     m_memoryPoll->stop();
 }
 
 void ComparisonView::retryWhereMemoryFits() {
     const std::uint64_t room = MemoryBudget::process()->availableTo(kMemoryHolder);
-    bool retry = false;
-    for (auto it = m_waitingForMemory.begin(); it != m_waitingForMemory.end();) {
-        const bool fits = it->second <= room;
-        if (fits)
-            m_failed.erase(it->first);
-        retry = retry || fits;
-        it = fits ? m_waitingForMemory.erase(it) : std::next(it);
-    }
-    if (m_waitingForMemory.empty())
+    const auto erased = std::erase_if(m_failed, [room](const auto& f) {
+        return f.second.waitsForBytes > 0 && f.second.waitsForBytes <= room;
+    });
+    if (!waitsForMemory())
         m_memoryPoll->stop();
-    if (retry) {
+    if (erased > 0) {
         request();
         redraw(); // "computing …" in place of the refusal
     }
@@ -478,7 +477,7 @@ void ComparisonView::retryWhereMemoryFits() {
 
 void ComparisonView::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
-    if (!m_waitingForMemory.empty())
+    if (waitsForMemory())
         m_memoryPoll->start();
     request();
     redraw();
@@ -712,11 +711,11 @@ void ComparisonView::redraw() {
         const auto f = m_failed.find(s);
         if (f == m_failed.end())
             return isB ? tr("computing B…") : tr("computing %1…").arg(name);
-        if (m_waitingForMemory.count(s))
+        if (f->second.waitsForBytes > 0)
             return tr("%1 waits for memory that other views hold: %2")
-                .arg(isB ? tr("B (%1)").arg(name) : name, f->second);
+                .arg(isB ? tr("B (%1)").arg(name) : name, f->second.why);
         return tr("%1 cannot be computed for A's parameters: %2")
-            .arg(isB ? tr("B (%1)").arg(name) : name, f->second);
+            .arg(isB ? tr("B (%1)").arg(name) : name, f->second.why);
     };
     // The maps at hand (A, B and the gallery's, each at A's shape), then the range of their
     // finite values, which they share when asked to.

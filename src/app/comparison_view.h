@@ -185,19 +185,25 @@ private:
     } m_difference;
     std::map<Scheme, std::shared_ptr<const Trace>> m_traces; ///< for the current reference
     /** Why a scheme's trace could not be computed for the current reference (a learned table
-     *  shorter than the sequence, too little memory): not asked for again until A changes. */
-    std::map<Scheme, QString> m_failed;
-    /**
-     * Of those, the ones refused for memory that other holders keep (the window's trace that
-     * the new reference replaces, still held while the views change over): the bytes each
-     * asked for. Polled by m_memoryPoll while the tab is shown, each is asked for again once
-     * the budget has room for it.
-     */
-    std::map<Scheme, std::uint64_t> m_waitingForMemory;
+     *  shorter than the sequence, too little memory): not asked for again until A changes,
+     *  unless it waits for memory. */
+    struct Failure {
+        QString why;
+        /**
+         * Refused for memory that other holders keep (the window's trace that the new
+         * reference replaces, still held while the views change over): the bytes it asked
+         * for, and it is asked for again once the budget has room (m_memoryPoll, while the
+         * tab is shown). 0 for every other failure.
+         */
+        std::uint64_t waitsForBytes = 0;
+    };
+    std::map<Scheme, Failure> m_failed;
     QTimer* m_memoryPoll;
+    /** Whether a failure in m_failed waits for memory. */
+    bool waitsForMemory() const;
     /** Forgets every failure (a new reference, another pooling). */
     void forgetFailures();
-    /** Asks again for the schemes in m_waitingForMemory that fit in the budget now. */
+    /** Asks again for the schemes waiting for memory that fit in the budget now. */
     void retryWhereMemoryFits();
     /** The scheme and parameters of the last request, to know what a failure was for. */
     std::optional<std::pair<Scheme, Params>> m_requested;
